@@ -1,0 +1,342 @@
+//! The byte-level automaton every index is built from.
+//!
+//! A regex is compiled by `regex-automata` into a dense DFA with *all-matches* semantics
+//! (every alternative counts, no leftmost-first preference) and an anchored start. We then
+//! copy it into [`ByteDfa`], a plain table that holds only *live* states, those from which
+//! a full match is still reachable; every transition into a non-live state becomes
+//! [`DEAD`]. Acceptance is read through the end-of-input transition, because
+//! `regex-automata` reports a match one byte late: state `s` accepts iff the text read so
+//! far is a full match.
+//!
+//! The byte classes are recomputed on the pruned table: two bytes share a class iff they
+//! lead every live state to the same place. This is the coarsest partition for the
+//! language, and all bytes no live transition uses fall into one *dead class*.
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+use regex_syntax::hir::Hir;
+use rustc_hash::FxHashMap;
+
+use crate::error::Error;
+
+/// Transition target meaning "no full match is reachable any more".
+pub const DEAD: u32 = u32::MAX;
+
+/// Guard against regexes whose determinization would exhaust memory.
+const SIZE_LIMIT: usize = 4 << 30;
+
+/// A pruned, class-compressed DFA. State 0 is the start state.
+#[derive(Clone, Debug)]
+pub struct ByteDfa {
+    classes: [u8; 256],
+    n_classes: usize,
+    dead_class: Option<u8>,
+    table: Vec<u32>,
+    accepting: Vec<bool>,
+}
+
+/// Parse a regex with the dialect every index uses: Unicode classes, UTF-8 text.
+pub fn parse(pattern: &str) -> Result<Hir, Error> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(true)
+        .utf8(true)
+        .build()
+        .parse(pattern)
+        .map_err(|e| Error::Regex(one_line(&e)))
+}
+
+/// The parser's message on one line: what is wrong and where.
+fn one_line(e: &regex_syntax::Error) -> String {
+    match e {
+        regex_syntax::Error::Parse(p) => {
+            format!(
+                "{} at offset {} of the pattern",
+                p.kind(),
+                p.span().start.offset
+            )
+        }
+        regex_syntax::Error::Translate(t) => {
+            format!(
+                "{} at offset {} of the pattern",
+                t.kind(),
+                t.span().start.offset
+            )
+        }
+        other => other.to_string().replace('\n', " "),
+    }
+}
+
+impl ByteDfa {
+    pub fn from_regex(pattern: &str) -> Result<Self, Error> {
+        Self::from_hir(&parse(pattern)?)
+    }
+
+    pub fn from_hir(hir: &Hir) -> Result<Self, Error> {
+        let nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .utf8(false)
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(SIZE_LIMIT)),
+            )
+            .build_from_hir(hir)
+            .map_err(|e| Error::Regex(e.to_string()))?;
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .match_kind(MatchKind::All)
+                    .start_kind(StartKind::Anchored)
+                    .byte_classes(true)
+                    .minimize(false)
+                    .dfa_size_limit(Some(SIZE_LIMIT))
+                    .determinize_size_limit(Some(SIZE_LIMIT)),
+            )
+            .build_from_nfa(&nfa)
+            .map_err(|e| Error::Regex(e.to_string()))?;
+        Ok(Self::copy_live(&dfa))
+    }
+
+    fn copy_live(dfa: &dense::DFA<Vec<u32>>) -> Self {
+        let start = dfa
+            .start_state(&start::Config::new().anchored(Anchored::Yes))
+            .expect("anchored start state exists: the DFA was built with StartKind::Anchored");
+        let reps: Vec<u8> = dfa
+            .byte_classes()
+            .representatives(0..=255)
+            .filter_map(|u| u.as_u8())
+            .collect();
+        let k = reps.len();
+
+        // Breadth-first copy of the reachable part, in regex-automata's own class order.
+        let mut ids = FxHashMap::default();
+        let mut order = vec![start];
+        ids.insert(start, 0u32);
+        let mut raw: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            let sid = order[i];
+            for &b in &reps {
+                let next = dfa.next_state(sid, b);
+                if dfa.is_dead_state(next) || dfa.is_quit_state(next) {
+                    raw.push(DEAD);
+                    continue;
+                }
+                let id = *ids.entry(next).or_insert_with(|| {
+                    order.push(next);
+                    (order.len() - 1) as u32
+                });
+                raw.push(id);
+            }
+            i += 1;
+        }
+        let n = order.len();
+        let accepting: Vec<bool> = order
+            .iter()
+            .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
+            .collect();
+
+        // Live states: those that reach an accepting state (reverse search).
+        let mut rev: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for s in 0..n {
+            for &t in &raw[s * k..(s + 1) * k] {
+                if t != DEAD {
+                    rev[t as usize].push(s as u32);
+                }
+            }
+        }
+        let mut live = accepting.clone();
+        let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+        while let Some(t) = stack.pop() {
+            for &s in &rev[t as usize] {
+                if !live[s as usize] {
+                    live[s as usize] = true;
+                    stack.push(s);
+                }
+            }
+        }
+
+        let mut renum = vec![DEAD; n];
+        let mut next_id = 0u32;
+        for s in 0..n {
+            if live[s] || s == 0 {
+                renum[s] = next_id;
+                next_id += 1;
+            }
+        }
+        let m = next_id as usize;
+        let mut table = vec![DEAD; m * k];
+        let mut acc = vec![false; m];
+        for s in 0..n {
+            let ns = renum[s];
+            if ns == DEAD {
+                continue;
+            }
+            acc[ns as usize] = accepting[s];
+            if !live[s] {
+                continue; // the start of an empty language keeps no transitions
+            }
+            for c in 0..k {
+                let t = raw[s * k + c];
+                if t != DEAD && live[t as usize] {
+                    table[ns as usize * k + c] = renum[t as usize];
+                }
+            }
+        }
+
+        // Coarsest byte classes for the pruned table: group identical columns.
+        let mut column_ids: FxHashMap<Vec<u32>, u8> = FxHashMap::default();
+        let mut class_map = vec![0u8; k];
+        let mut dead_class = None;
+        for (c, slot) in class_map.iter_mut().enumerate() {
+            let col: Vec<u32> = (0..m).map(|s| table[s * k + c]).collect();
+            let all_dead = col.iter().all(|&t| t == DEAD);
+            let len = column_ids.len() as u8;
+            let id = *column_ids.entry(col).or_insert(len);
+            if all_dead {
+                dead_class = Some(id);
+            }
+            *slot = id;
+        }
+        let n_classes = column_ids.len();
+        let mut new_table = vec![DEAD; m * n_classes];
+        for s in 0..m {
+            for c in 0..k {
+                new_table[s * n_classes + class_map[c] as usize] = table[s * k + c];
+            }
+        }
+        let mut classes = [0u8; 256];
+        for b in 0..=255u8 {
+            classes[b as usize] = class_map[dfa.byte_classes().get(b) as usize];
+        }
+        ByteDfa {
+            classes,
+            n_classes,
+            dead_class,
+            table: new_table,
+            accepting: acc,
+        }
+    }
+
+    pub fn num_states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    pub fn num_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    #[inline]
+    pub fn class_of(&self, byte: u8) -> u8 {
+        self.classes[byte as usize]
+    }
+
+    /// The byte -> class map, for walking class strings.
+    pub fn classes(&self) -> &[u8; 256] {
+        &self.classes
+    }
+
+    /// The flat transition table, `state * num_classes() + class`.
+    pub fn table(&self) -> &[u32] {
+        &self.table
+    }
+
+    #[inline]
+    pub fn next(&self, state: u32, byte: u8) -> u32 {
+        self.table[state as usize * self.n_classes + self.classes[byte as usize] as usize]
+    }
+
+    #[inline]
+    pub fn next_class(&self, state: u32, class: u8) -> u32 {
+        self.table[state as usize * self.n_classes + class as usize]
+    }
+
+    /// Follow `bytes` from `state`; `DEAD` as soon as no match is reachable.
+    #[inline]
+    pub fn walk(&self, mut state: u32, bytes: &[u8]) -> u32 {
+        for &b in bytes {
+            state = self.next(state, b);
+            if state == DEAD {
+                return DEAD;
+            }
+        }
+        state
+    }
+
+    #[inline]
+    pub fn is_accepting(&self, state: u32) -> bool {
+        self.accepting[state as usize]
+    }
+
+    /// Bytes that no live transition uses: a token holding one is never allowed.
+    pub fn dead_bytes(&self) -> [bool; 256] {
+        let mut dead = [false; 256];
+        if let Some(dc) = self.dead_class {
+            for (d, &c) in dead.iter_mut().zip(&self.classes) {
+                *d = c == dc;
+            }
+        }
+        dead
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.table.len() * 4 + self.accepting.len() + 256
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full_match(dfa: &ByteDfa, text: &str) -> bool {
+        let s = dfa.walk(0, text.as_bytes());
+        s != DEAD && dfa.is_accepting(s)
+    }
+
+    #[test]
+    fn all_alternatives_count() {
+        let dfa = ByteDfa::from_regex("(a|ab)").unwrap();
+        assert!(full_match(&dfa, "a"));
+        assert!(full_match(&dfa, "ab"));
+        assert!(!full_match(&dfa, "abb"));
+    }
+
+    #[test]
+    fn acceptance_is_full_match_not_one_byte_late() {
+        let dfa = ByteDfa::from_regex("ab").unwrap();
+        assert!(!dfa.is_accepting(dfa.walk(0, b"a")));
+        assert!(dfa.is_accepting(dfa.walk(0, b"ab")));
+    }
+
+    #[test]
+    fn states_without_a_reachable_match_are_pruned() {
+        let dfa = ByteDfa::from_regex("a[0-9]|b").unwrap();
+        assert_eq!(dfa.walk(0, b"c"), DEAD);
+        assert_ne!(dfa.walk(0, b"a"), DEAD);
+        assert_eq!(dfa.walk(0, b"ba"), DEAD);
+    }
+
+    #[test]
+    fn bytes_with_identical_columns_share_a_class() {
+        let dfa = ByteDfa::from_regex("[a-z]+").unwrap();
+        assert_eq!(dfa.class_of(b'a'), dfa.class_of(b'q'));
+        assert_ne!(dfa.class_of(b'a'), dfa.class_of(b'0'));
+        let dead = dfa.dead_bytes();
+        assert!(dead[b'0' as usize] && !dead[b'z' as usize]);
+    }
+
+    #[test]
+    fn empty_language_has_a_lone_start() {
+        let dfa = ByteDfa::from_regex("[a&&b]").unwrap();
+        assert_eq!(dfa.num_states(), 1);
+        assert!(!dfa.is_accepting(0));
+        assert_eq!(dfa.walk(0, b"a"), DEAD);
+    }
+
+    #[test]
+    fn invalid_regex_reports_the_parser_message() {
+        let err = ByteDfa::from_regex("(").unwrap_err().to_string();
+        assert!(err.contains("unclosed group"), "{err}");
+    }
+}

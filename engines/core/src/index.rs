@@ -1,0 +1,511 @@
+//! TokensDFA: the token-level automaton built from the class-string trie.
+//!
+//! Construction, stage by stage (each timed in [`Stats`]):
+//! 1. the regex's [`ByteDfa`]; in `canonical_literals` mode the literal runs are first
+//!    replaced by ghost symbols ([`crate::literals`]);
+//! 2. *dead bytes*: tokens holding a byte no live transition uses are dropped;
+//! 3. *token classes* and the *prefix graph*: the [`ClassTrie`];
+//! 4. a breadth-first search over token-level states, each frontier walked in parallel
+//!    (rayon) and numbered in a fixed order, so the result does not depend on threads;
+//! 5. the *minimized table*: each distinct mask stored once; the next state of a state is
+//!    one default target plus the groups that go elsewhere.
+//!
+//! A token-level state is a set of DFA states. In exact mode every set is a singleton,
+//! since the DFA is deterministic. With ghosts a token can be read two ways at once (its
+//! own bytes, or its ghost standing for part of a literal), and the set holds both
+//! outcomes: a token is allowed if any member allows it, and EOS if any member accepts.
+
+use std::str::FromStr;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use regex_syntax::hir::Hir;
+use rustc_hash::FxHashMap;
+
+use crate::bitmask::{ones, set_bit};
+use crate::classtrie::{ClassTrie, NONE};
+use crate::dfa::{parse, ByteDfa, DEAD};
+use crate::error::Error;
+use crate::literals::{mute, Ghost};
+use crate::vocab::Vocabulary;
+
+/// How literal runs are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Masks equal the naive index's: every tokenization of every string is allowed.
+    Exact,
+    /// Literal runs are allowed only in their minimal tokenization; masks are subsets of
+    /// the exact ones and every string of the language stays reachable.
+    CanonicalLiterals,
+}
+
+impl FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "exact" => Ok(Mode::Exact),
+            "canonical_literals" => Ok(Mode::CanonicalLiterals),
+            other => Err(Error::Option(format!(
+                "mode {other:?} is not one of \"exact\", \"canonical_literals\""
+            ))),
+        }
+    }
+}
+
+impl Mode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::CanonicalLiterals => "canonical_literals",
+        }
+    }
+}
+
+/// Figures of each construction stage.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub mode: &'static str,
+    pub threads: usize,
+    pub dead_bytes: usize,
+    pub byte_classes: usize,
+    pub text_tokens: usize,
+    pub tokens_dropped: usize,
+    pub token_classes: usize,
+    pub vocab_trie_nodes: usize,
+    pub class_trie_nodes: usize,
+    pub dfa_states: usize,
+    pub states: usize,
+    pub distinct_masks: usize,
+    pub transitions_stored: usize,
+    pub muted_literals: usize,
+    pub ghosts: usize,
+    pub vocab_prepare_s: f64,
+    pub dfa_s: f64,
+    pub mute_s: f64,
+    pub classes_s: f64,
+    pub walk_s: f64,
+    pub masks_s: f64,
+    pub total_s: f64,
+}
+
+pub struct Index {
+    eos_id: u32,
+    vocab_len: usize,
+    words: usize,
+    accepting: Vec<bool>,
+    mask_of: Vec<u32>,
+    masks: Vec<u32>,
+    tok_group: Vec<u32>,
+    /// Per state: where allowed tokens go unless an exception says otherwise.
+    default_next: Vec<u32>,
+    /// Per state, `(group, next)` for groups not going to the default, by group.
+    exc_off: Vec<u32>,
+    exc: Vec<(u32, u32)>,
+    /// Per state, `(token, next)` for tokens read through a ghost, by token.
+    over_off: Vec<u32>,
+    over: Vec<(u32, u32)>,
+    stats: Stats,
+}
+
+/// Next DFA states of one group or token from a token-level state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum NextSet {
+    One(u32),
+    Many(Box<[u32]>),
+}
+
+impl NextSet {
+    fn from_sorted(mut v: Vec<u32>) -> NextSet {
+        v.dedup();
+        if v.len() == 1 {
+            NextSet::One(v[0])
+        } else {
+            NextSet::Many(v.into_boxed_slice())
+        }
+    }
+
+    fn members(&self) -> &[u32] {
+        match self {
+            NextSet::One(d) => std::slice::from_ref(d),
+            NextSet::Many(v) => v,
+        }
+    }
+
+    fn union(&self, other: &NextSet) -> NextSet {
+        let mut v: Vec<u32> = self
+            .members()
+            .iter()
+            .chain(other.members())
+            .copied()
+            .collect();
+        v.sort_unstable();
+        NextSet::from_sorted(v)
+    }
+}
+
+struct Expansion {
+    rows: Vec<(u32, NextSet)>,
+    overrides: Vec<(u32, NextSet)>,
+}
+
+/// Walk the class trie from DFA state `start`: every group whose class string keeps a
+/// match reachable, with the state it leads to, in group order.
+fn walk(trie: &ClassTrie, dfa: &ByteDfa, start: u32, out: &mut Vec<(u32, u32)>) {
+    let nodes = &trie.nodes;
+    let table = dfa.table();
+    let k = dfa.num_classes();
+    let mut stack = vec![0u32; trie.max_depth + 1];
+    stack[0] = start;
+    let mut p = 1;
+    while p < nodes.len() {
+        let n = nodes[p];
+        let d = n.depth as usize;
+        let next = table[stack[d - 1] as usize * k + n.class as usize];
+        if next == DEAD {
+            p += n.subtree as usize;
+            continue;
+        }
+        stack[d] = next;
+        if n.group != NONE {
+            out.push((n.group, next));
+        }
+        p += 1;
+    }
+}
+
+fn expand(members: &[u32], trie: &ClassTrie, dfa: &ByteDfa) -> Expansion {
+    let mut pairs = Vec::new();
+    for &d in members {
+        walk(trie, dfa, d, &mut pairs);
+    }
+    if members.len() > 1 {
+        pairs.sort_unstable();
+        pairs.dedup();
+    }
+    let mut rows: Vec<(u32, NextSet)> = Vec::new();
+    let mut i = 0;
+    while i < pairs.len() {
+        let g = pairs[i].0;
+        let mut j = i + 1;
+        while j < pairs.len() && pairs[j].0 == g {
+            j += 1;
+        }
+        let set = if j == i + 1 {
+            NextSet::One(pairs[i].1)
+        } else {
+            NextSet::from_sorted(pairs[i..j].iter().map(|p| p.1).collect())
+        };
+        rows.push((g, set));
+        i = j;
+    }
+    let lookup = |g: u32| -> Option<&NextSet> {
+        rows.binary_search_by_key(&g, |r| r.0)
+            .ok()
+            .map(|i| &rows[i].1)
+    };
+    let mut overrides = Vec::new();
+    for &t in &trie.ghost_tokens {
+        let (real, ghost) = (trie.tok_group[t as usize], trie.tok_ghost[t as usize]);
+        if real == ghost {
+            continue;
+        }
+        if let Some(via_ghost) = lookup(ghost) {
+            let set = match lookup(real) {
+                Some(via_bytes) => via_bytes.union(via_ghost),
+                None => via_ghost.clone(),
+            };
+            overrides.push((t, set));
+        }
+    }
+    Expansion { rows, overrides }
+}
+
+/// Token-level state numbering: singletons by DFA state, larger sets by hashing.
+struct StateIds {
+    single: Vec<u32>,
+    many: FxHashMap<Box<[u32]>, u32>,
+    sets: Vec<NextSet>,
+}
+
+impl StateIds {
+    fn id(&mut self, set: &NextSet, frontier: &mut Vec<u32>) -> u32 {
+        let fresh = self.sets.len() as u32;
+        let slot = match set {
+            NextSet::One(d) => &mut self.single[*d as usize],
+            NextSet::Many(v) => self.many.entry(v.clone()).or_insert(NONE),
+        };
+        if *slot == NONE {
+            *slot = fresh;
+            self.sets.push(set.clone());
+            frontier.push(fresh);
+        }
+        *slot
+    }
+}
+
+/// Frontier states expanded at once: bounds the memory of walk results in flight.
+const CHUNK: usize = 128;
+
+impl Index {
+    pub fn new(pattern: &str, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
+        Self::from_hir(&parse(pattern)?, vocab, mode)
+    }
+
+    /// Build on a pool of `threads` workers (the global pool's size when `None`).
+    pub fn with_threads(
+        pattern: &str,
+        vocab: &Vocabulary,
+        mode: Mode,
+        threads: Option<usize>,
+    ) -> Result<Index, Error> {
+        match threads {
+            None => Self::new(pattern, vocab, mode),
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build()
+                .map_err(|e| Error::Option(format!("cannot start {n} threads: {e}")))?
+                .install(|| Self::new(pattern, vocab, mode)),
+        }
+    }
+
+    pub fn from_hir(hir: &Hir, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
+        let t_start = Instant::now();
+        let mut stats = Stats {
+            mode: mode.as_str(),
+            threads: rayon::current_num_threads(),
+            ..Stats::default()
+        };
+        let (vtrie, prep_s) = vocab.trie_with_time();
+        stats.vocab_prepare_s = *prep_s;
+        stats.vocab_trie_nodes = vtrie.nodes.len();
+        stats.text_tokens = vtrie.sorted_ids.len();
+
+        let t = Instant::now();
+        let mut dfa = ByteDfa::from_hir(hir)?;
+        stats.dfa_s = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let mut ghosts: Vec<Ghost> = Vec::new();
+        let mut dead = dfa.dead_bytes();
+        if mode == Mode::CanonicalLiterals {
+            if let Some(m) = mute(hir, vtrie, &dead) {
+                dfa = ByteDfa::from_hir(&m.hir)?;
+                let muted_dead = dfa.dead_bytes();
+                for (b, d) in dead.iter_mut().enumerate() {
+                    *d = *d || muted_dead[b] || m.ghost_bytes[b];
+                }
+                stats.muted_literals = m.muted_literals;
+                ghosts = m.ghosts;
+            }
+        }
+        stats.mute_s = t.elapsed().as_secs_f64();
+        stats.ghosts = ghosts.len();
+        stats.dfa_states = dfa.num_states();
+        stats.byte_classes = dfa.num_classes();
+        stats.dead_bytes = dead.iter().filter(|&&d| d).count();
+
+        let t = Instant::now();
+        let trie = ClassTrie::build(vtrie, dfa.classes(), &dead, &ghosts, vocab.len());
+        stats.classes_s = t.elapsed().as_secs_f64();
+        stats.class_trie_nodes = trie.nodes.len();
+        stats.token_classes = trie.num_groups();
+        stats.tokens_dropped = trie
+            .tok_group
+            .iter()
+            .enumerate()
+            .filter(|&(t, &g)| {
+                g == NONE && !vocab.is_special(t as u32) && !vocab.token(t as u32).is_empty()
+            })
+            .count();
+
+        let t = Instant::now();
+        let mut ids = StateIds {
+            single: vec![NONE; dfa.num_states()],
+            many: FxHashMap::default(),
+            sets: Vec::new(),
+        };
+        let mut frontier = Vec::new();
+        ids.id(&NextSet::One(0), &mut frontier);
+        let mut rows: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut overs: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut pos = 0;
+        while pos < ids.sets.len() {
+            let end = (pos + CHUNK).min(ids.sets.len());
+            let batch: Vec<NextSet> = ids.sets[pos..end].to_vec();
+            let expanded: Vec<Expansion> = batch
+                .par_iter()
+                .map(|set| expand(set.members(), &trie, &dfa))
+                .collect();
+            for e in expanded {
+                rows.push(
+                    e.rows
+                        .iter()
+                        .map(|(g, s)| (*g, ids.id(s, &mut frontier)))
+                        .collect(),
+                );
+                overs.push(
+                    e.overrides
+                        .iter()
+                        .map(|(t, s)| (*t, ids.id(s, &mut frontier)))
+                        .collect(),
+                );
+            }
+            pos = end;
+        }
+        stats.walk_s = t.elapsed().as_secs_f64();
+        let accepting: Vec<bool> = ids
+            .sets
+            .iter()
+            .map(|s| s.members().iter().any(|&d| dfa.is_accepting(d)))
+            .collect();
+
+        let t = Instant::now();
+        let words = vocab.mask_words();
+        let mut mask_ids: FxHashMap<(Vec<u32>, bool), u32> = FxHashMap::default();
+        let mut keys: Vec<(Vec<u32>, bool)> = Vec::new();
+        let mask_of: Vec<u32> = rows
+            .iter()
+            .zip(&accepting)
+            .map(|(r, &acc)| {
+                let key = (r.iter().map(|p| p.0).collect::<Vec<u32>>(), acc);
+                let n = mask_ids.len() as u32;
+                *mask_ids.entry(key.clone()).or_insert_with(|| {
+                    keys.push(key);
+                    n
+                })
+            })
+            .collect();
+        let eos = vocab.eos_id();
+        let built: Vec<Vec<u32>> = keys
+            .par_iter()
+            .map(|(groups, acc)| {
+                let mut m = vec![0u32; words];
+                for &g in groups {
+                    for &tok in trie.group(g) {
+                        set_bit(&mut m, tok);
+                    }
+                }
+                if *acc {
+                    set_bit(&mut m, eos);
+                }
+                m
+            })
+            .collect();
+        let masks: Vec<u32> = built.concat();
+
+        let mut default_next = Vec::with_capacity(rows.len());
+        let mut exc_off = vec![0u32];
+        let mut exc = Vec::new();
+        for r in &rows {
+            let d = most_common_target(r);
+            default_next.push(d);
+            exc.extend(r.iter().filter(|p| p.1 != d));
+            exc_off.push(exc.len() as u32);
+        }
+        let mut over_off = vec![0u32];
+        let mut over = Vec::new();
+        for o in &overs {
+            over.extend_from_slice(o);
+            over_off.push(over.len() as u32);
+        }
+        stats.masks_s = t.elapsed().as_secs_f64();
+        stats.states = rows.len();
+        stats.distinct_masks = keys.len();
+        stats.transitions_stored = exc.len() + over.len() + default_next.len();
+        stats.total_s = t_start.elapsed().as_secs_f64();
+
+        Ok(Index {
+            eos_id: eos,
+            vocab_len: vocab.len(),
+            words,
+            accepting,
+            mask_of,
+            masks,
+            tok_group: trie.tok_group,
+            default_next,
+            exc_off,
+            exc,
+            over_off,
+            over,
+            stats,
+        })
+    }
+
+    pub fn initial_state(&self) -> u32 {
+        0
+    }
+
+    pub fn num_states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    pub fn is_accepting(&self, state: u32) -> bool {
+        self.accepting.get(state as usize).copied().unwrap_or(false)
+    }
+
+    /// The state's mask, stored once and shared by every state with the same mask.
+    #[inline]
+    pub fn mask(&self, state: u32) -> &[u32] {
+        let m = self.mask_of[state as usize] as usize * self.words;
+        &self.masks[m..m + self.words]
+    }
+
+    #[inline]
+    pub fn fill_mask(&self, state: u32, out: &mut [u32]) {
+        out.copy_from_slice(self.mask(state));
+    }
+
+    pub fn allowed(&self, state: u32) -> Vec<u32> {
+        ones(self.mask(state))
+    }
+
+    pub fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        let s = state as usize;
+        if s >= self.num_states() || token as usize >= self.vocab_len || token == self.eos_id {
+            return None;
+        }
+        let over = &self.over[self.over_off[s] as usize..self.over_off[s + 1] as usize];
+        if let Ok(i) = over.binary_search_by_key(&token, |p| p.0) {
+            return Some(over[i].1);
+        }
+        if self.mask(state)[(token / 32) as usize] & (1 << (token % 32)) == 0 {
+            return None;
+        }
+        let g = self.tok_group[token as usize];
+        let exc = &self.exc[self.exc_off[s] as usize..self.exc_off[s + 1] as usize];
+        match exc.binary_search_by_key(&g, |p| p.0) {
+            Ok(i) => Some(exc[i].1),
+            Err(_) => Some(self.default_next[s]),
+        }
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    pub fn vocab_len(&self) -> usize {
+        self.vocab_len
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.masks.len() * 4
+            + self.mask_of.len() * 4
+            + self.accepting.len()
+            + self.tok_group.len() * 4
+            + self.default_next.len() * 4
+            + (self.exc_off.len() + self.over_off.len()) * 4
+            + (self.exc.len() + self.over.len()) * 8
+    }
+}
+
+fn most_common_target(row: &[(u32, u32)]) -> u32 {
+    let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
+    for p in row {
+        *counts.entry(p.1).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(next, n)| (n, std::cmp::Reverse(next)))
+        .map(|(next, _)| next)
+        .unwrap_or(NONE)
+}

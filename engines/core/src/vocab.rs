@@ -1,0 +1,105 @@
+//! Vocabularies: token id -> bytes, with special ids and an EOS id.
+//!
+//! Token bytes live in one flat buffer. The [`TokenTrie`] over them is built lazily, once
+//! per vocabulary, and shared by every index built afterwards.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use crate::error::Error;
+use crate::trie::TokenTrie;
+
+pub struct Vocabulary {
+    bytes: Vec<u8>,
+    offsets: Vec<u32>,
+    eos_id: u32,
+    special: Vec<bool>,
+    trie: OnceLock<(TokenTrie, f64)>,
+}
+
+impl Vocabulary {
+    /// `tokens[i]` is the text of token `i`. EOS and `special_ids` are never matched as
+    /// text; EOS is allowed exactly where the text so far is a full match.
+    pub fn new(tokens: &[&[u8]], eos_id: u32, special_ids: &[u32]) -> Result<Self, Error> {
+        let n = tokens.len();
+        if (eos_id as usize) >= n {
+            return Err(Error::Vocabulary(format!(
+                "eos id {eos_id} is outside the {n} tokens"
+            )));
+        }
+        let mut special = vec![false; n];
+        for &id in special_ids {
+            let slot = special.get_mut(id as usize).ok_or_else(|| {
+                Error::Vocabulary(format!("special id {id} is outside the {n} tokens"))
+            })?;
+            *slot = true;
+        }
+        special[eos_id as usize] = true;
+        let mut bytes = Vec::with_capacity(tokens.iter().map(|t| t.len()).sum());
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0u32);
+        for t in tokens {
+            bytes.extend_from_slice(t);
+            offsets.push(bytes.len() as u32);
+        }
+        Ok(Vocabulary {
+            bytes,
+            offsets,
+            eos_id,
+            special,
+            trie: OnceLock::new(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.special.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.special.is_empty()
+    }
+
+    pub fn eos_id(&self) -> u32 {
+        self.eos_id
+    }
+
+    #[inline]
+    pub fn token(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// True for EOS and special ids: tokens that are never text.
+    #[inline]
+    pub fn is_special(&self, id: u32) -> bool {
+        self.special[id as usize]
+    }
+
+    /// Ids of the tokens that are text (not special, not empty).
+    pub fn text_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len() as u32).filter(|&i| !self.is_special(i) && !self.token(i).is_empty())
+    }
+
+    /// Number of int32 words of a bitmask over this vocabulary.
+    pub fn mask_words(&self) -> usize {
+        self.len().div_ceil(32)
+    }
+
+    /// The token trie, built on first use and reused by every index.
+    pub fn trie(&self) -> &TokenTrie {
+        &self.trie_with_time().0
+    }
+
+    /// The trie and the seconds its construction took.
+    pub fn trie_with_time(&self) -> &(TokenTrie, f64) {
+        self.trie.get_or_init(|| {
+            let t0 = Instant::now();
+            let trie = TokenTrie::build(self);
+            (trie, t0.elapsed().as_secs_f64())
+        })
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes.len() + self.offsets.len() * 4 + self.special.len()
+    }
+}

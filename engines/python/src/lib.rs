@@ -1,0 +1,279 @@
+//! Python bindings of `tokensdfa-core`, imported as the module `tokensdfa`.
+//!
+//! Only conversion lives here: Python values in, core calls (with the GIL released while
+//! building), results and errors out. Masks are written straight into the caller's int32
+//! numpy buffer.
+
+use std::sync::Arc;
+
+use numpy::ndarray::ArrayView1;
+use numpy::{PyArray1, PyReadwriteArray1};
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use tokensdfa_core as core;
+
+fn value_error(e: core::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Borrow the caller's int32 buffer as the u32 words the core writes.
+fn mask_slice<'a>(
+    out: &'a mut PyReadwriteArray1<'_, i32>,
+    words: usize,
+) -> PyResult<&'a mut [u32]> {
+    let slice = out
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("mask buffer must be a contiguous int32 array"))?;
+    if slice.len() != words {
+        return Err(PyValueError::new_err(format!(
+            "mask buffer has {} int32 words, the vocabulary needs {words}",
+            slice.len()
+        )));
+    }
+    // i32 and u32 have the same size and alignment; the core only sets bits.
+    Ok(unsafe { std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut u32, words) })
+}
+
+#[pyclass(name = "Vocabulary", module = "tokensdfa", frozen)]
+struct PyVocabulary {
+    inner: Arc<core::Vocabulary>,
+}
+
+#[pymethods]
+impl PyVocabulary {
+    #[new]
+    #[pyo3(signature = (tokens, eos_id, special_ids))]
+    fn new(tokens: Vec<Vec<u8>>, eos_id: u32, special_ids: Vec<u32>) -> PyResult<Self> {
+        let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+        let inner = core::Vocabulary::new(&refs, eos_id, &special_ids).map_err(value_error)?;
+        Ok(PyVocabulary {
+            inner: Arc::new(inner),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    #[getter]
+    fn eos_id(&self) -> u32 {
+        self.inner.eos_id()
+    }
+
+    #[getter]
+    fn mask_words(&self) -> usize {
+        self.inner.mask_words()
+    }
+
+    /// Build the token trie now (else the first Index builds it); returns the seconds the
+    /// construction took, the same figure on every call.
+    fn prepare(&self, py: Python<'_>) -> f64 {
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.trie_with_time().1)
+    }
+
+    /// Bytes held by the token strings plus, once prepared, the token trie.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+}
+
+#[pyclass(name = "NaiveIndex", module = "tokensdfa", frozen)]
+struct PyNaiveIndex {
+    inner: core::NaiveIndex,
+    words: usize,
+}
+
+#[pymethods]
+impl PyNaiveIndex {
+    #[new]
+    fn new(py: Python<'_>, regex: &str, vocab: &PyVocabulary) -> PyResult<Self> {
+        let v = vocab.inner.clone();
+        let regex = regex.to_owned();
+        let inner = py
+            .allow_threads(move || core::NaiveIndex::new(&regex, &v))
+            .map_err(value_error)?;
+        Ok(PyNaiveIndex {
+            inner,
+            words: vocab.inner.mask_words(),
+        })
+    }
+
+    #[getter]
+    fn initial_state(&self) -> u32 {
+        self.inner.initial_state()
+    }
+
+    #[getter]
+    fn num_states(&self) -> usize {
+        self.inner.num_states()
+    }
+
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        self.inner.next_state(state, token)
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.inner.is_accepting(state)
+    }
+
+    fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
+        self.check_state(state)?;
+        self.inner
+            .fill_mask(state, mask_slice(&mut out, self.words)?);
+        Ok(())
+    }
+
+    /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
+    fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
+        self.check_state(state)?;
+        Ok(self.inner.allowed(state))
+    }
+}
+
+impl PyNaiveIndex {
+    fn check_state(&self, state: u32) -> PyResult<()> {
+        if (state as usize) < self.inner.num_states() {
+            Ok(())
+        } else {
+            Err(PyIndexError::new_err(format!("no state {state}")))
+        }
+    }
+}
+
+#[pyclass(name = "Index", module = "tokensdfa", frozen)]
+struct PyIndex {
+    inner: core::Index,
+    words: usize,
+}
+
+#[pymethods]
+impl PyIndex {
+    /// `mode` is "exact" (masks equal the naive index's) or "canonical_literals" (literal
+    /// runs only in their minimal tokenization). `threads` sizes the build's pool.
+    #[new]
+    #[pyo3(signature = (regex, vocab, mode = "exact", threads = None))]
+    fn new(
+        py: Python<'_>,
+        regex: &str,
+        vocab: &PyVocabulary,
+        mode: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let mode: core::Mode = mode.parse().map_err(value_error)?;
+        let v = vocab.inner.clone();
+        let regex = regex.to_owned();
+        let inner = py
+            .allow_threads(move || core::Index::with_threads(&regex, &v, mode, threads))
+            .map_err(value_error)?;
+        Ok(PyIndex {
+            inner,
+            words: vocab.inner.mask_words(),
+        })
+    }
+
+    #[getter]
+    fn initial_state(&self) -> u32 {
+        self.inner.initial_state()
+    }
+
+    #[getter]
+    fn num_states(&self) -> usize {
+        self.inner.num_states()
+    }
+
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        self.inner.next_state(state, token)
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.inner.is_accepting(state)
+    }
+
+    fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
+        self.check_state(state)?;
+        self.inner
+            .fill_mask(state, mask_slice(&mut out, self.words)?);
+        Ok(())
+    }
+
+    /// A read-only int32 numpy view of the state's stored mask (no copy); it keeps the
+    /// index alive.
+    fn mask_view<'py>(slf: Bound<'py, Self>, state: u32) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        let this = slf.get();
+        this.check_state(state)?;
+        let words = this.inner.mask(state);
+        // SAFETY: the index is frozen and never mutated, and `container` keeps it alive
+        // for as long as the array exists; u32 and i32 share size and alignment.
+        let view = unsafe { ArrayView1::from_shape_ptr(words.len(), words.as_ptr() as *const i32) };
+        let arr = unsafe { PyArray1::borrow_from_array(&view, slf.clone().into_any()) };
+        arr.getattr("flags")?.setattr("writeable", false)?;
+        Ok(arr)
+    }
+
+    fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
+        self.check_state(state)?;
+        Ok(self.inner.allowed(state))
+    }
+
+    /// Figures of each construction stage: counts, and seconds per stage.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.stats();
+        let d = PyDict::new(py);
+        d.set_item("mode", s.mode)?;
+        d.set_item("threads", s.threads)?;
+        d.set_item("dead_bytes", s.dead_bytes)?;
+        d.set_item("byte_classes", s.byte_classes)?;
+        d.set_item("text_tokens", s.text_tokens)?;
+        d.set_item("tokens_dropped", s.tokens_dropped)?;
+        d.set_item("token_classes", s.token_classes)?;
+        d.set_item("vocab_trie_nodes", s.vocab_trie_nodes)?;
+        d.set_item("class_trie_nodes", s.class_trie_nodes)?;
+        d.set_item("dfa_states", s.dfa_states)?;
+        d.set_item("states", s.states)?;
+        d.set_item("distinct_masks", s.distinct_masks)?;
+        d.set_item("transitions_stored", s.transitions_stored)?;
+        d.set_item("muted_literals", s.muted_literals)?;
+        d.set_item("ghosts", s.ghosts)?;
+        d.set_item("vocab_prepare_s", s.vocab_prepare_s)?;
+        d.set_item("dfa_s", s.dfa_s)?;
+        d.set_item("mute_s", s.mute_s)?;
+        d.set_item("classes_s", s.classes_s)?;
+        d.set_item("walk_s", s.walk_s)?;
+        d.set_item("masks_s", s.masks_s)?;
+        d.set_item("total_s", s.total_s)?;
+        Ok(d)
+    }
+}
+
+impl PyIndex {
+    fn check_state(&self, state: u32) -> PyResult<()> {
+        if (state as usize) < self.inner.num_states() {
+            Ok(())
+        } else {
+            Err(PyIndexError::new_err(format!("no state {state}")))
+        }
+    }
+}
+
+#[pymodule]
+fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyVocabulary>()?;
+    m.add_class::<PyNaiveIndex>()?;
+    m.add_class::<PyIndex>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

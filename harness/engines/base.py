@@ -1,0 +1,95 @@
+"""The one interface every engine is driven through.
+
+An `Engine` prepares a vocabulary once (`prepare`), compiles a `Spec` against it
+(`compile`), and hands out `Matcher`s that walk one token path: `fill_mask` writes the
+int32 bitmask (bit i % 32 of word i // 32 is token i) into the caller's buffer in place,
+`advance` consumes one token, `is_accepting` says whether EOS may end the output here.
+Runner, differ and report only ever see this interface, never an engine's own API.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    regex: bool
+    json_schema: Literal["native", "via-regex", "no"]
+    # regex features (see Spec.features) the engine cannot compile
+    unsupported_features: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Policies:
+    """Documented behaviours that make an engine differ from the reference on purpose."""
+
+    unicode_classes: bool  # \d \w \s are Unicode (True) or ASCII (False)
+    json_whitespace: str  # "regex-builder" (outlines' pattern), "flexible", "none"
+    canonical_forced: bool  # forced text is allowed only in its canonical tokenization
+
+
+class Matcher(ABC):
+    """State of one decoding: created at the spec's initial state."""
+
+    @abstractmethod
+    def fill_mask(self, out: np.ndarray) -> None:
+        """Write the allowed-token bitmask into `out` (int32, vocab.mask_words long)."""
+
+    @abstractmethod
+    def advance(self, token_id: int) -> bool:
+        """Consume one token; False (and no state change) if the engine refuses it."""
+
+    @abstractmethod
+    def is_accepting(self) -> bool:
+        """True iff the text consumed so far is a complete match (EOS allowed)."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Back to the initial state."""
+
+
+class Compiled(ABC):
+    """A spec compiled for one prepared vocabulary."""
+
+    @abstractmethod
+    def matcher(self) -> Matcher: ...
+
+    def memory_bytes(self) -> int | None:
+        """The engine's own figure for the compiled index, where it has one."""
+        return None
+
+    def num_states(self) -> int | None:
+        return None
+
+
+class Engine(ABC):
+    name: str
+    capabilities: Capabilities
+    policies: Policies
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    def available(self) -> tuple[bool, str]:
+        """(True, "") or (False, why not) — never raises."""
+        try:
+            self.version()
+        except Exception as exc:  # an absent package must not break `tokensieve engines`
+            return False, f"{type(exc).__name__}: {exc}"
+        return True, ""
+
+    @abstractmethod
+    def prepare(self, vocab: Vocabulary) -> Any:
+        """Build the engine's vocabulary object once; reused by every compile."""
+
+    @abstractmethod
+    def compile(self, prepared: Any, spec: Spec) -> Compiled:
+        """Raise SpecError / UnsupportedSpec (naming engine and spec), never a raw error."""

@@ -1,0 +1,42 @@
+"""The project's error types: every engine failure surfaces as one of these, never raw."""
+
+from __future__ import annotations
+
+
+class TokensieveError(Exception):
+    """Base of every error tokensieve raises on purpose."""
+
+
+class SpecError(TokensieveError):
+    """The spec is invalid for this engine (bad regex, malformed schema)."""
+
+    def __init__(self, engine: str, spec_id: str, message: str) -> None:
+        self.engine = engine
+        self.spec_id = spec_id
+        self.message = message
+        super().__init__(f"{engine}: invalid spec {spec_id}: {message}")
+
+
+class UnsupportedSpec(TokensieveError):
+    """The spec is valid but uses a feature this engine does not support."""
+
+    def __init__(self, engine: str, spec_id: str, message: str) -> None:
+        self.engine = engine
+        self.spec_id = spec_id
+        self.message = message
+        super().__init__(f"{engine}: unsupported spec {spec_id}: {message}")
+
+
+class EngineUnavailable(TokensieveError):
+    """The engine's package is missing or failed to import."""
+
+
+class UnknownName(TokensieveError):
+    """An engine, vocabulary or corpus name that does not exist."""
+
+    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known))}")
+
+
+class MissingData(TokensieveError):
+    """Data a command needs (a package file, a corpus directory) is absent."""
