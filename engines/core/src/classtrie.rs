@@ -10,8 +10,6 @@
 //! In `canonical_literals` mode the ghost codes are inserted as extra class strings; their
 //! groups hold the token ids each ghost stands for.
 
-use rustc_hash::FxHashMap;
-
 use crate::literals::Ghost;
 use crate::trie::TokenTrie;
 
@@ -49,11 +47,11 @@ impl ClassTrie {
         vocab_len: usize,
     ) -> Self {
         // Hash-consed nodes; node 0 is the root.
-        let mut child: FxHashMap<(u32, u8), u32> = FxHashMap::default();
+        let mut child = ChildTable::new();
         let mut parent: Vec<u32> = vec![NONE];
         let mut class: Vec<u8> = vec![0];
         let mut intern = |p: u32, c: u8, parent: &mut Vec<u32>, class: &mut Vec<u8>| -> u32 {
-            *child.entry((p, c)).or_insert_with(|| {
+            child.get_or_insert(p, c, || {
                 parent.push(p);
                 class.push(c);
                 (parent.len() - 1) as u32
@@ -91,26 +89,28 @@ impl ClassTrie {
             ghost_at.push((id, k));
         }
 
-        // Children lists in class order, then a depth-first layout.
+        // Children lists by counting sort on the parent, then a depth-first layout. Any
+        // child order gives a valid layout: the walk only needs subtrees to be contiguous.
         let n = parent.len();
-        let mut edges: Vec<(u32, u8, u32)> = (1..n as u32)
-            .map(|c| (parent[c as usize], class[c as usize], c))
-            .collect();
-        edges.sort_unstable();
         let mut first = vec![0u32; n + 1];
-        for &(p, _, _) in &edges {
+        for &p in &parent[1..] {
             first[p as usize + 1] += 1;
         }
         for i in 0..n {
             first[i + 1] += first[i];
+        }
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        let mut fill = first.clone();
+        for (c, &p) in parent.iter().enumerate().skip(1) {
+            kids[fill[p as usize] as usize] = c as u32;
+            fill[p as usize] += 1;
         }
         let mut order = Vec::with_capacity(n); // old ids in depth-first order
         let mut depth_of = vec![0u16; n];
         let mut dfs = vec![0u32];
         while let Some(v) = dfs.pop() {
             order.push(v);
-            let (lo, hi) = (first[v as usize] as usize, first[v as usize + 1] as usize);
-            for &(_, _, c) in edges[lo..hi].iter().rev() {
+            for &c in &kids[first[v as usize] as usize..first[v as usize + 1] as usize] {
                 depth_of[c as usize] = depth_of[v as usize] + 1;
                 dfs.push(c);
             }
@@ -118,15 +118,6 @@ impl ClassTrie {
         let mut new_id = vec![0u32; n];
         for (i, &v) in order.iter().enumerate() {
             new_id[v as usize] = i as u32;
-        }
-
-        // Tokens per node (real and ghost), then groups numbered in layout order.
-        let mut tokens_of: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for &(id, bnode) in &real_at {
-            tokens_of[new_id[id as usize] as usize].extend_from_slice(trie.tokens_at(bnode));
-        }
-        for &(id, k) in &ghost_at {
-            tokens_of[new_id[id as usize] as usize].extend_from_slice(&ghosts[k].token_ids);
         }
         // Subtree sizes: every node adds its size to its parent, children first.
         let mut size = vec![1u32; n];
@@ -142,21 +133,35 @@ impl ClassTrie {
                 group: NONE,
             })
             .collect();
-        let mut group_off = vec![0u32];
-        let mut group_tokens = Vec::new();
-        for (i, toks) in tokens_of.iter_mut().enumerate() {
-            if toks.is_empty() {
-                continue;
-            }
-            toks.sort_unstable();
-            toks.dedup();
-            flat[i].group = (group_off.len() - 1) as u32;
-            group_tokens.extend_from_slice(toks);
-            group_off.push(group_tokens.len() as u32);
+
+        // Groups: nodes where some token (real or ghost) ends, numbered in layout order,
+        // with their tokens gathered by a counting sort.
+        let mut count = vec![0u32; n];
+        for &(id, bnode) in &real_at {
+            count[new_id[id as usize] as usize] += trie.tokens_at(bnode).len() as u32;
         }
+        for &(id, k) in &ghost_at {
+            count[new_id[id as usize] as usize] += ghosts[k].token_ids.len() as u32;
+        }
+        let mut group_off = vec![0u32];
+        for (i, &c) in count.iter().enumerate() {
+            if c > 0 {
+                flat[i].group = (group_off.len() - 1) as u32;
+                group_off.push(group_off.last().unwrap() + c);
+            }
+        }
+        let mut cursor: Vec<u32> = group_off[..group_off.len() - 1].to_vec();
+        let mut group_tokens = vec![0u32; *group_off.last().unwrap() as usize];
+        let mut place = |node: u32, toks: &[u32]| -> u32 {
+            let g = flat[new_id[node as usize] as usize].group;
+            let at = cursor[g as usize] as usize;
+            group_tokens[at..at + toks.len()].copy_from_slice(toks);
+            cursor[g as usize] += toks.len() as u32;
+            g
+        };
         let mut tok_group = vec![NONE; vocab_len];
         for &(id, bnode) in &real_at {
-            let g = flat[new_id[id as usize] as usize].group;
+            let g = place(id, trie.tokens_at(bnode));
             for &t in trie.tokens_at(bnode) {
                 tok_group[t as usize] = g;
             }
@@ -164,7 +169,7 @@ impl ClassTrie {
         let mut tok_ghost = vec![NONE; vocab_len];
         let mut ghost_tokens = Vec::new();
         for &(id, k) in &ghost_at {
-            let g = flat[new_id[id as usize] as usize].group;
+            let g = place(id, &ghosts[k].token_ids);
             for &t in &ghosts[k].token_ids {
                 tok_ghost[t as usize] = g;
                 ghost_tokens.push(t);
@@ -192,5 +197,76 @@ impl ClassTrie {
     pub fn group(&self, g: u32) -> &[u32] {
         &self.group_tokens
             [self.group_off[g as usize] as usize..self.group_off[g as usize + 1] as usize]
+    }
+}
+
+/// Open-addressing map (parent, class) -> child. The build does one lookup per byte-trie
+/// node, so this is the class trie's hot loop; the table grows with the class trie (often
+/// a few thousand nodes) rather than the byte trie, so it stays in cache.
+struct ChildTable {
+    keys: Vec<u64>,
+    vals: Vec<u32>,
+    mask: usize,
+    len: usize,
+}
+
+const EMPTY: u64 = u64::MAX;
+
+impl ChildTable {
+    fn new() -> Self {
+        let cap = 1 << 12;
+        ChildTable {
+            keys: vec![EMPTY; cap],
+            vals: vec![0; cap],
+            mask: cap - 1,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & self.mask
+    }
+
+    fn grow(&mut self) {
+        let old_keys = std::mem::take(&mut self.keys);
+        let old_vals = std::mem::take(&mut self.vals);
+        let cap = old_keys.len() * 2;
+        self.keys = vec![EMPTY; cap];
+        self.vals = vec![0; cap];
+        self.mask = cap - 1;
+        for (k, v) in old_keys.into_iter().zip(old_vals) {
+            if k != EMPTY {
+                let mut i = self.slot(k);
+                while self.keys[i] != EMPTY {
+                    i = (i + 1) & self.mask;
+                }
+                self.keys[i] = k;
+                self.vals[i] = v;
+            }
+        }
+    }
+
+    #[inline]
+    fn get_or_insert(&mut self, parent: u32, class: u8, make: impl FnOnce() -> u32) -> u32 {
+        if self.len * 2 >= self.keys.len() {
+            self.grow();
+        }
+        let key = ((parent as u64) << 8) | class as u64;
+        let mut i = self.slot(key);
+        loop {
+            let k = self.keys[i];
+            if k == key {
+                return self.vals[i];
+            }
+            if k == EMPTY {
+                let v = make();
+                self.len += 1;
+                self.keys[i] = key;
+                self.vals[i] = v;
+                return v;
+            }
+            i = (i + 1) & self.mask;
+        }
     }
 }

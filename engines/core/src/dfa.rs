@@ -70,10 +70,12 @@ fn one_line(e: &regex_syntax::Error) -> String {
 
 impl ByteDfa {
     pub fn from_regex(pattern: &str) -> Result<Self, Error> {
-        Self::from_hir(&parse(pattern)?)
+        Self::from_hir(&parse(pattern)?, false)
     }
 
-    pub fn from_hir(hir: &Hir) -> Result<Self, Error> {
+    /// `minimize` runs Hopcroft's algorithm on the DFA first: fewer states to walk for a
+    /// build cost that is small next to a walk over the vocabulary.
+    pub fn from_hir(hir: &Hir, minimize: bool) -> Result<Self, Error> {
         let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()
@@ -89,7 +91,7 @@ impl ByteDfa {
                     .match_kind(MatchKind::All)
                     .start_kind(StartKind::Anchored)
                     .byte_classes(true)
-                    .minimize(false)
+                    .minimize(minimize)
                     .dfa_size_limit(Some(SIZE_LIMIT))
                     .determinize_size_limit(Some(SIZE_LIMIT)),
             )
@@ -332,6 +334,12 @@ mod tests {
         assert_eq!(dfa.num_states(), 1);
         assert!(!dfa.is_accepting(0));
         assert_eq!(dfa.walk(0, b"a"), DEAD);
+    }
+
+    #[test]
+    fn patterns_matching_invalid_utf8_are_refused() {
+        let err = ByteDfa::from_regex(r"(?-u:\xFF)").unwrap_err().to_string();
+        assert!(err.contains("invalid UTF-8"), "{err}");
     }
 
     #[test]

@@ -4,9 +4,13 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use proptest::prelude::*;
 use tokensdfa_core::{Index, Mode, NaiveIndex, Vocabulary};
 
-fn vocab(words: &[&[u8]]) -> Vocabulary {
+mod common;
+use common::{cases, regex_strategy, vocab_strategy};
+
+fn vocab_of(words: &[&[u8]]) -> Vocabulary {
     let mut all: Vec<&[u8]> = vec![b"</s>"];
     all.extend_from_slice(words);
     Vocabulary::new(&all, 0, &[]).unwrap()
@@ -72,7 +76,7 @@ fn check(pattern: &str, v: &Vocabulary, strings: &[&str]) {
 }
 
 fn common() -> Vocabulary {
-    vocab(&[
+    vocab_of(&[
         b"a",
         b"b",
         b"c",
@@ -126,7 +130,7 @@ fn literals_under_quantifiers() {
     check("(ab){2,3}", &v, &["abab", "ababab"]);
     check(
         "x?(abc)*",
-        &vocab(&[b"a", b"b", b"c", b"abc", b"x"]),
+        &vocab_of(&[b"a", b"b", b"c", b"abc", b"x"]),
         &["", "abcabc", "xabc"],
     );
 }
@@ -170,7 +174,7 @@ fn more_than_a_hundred_literals_do_not_alias() {
         toks.push(vec![*b]);
     }
     let refs: Vec<&[u8]> = toks.iter().map(|t| t.as_slice()).collect();
-    let v = vocab(&refs);
+    let v = vocab_of(&refs);
     let pattern = format!("({})-?", words.join("|"));
     let strings: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
     check(&pattern, &v, &strings);
@@ -188,4 +192,13 @@ fn canonical_mode_allows_only_the_minimal_tokenization() {
     let abc = 21; // b"abc" (id = position + 1)
     assert_eq!(ix.allowed(0), vec![abc]);
     assert!(exact.allowed(0).len() > 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn canonical_masks_are_subsets_of_naive(pattern in regex_strategy(), t in vocab_strategy()) {
+        assert_sound(&pattern, &common::vocab(&t));
+    }
 }
