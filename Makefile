@@ -1,0 +1,70 @@
+# tokensieve: every target sets itself up (dependencies, Rust build) and is a quick no-op
+# when nothing changed.
+#
+# Third-party packages (torch alone is gigabytes) live in one environment per hash of
+# requirements.txt under $(CACHE), shared by every clone; each clone has its own small
+# .venv that sees them through a .pth line and holds the editable build of this project.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+CACHE ?= $(HOME)/.cache/tokensieve
+export CARGO_TARGET_DIR ?= $(CACHE)/target
+export TOKENSIEVE_CACHE ?= $(CACHE)
+
+REQ_HASH := $(shell sha256sum requirements.txt | cut -c1-12)
+DEPS := $(CACHE)/deps-$(REQ_HASH)
+VENV := .venv
+PY := $(VENV)/bin/python
+SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml
+
+BENCH_VOCABS ?= llama3,tekken
+BENCH_ENGINES ?= naive,outlines-core,llguidance,xgrammar,tokensdfa
+
+.PHONY: setup build test test-rust test-python bench fuzz lint clean
+
+setup: $(VENV)/.linked
+
+$(DEPS)/.complete: requirements.txt
+	rm -rf $(DEPS)
+	$(PYTHON) -m venv $(DEPS)
+	$(DEPS)/bin/pip install --quiet --upgrade pip
+	$(DEPS)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.linked: $(DEPS)/.complete
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	echo "import site; site.addsitedir('$$($(DEPS)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')')" \
+		> "$(SITE)/_tokensieve_deps.pth"
+	touch $@
+
+# The editable install compiles the `tokensdfa` extension and puts `harness` and the
+# `tokensieve` script on the path; rebuilt when Rust sources change.
+$(VENV)/.built: $(VENV)/.linked $(RUST_SRC)
+	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
+	touch $@
+
+build: $(VENV)/.built
+
+test-rust: build
+	cd engines && cargo test --release --quiet
+
+test-python: build
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
+
+test: test-rust test-python
+
+bench: build
+	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES)
+
+fuzz: build
+	cd engines && PROPTEST_CASES=20000 cargo test --release --quiet
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests
+
+lint: build
+	$(PY) -m ruff check .
+	cd engines && cargo fmt --all -- --check && cargo clippy --release --all-targets -- -D warnings
+
+clean:
+	rm -rf $(VENV) reports/*/
