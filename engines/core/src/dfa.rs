@@ -35,6 +35,9 @@ pub struct ByteDfa {
     dead_class: Option<u8>,
     table: Vec<u32>,
     accepting: Vec<bool>,
+    /// Per class: how many bytes it holds, and its smallest byte.
+    class_size: Vec<u16>,
+    class_rep: Vec<u8>,
 }
 
 /// Parse a regex with the dialect every index uses: Unicode classes, UTF-8 text.
@@ -212,12 +215,20 @@ impl ByteDfa {
         for b in 0..=255u8 {
             classes[b as usize] = class_map[dfa.byte_classes().get(b) as usize];
         }
+        let mut class_size = vec![0u16; n_classes];
+        let mut class_rep = vec![0u8; n_classes];
+        for b in (0..=255u8).rev() {
+            class_size[classes[b as usize] as usize] += 1;
+            class_rep[classes[b as usize] as usize] = b;
+        }
         ByteDfa {
             classes,
             n_classes,
             dead_class,
             table: new_table,
             accepting: acc,
+            class_size,
+            class_rep,
         }
     }
 
@@ -283,7 +294,32 @@ impl ByteDfa {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.table.len() * 4 + self.accepting.len() + 256
+        self.table.len() * 4 + self.accepting.len() + 256 + self.class_size.len() * 3
+    }
+
+    /// The forced run from `state`: the longest byte string every continuation starts
+    /// with, stopping where two bytes are possible or the text so far is a full match
+    /// (EOS is then a second choice). Returns the bytes and the state they lead to.
+    pub fn forced_from(&self, mut state: u32, limit: usize) -> (Vec<u8>, u32) {
+        let k = self.n_classes;
+        let mut out = Vec::new();
+        while out.len() < limit && !self.accepting[state as usize] {
+            let row = &self.table[state as usize * k..(state as usize + 1) * k];
+            let mut only = None;
+            let mut live_bytes = 0;
+            for (c, &next) in row.iter().enumerate() {
+                if next != DEAD {
+                    live_bytes += self.class_size[c] as usize;
+                    only = Some(c);
+                }
+            }
+            let Some(c) = only.filter(|_| live_bytes == 1) else {
+                break;
+            };
+            out.push(self.class_rep[c]);
+            state = row[c];
+        }
+        (out, state)
     }
 }
 
@@ -326,6 +362,21 @@ mod tests {
         assert_ne!(dfa.class_of(b'a'), dfa.class_of(b'0'));
         let dead = dfa.dead_bytes();
         assert!(dead[b'0' as usize] && !dead[b'z' as usize]);
+    }
+
+    #[test]
+    fn forced_runs_stop_at_branches_and_full_matches() {
+        let dfa = ByteDfa::from_regex(r"abc(d|e)f?").unwrap();
+        assert_eq!(dfa.forced_from(0, 100).0, b"abc");
+        let s = dfa.walk(0, b"abcd");
+        assert_eq!(dfa.forced_from(s, 100).0, b""); // accepting: EOS competes with f
+        let dfa = ByteDfa::from_regex(r"x(yz)?w").unwrap();
+        assert_eq!(dfa.forced_from(0, 100).0, b"x");
+        let dfa = ByteDfa::from_regex("é!").unwrap();
+        assert_eq!(dfa.forced_from(0, 100).0, "é!".as_bytes());
+        let dfa = ByteDfa::from_regex("[ab]c").unwrap();
+        assert_eq!(dfa.forced_from(0, 100).0, b"");
+        assert_eq!(dfa.forced_from(dfa.walk(0, b"a"), 100).0, b"c");
     }
 
     #[test]

@@ -104,6 +104,11 @@ pub struct Index {
     /// Per state, `(token, next)` for tokens read through a ghost, by token.
     over_off: Vec<u32>,
     over: Vec<(u32, u32)>,
+    /// Kept for forced runs: the DFA, each state's members, and ghost code -> bytes.
+    dfa: ByteDfa,
+    members: Vec<NextSet>,
+    ghost_text: FxHashMap<Vec<u8>, Vec<u8>>,
+    ghost_width: usize,
     stats: Stats,
 }
 
@@ -357,6 +362,11 @@ impl Index {
             pos = end;
         }
         stats.walk_s = t.elapsed().as_secs_f64();
+        let ghost_width = ghosts.first().map_or(0, |g| g.code.len());
+        let ghost_text: FxHashMap<Vec<u8>, Vec<u8>> = ghosts
+            .iter()
+            .map(|g| (g.code.clone(), vocab.token(g.token_ids[0]).to_vec()))
+            .collect();
         let accepting: Vec<bool> = ids
             .sets
             .iter()
@@ -431,6 +441,10 @@ impl Index {
             exc,
             over_off,
             over,
+            dfa,
+            members: ids.sets,
+            ghost_text,
+            ghost_width,
             stats,
         })
     }
@@ -483,6 +497,56 @@ impl Index {
         }
     }
 
+    /// The text the regex forces from `state` (jump-forward): the longest byte string
+    /// every continuation starts with, empty where EOS or two bytes are possible. For a
+    /// state standing for several DFA states it is their longest common forced prefix;
+    /// ghost codes are read back as the literal text they spell, and a run stops before a
+    /// literal whose candidate ghosts differ (`cat|car` forces "ca" in exact mode only).
+    pub fn forced_bytes(&self, state: u32) -> Vec<u8> {
+        const LIMIT: usize = 1 << 16;
+        let Some(set) = self.members.get(state as usize) else {
+            return Vec::new();
+        };
+        let mut common: Option<Vec<u8>> = None;
+        for &d in set.members() {
+            let text = self.decode_ghosts(self.dfa.forced_from(d, LIMIT).0);
+            common = Some(match common {
+                None => text,
+                Some(c) => {
+                    let n = c.iter().zip(&text).take_while(|(a, b)| a == b).count();
+                    c[..n].to_vec()
+                }
+            });
+        }
+        common.unwrap_or_default()
+    }
+
+    /// Replace whole ghost codes by their text; a code cut short ends the run before it.
+    fn decode_ghosts(&self, raw: Vec<u8>) -> Vec<u8> {
+        if self.ghost_width == 0 {
+            return raw;
+        }
+        let marker = self.ghost_text.keys().next().map(|c| c[0]);
+        let mut out = Vec::with_capacity(raw.len());
+        let mut i = 0;
+        while i < raw.len() {
+            if Some(raw[i]) != marker {
+                out.push(raw[i]);
+                i += 1;
+                continue;
+            }
+            match raw
+                .get(i..i + self.ghost_width)
+                .and_then(|c| self.ghost_text.get(c))
+            {
+                Some(text) => out.extend_from_slice(text),
+                None => break,
+            }
+            i += self.ghost_width;
+        }
+        out
+    }
+
     pub fn stats(&self) -> &Stats {
         &self.stats
     }
@@ -499,6 +563,8 @@ impl Index {
             + self.default_next.len() * 4
             + (self.exc_off.len() + self.over_off.len()) * 4
             + (self.exc.len() + self.over.len()) * 8
+            + self.dfa.memory_bytes()
+            + self.members.len() * std::mem::size_of::<NextSet>()
     }
 }
 

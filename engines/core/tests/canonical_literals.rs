@@ -202,3 +202,24 @@ proptest! {
         assert_sound(&pattern, &common::vocab(&t));
     }
 }
+
+#[test]
+fn forced_bytes_read_ghosts_back_as_text() {
+    let v = common();
+    for mode in [Mode::Exact, Mode::CanonicalLiterals] {
+        let ix = Index::new(r"https://(ab|ca)t", &v, mode).unwrap();
+        assert_eq!(ix.forced_bytes(0), b"https://", "{mode:?}");
+        let ix = Index::new("héllo", &v, mode).unwrap();
+        assert_eq!(ix.forced_bytes(0), "héllo".as_bytes(), "{mode:?}");
+    }
+    // exact mode forces the shared prefix; canonical mode reads `cat` and `car` as two
+    // distinct whole-token ghosts, so its run stops before the literal
+    let exact = Index::new("cat|car", &v, Mode::Exact).unwrap();
+    assert_eq!(exact.forced_bytes(0), b"ca");
+    let canon = Index::new("cat|car", &v, Mode::CanonicalLiterals).unwrap();
+    assert_eq!(canon.forced_bytes(0), b"");
+    // a state standing for two readings forces only what both agree on
+    let ix = Index::new(r"(https?://)?[a-z]+", &v, Mode::CanonicalLiterals).unwrap();
+    let s = ix.next_state(0, 26).unwrap(); // b"http" as a whole token
+    assert_eq!(ix.forced_bytes(s), b"");
+}

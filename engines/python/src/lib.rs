@@ -10,7 +10,7 @@ use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyReadwriteArray1};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use tokensdfa_core as core;
 
@@ -227,6 +227,12 @@ impl PyIndex {
     fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
         self.check_state(state)?;
         Ok(self.inner.allowed(state))
+    }
+
+    /// The text the regex forces from `state` (empty where EOS or two bytes are possible).
+    fn forced_bytes<'py>(&self, py: Python<'py>, state: u32) -> PyResult<Bound<'py, PyBytes>> {
+        self.check_state(state)?;
+        Ok(PyBytes::new(py, &self.inner.forced_bytes(state)))
     }
 
     /// Figures of each construction stage: counts, and seconds per stage.
