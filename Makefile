@@ -15,7 +15,6 @@ REQ_HASH := $(shell sha256sum requirements.txt | cut -c1-12)
 DEPS := $(CACHE)/deps-$(REQ_HASH)
 VENV := .venv
 PY := $(VENV)/bin/python
-SITE = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml
 
 BENCH_VOCABS ?= llama3,tekken
@@ -35,8 +34,9 @@ $(DEPS)/.complete: requirements.txt
 $(VENV)/.linked: $(DEPS)/.complete
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	echo "import site; site.addsitedir('$$($(DEPS)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')')" \
-		> "$(SITE)/_tokensieve_deps.pth"
+	purelib='import sysconfig; print(sysconfig.get_paths()["purelib"])'; \
+	echo "import site; site.addsitedir('$$($(DEPS)/bin/python -c "$$purelib")')" \
+		> "$$($(PY) -c "$$purelib")/_tokensieve_deps.pth"
 	touch $@
 
 # The editable install compiles the `tokensdfa` extension and puts `harness` and the
