@@ -1,0 +1,48 @@
+"""`tokensieve vocab NAME`: the facts about one vocabulary that matter to the engines."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness import vocab
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "vocab",
+        help="describe a vocabulary",
+        description="Size, special ids, EOS, invalid-UTF-8 token count and longest token of "
+        "a vocabulary shipped in a PyPI package. Without NAME, list the names.",
+    )
+    parser.add_argument("name", nargs="?", metavar="NAME", help="e.g. llama3, tekken, gpt2")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.name is None:
+        for name in vocab.names():
+            print(name)
+        return 0
+    facts = vocab.describe(vocab.load(args.name))
+    longest = facts["longest_token"]
+    rows = [
+        ("name", facts["name"]),
+        ("size", f"{facts['size']:,}"),
+        ("special ids", f"{facts['special_ids']:,}"),
+        ("EOS", f"{facts['eos_id']} {facts['eos_bytes']}"),
+        ("invalid UTF-8 tokens", f"{facts['invalid_utf8_tokens']:,} (special ids excluded)"),
+        (
+            "longest token",
+            "-"
+            if longest is None
+            else f"id {longest['id']}, {longest['length']} bytes: {_shorten(longest['bytes'])}",
+        ),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label.ljust(width)}  {value}")
+    return 0
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."

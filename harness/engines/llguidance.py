@@ -1,0 +1,179 @@
+"""llguidance: a lazy Earley parser over a lexer; masks are computed on demand per state.
+
+Quirks of 1.9.1, normalized here:
+- Nothing raises on a bad grammar or a refused token: the matcher enters a permanent error
+  state (even `reset()` does not leave it). Compile checks `is_error()`; `advance` asks
+  `validate_tokens` first, so a refused token returns False and leaves the state as it
+  was, as the interface requires.
+- Compile is lazy (about 1 ms); the real work happens at the first mask of each state, and
+  a second fill at the same state is served from a cache. That is why the bench times
+  exactly one fill per step.
+- Its tokenizer callback receives bytes (its `TokenizerWrapper` encodes a Python str as
+  UTF-8) and must return the canonical tokenization: text the grammar forces is allowed
+  only in that tokenization (policy `canonical_forced`). It gets the vocabulary's real
+  encoder, or the greedy longest-match one for a vocabulary without one.
+- It writes no bits past the vocabulary, sets EOS when accepting, and its `is_accepting`
+  is valid without a fill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from harness.engines import (
+    EngineError,
+    MaskBuffer,
+    check_features,
+    clean_message,
+    compile_failure,
+)
+from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.errors import SpecError
+from harness.spec import Spec
+from harness.vocab import GreedyEncoder, Vocabulary
+
+NAME = "llguidance"
+
+# Whitespace between JSON tokens: any run of JSON whitespace (its default, made explicit
+# so that a change of default upstream cannot silently change the language compared).
+JSON_OPTIONS: dict[str, Any] = {"whitespace_flexible": True}
+
+
+class TokenizerSource:
+    """The object llguidance's `TokenizerWrapper` reads its vocabulary and encoder from."""
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.eos_token_id = vocab.eos_id
+        self.bos_token_id = None
+        self.tokens = list(vocab.tokens)
+        # Empty tokens are never text in the reference; marking them special keeps them
+        # out of every mask here too.
+        empty = {i for i, t in enumerate(vocab.tokens) if not t}
+        self.special_token_ids = sorted(vocab.special_ids | empty | {vocab.eos_id})
+        self._encode: Callable[[str], list[int]] = (
+            vocab.encode
+            if vocab.encoder_factory is not None
+            else GreedyEncoder(vocab.tokens, frozenset(self.special_token_ids))
+        )
+
+    def __call__(self, data: bytes | str) -> list[int]:
+        # `TokenizerWrapper` passes a Python str encoded as UTF-8 (so strict decoding
+        # cannot fail), or the str itself if a probe call with bytes raised. If the encoder
+        # raises, llguidance catches it and enters its error state, which the matcher
+        # reports as an EngineError: nothing is papered over.
+        text = data if isinstance(data, str) else data.decode("utf-8")
+        return list(self._encode(text))
+
+
+@dataclass(frozen=True)
+class LLGuidanceVocab:
+    vocab: Vocabulary
+    tokenizer: Any  # llguidance.LLTokenizer
+
+
+class LLGuidanceMatcher(Matcher):
+    __slots__ = ("_buffer", "_eos_id", "_matcher", "_nbytes", "_spec_id")
+
+    def __init__(self, matcher: Any, vocab: Vocabulary, spec_id: str) -> None:
+        self._matcher = matcher
+        self._eos_id = vocab.eos_id
+        self._nbytes = vocab.mask_words * 4
+        self._spec_id = spec_id
+        self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
+
+    def fill_mask(self, out: np.ndarray) -> None:
+        pointer = self._buffer.pointer(out)
+        try:
+            self._matcher.unsafe_compute_mask_ptr(pointer, self._nbytes)
+        except (ValueError, RuntimeError, TypeError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        # A resource limit hit while computing the mask leaves an error state and a mask
+        # that is not the grammar's: report it instead of returning a wrong answer.
+        if self._matcher.is_error():
+            raise EngineError(NAME, self._spec_id, clean_message(self._matcher.get_error()))
+
+    def advance(self, token_id: int) -> bool:
+        if token_id == self._eos_id:
+            return False
+        try:
+            if self._matcher.validate_tokens([token_id]) != 1:
+                return False
+            consumed = self._matcher.consume_token(token_id)
+        except (ValueError, OverflowError, TypeError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        if not consumed:
+            raise EngineError(NAME, self._spec_id, clean_message(self._matcher.get_error()))
+        return True
+
+    def is_accepting(self) -> bool:
+        return bool(self._matcher.is_accepting())
+
+    def reset(self) -> None:
+        self._matcher.reset()
+
+
+class LLGuidanceCompiled(Compiled):
+    """The grammar plus one matcher built at compile time (that build is the compile)."""
+
+    def __init__(self, prepared: LLGuidanceVocab, grammar: str, first: Any, spec_id: str):
+        self._prepared = prepared
+        self._grammar = grammar
+        self._unused: Any | None = first
+        self._spec_id = spec_id
+
+    def matcher(self) -> Matcher:
+        # Each matcher gets its own LLMatcher, so no lazily computed mask of an earlier
+        # matcher can make a later one look fast.
+        native = self._unused
+        self._unused = None
+        if native is None:
+            from llguidance import LLMatcher
+
+            native = LLMatcher(self._prepared.tokenizer, self._grammar, log_level=0)
+        return LLGuidanceMatcher(native, self._prepared.vocab, self._spec_id)
+
+
+class LLGuidanceEngine(Engine):
+    name = NAME
+    capabilities = Capabilities(
+        regex=True,
+        json_schema="native",
+        unsupported_features=frozenset({"lookaround", "backreference"}),
+    )
+    policies = Policies(unicode_classes=True, json_whitespace="flexible", canonical_forced=True)
+
+    def version(self) -> str:
+        import llguidance
+
+        return str(llguidance.__version__)
+
+    def prepare(self, vocab: Vocabulary) -> LLGuidanceVocab:
+        from llguidance import LLTokenizer, TokenizerWrapper
+
+        tokenizer = LLTokenizer(TokenizerWrapper(TokenizerSource(vocab)), n_vocab=vocab.size)
+        return LLGuidanceVocab(vocab=vocab, tokenizer=tokenizer)
+
+    def compile(self, prepared: LLGuidanceVocab, spec: Spec) -> LLGuidanceCompiled:
+        from llguidance import LLMatcher
+
+        check_features(self, spec)
+        if spec.kind == "regex":
+            grammar = LLMatcher.grammar_from_regex(spec.text)
+        else:
+            try:
+                grammar = LLMatcher.grammar_from_json_schema(spec.text, overrides=JSON_OPTIONS)
+            except (ValueError, TypeError) as exc:  # the text is not a JSON object
+                raise SpecError(self.name, spec.id, clean_message(str(exc))) from exc
+        try:
+            native = LLMatcher(prepared.tokenizer, grammar, log_level=0)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # documented never to raise; a panic still might
+            raise compile_failure(self, spec, f"{type(exc).__name__}: {exc}") from exc
+        if native.is_error():
+            raise compile_failure(self, spec, native.get_error())
+        return LLGuidanceCompiled(prepared, grammar, native, spec.id)

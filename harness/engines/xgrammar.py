@@ -1,0 +1,142 @@
+"""xgrammar: a pushdown automaton with a per-rule-position token cache built at compile.
+
+Quirks of 0.2.8, normalized here:
+- `TokenizerInfo` treats only EMPTY strings as special; every special id (and EOS, which
+  it knows as the stop token) is given as b"" so `<s>`, `[INST]`... are never text.
+- Its mask can set the bits past the last token in the final word (it fills with ones and
+  clears refused tokens); those bits are cleared after each fill when the vocabulary does
+  not fill the last word exactly (never for Llama-3's 128,256 ids).
+- `is_completed()` means "the root rule is matched, EOS allowed" (`is_terminated()` means
+  EOS was consumed); EOS is set in the mask whenever `is_completed()`.
+- Importing it imports torch (seconds), hence imports inside methods only.
+- Compiled with `max_threads=1`: the other engines compile on one thread, and on a
+  two-core machine xgrammar's default pool (8) would measure the machine, not the engine.
+  The compiler's cache is off so a repeated spec is compiled again, not looked up.
+- `\\d \\w \\s` are ASCII classes (policy `unicode_classes=False`); `\\p{..}`, inline
+  flags, look-around, back-references and `\\b` are refused at compile. A `^` inside a
+  pattern is ignored (`a^b` allows "ab"), a difference the differ reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from harness.engines import EngineError, MaskBuffer, check_features, compile_failure, tail_mask
+from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+NAME = "xgrammar"
+COMPILE_THREADS = 1
+# Any run of JSON whitespace between tokens, the same language as llguidance's
+# "flexible" whitespace; False would allow none at all.
+ANY_WHITESPACE = True
+
+
+@dataclass(frozen=True)
+class XGrammarVocab:
+    vocab: Vocabulary
+    compiler: Any  # xgrammar.GrammarCompiler over this vocabulary's TokenizerInfo
+
+
+class XGrammarMatcher(Matcher):
+    __slots__ = ("_buffer", "_eos_id", "_matcher", "_out", "_spec_id", "_tail", "_view")
+
+    def __init__(self, matcher: Any, vocab: Vocabulary, spec_id: str) -> None:
+        self._matcher = matcher
+        self._eos_id = vocab.eos_id
+        self._spec_id = spec_id
+        self._tail = tail_mask(vocab.size)
+        self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
+        self._out: np.ndarray | None = None
+        self._view: np.ndarray | None = None
+
+    def fill_mask(self, out: np.ndarray) -> None:
+        if out is not self._out:
+            # xgrammar wants a 2-D batch; a 1 x W view of the caller's array writes in place.
+            self._buffer.check(out)
+            self._out = out
+            self._view = out.reshape(1, -1)
+        try:
+            self._matcher.fill_next_token_bitmask(self._view)
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        if self._tail is not None:
+            out[-1] &= self._tail
+
+    def advance(self, token_id: int) -> bool:
+        if token_id == self._eos_id:
+            return False
+        try:
+            # False (and no state change) for a refused token.
+            return bool(self._matcher.accept_token(token_id))
+        except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+
+    def is_accepting(self) -> bool:
+        return bool(self._matcher.is_completed())
+
+    def reset(self) -> None:
+        self._matcher.reset()
+
+
+class XGrammarCompiled(Compiled):
+    def __init__(self, compiled: Any, vocab: Vocabulary, spec_id: str) -> None:
+        self.compiled = compiled
+        self._vocab = vocab
+        self._spec_id = spec_id
+
+    def matcher(self) -> Matcher:
+        from xgrammar import GrammarMatcher
+
+        return XGrammarMatcher(GrammarMatcher(self.compiled), self._vocab, self._spec_id)
+
+    def memory_bytes(self) -> int | None:
+        return int(self.compiled.memory_size_bytes)
+
+
+class XGrammarEngine(Engine):
+    name = NAME
+    capabilities = Capabilities(
+        regex=True,
+        json_schema="native",
+        # \d \w \s ("unicode-classes" in the corpus) compile, as ASCII classes: a policy.
+        unsupported_features=frozenset({"lookaround", "backreference", "inline-flags"}),
+    )
+    policies = Policies(unicode_classes=False, json_whitespace="flexible", canonical_forced=False)
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        import xgrammar  # noqa: F401  (version() must fail when the import does)
+
+        return version("xgrammar")
+
+    def prepare(self, vocab: Vocabulary) -> XGrammarVocab:
+        from xgrammar import GrammarCompiler, TokenizerInfo, VocabType
+
+        hidden = vocab.special_ids | {vocab.eos_id}
+        encoded = [b"" if i in hidden else t for i, t in enumerate(vocab.tokens)]
+        info = TokenizerInfo(
+            encoded, VocabType.RAW, vocab_size=vocab.size, stop_token_ids=[vocab.eos_id]
+        )
+        compiler = GrammarCompiler(info, max_threads=COMPILE_THREADS, cache_enabled=False)
+        return XGrammarVocab(vocab=vocab, compiler=compiler)
+
+    def compile(self, prepared: XGrammarVocab, spec: Spec) -> XGrammarCompiled:
+        check_features(self, spec)
+        try:
+            if spec.kind == "regex":
+                compiled = prepared.compiler.compile_regex(spec.text)
+            else:
+                compiled = prepared.compiler.compile_json_schema(
+                    spec.text, any_whitespace=ANY_WHITESPACE
+                )
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # RuntimeError from C++, InvalidJSONError, ...
+            raise compile_failure(self, spec, str(exc)) from exc
+        return XGrammarCompiled(compiled, prepared.vocab, spec.id)
