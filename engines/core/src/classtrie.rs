@@ -47,7 +47,7 @@ impl ClassTrie {
         vocab_len: usize,
     ) -> Self {
         // Hash-consed nodes; node 0 is the root.
-        let mut child = ChildTable::new();
+        let mut child = ChildTable::new(trie.nodes.len() / 4);
         let mut parent: Vec<u32> = vec![NONE];
         let mut class: Vec<u8> = vec![0];
         let mut intern = |p: u32, c: u8, parent: &mut Vec<u32>, class: &mut Vec<u8>| -> u32 {
@@ -213,8 +213,9 @@ struct ChildTable {
 const EMPTY: u64 = u64::MAX;
 
 impl ChildTable {
-    fn new() -> Self {
-        let cap = 1 << 12;
+    /// `guess`: expected number of nodes; the table still grows past it.
+    fn new(guess: usize) -> Self {
+        let cap = (guess * 2).next_power_of_two().max(1 << 12);
         ChildTable {
             keys: vec![EMPTY; cap],
             vals: vec![0; cap],
@@ -247,7 +248,7 @@ impl ChildTable {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get_or_insert(&mut self, parent: u32, class: u8, make: impl FnOnce() -> u32) -> u32 {
         if self.len * 2 >= self.keys.len() {
             self.grow();

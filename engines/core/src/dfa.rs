@@ -94,13 +94,67 @@ impl ByteDfa {
                     .match_kind(MatchKind::All)
                     .start_kind(StartKind::Anchored)
                     .byte_classes(true)
-                    .minimize(minimize)
+                    .minimize(false)
                     .dfa_size_limit(Some(SIZE_LIMIT))
                     .determinize_size_limit(Some(SIZE_LIMIT)),
             )
             .build_from_nfa(&nfa)
             .map_err(|e| Error::Regex(e.to_string()))?;
-        Ok(Self::copy_live(&dfa))
+        let live = Self::copy_live(&dfa);
+        Ok(if minimize { live.minimized() } else { live })
+    }
+
+    /// Merge states no continuation can tell apart (Moore's partition refinement). Run on
+    /// the pruned, class-compressed table, it is far cheaper than minimizing the full DFA.
+    pub fn minimized(&self) -> ByteDfa {
+        let n = self.num_states();
+        let k = self.n_classes;
+        let mut block: Vec<u32> = self.accepting.iter().map(|&a| a as u32).collect();
+        let mut blocks = 0;
+        loop {
+            let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+            let mut next_block = vec![0u32; n];
+            for s in 0..n {
+                let mut sig = Vec::with_capacity(k + 1);
+                sig.push(block[s]);
+                for &t in &self.table[s * k..(s + 1) * k] {
+                    sig.push(if t == DEAD { DEAD } else { block[t as usize] });
+                }
+                let len = ids.len() as u32;
+                next_block[s] = *ids.entry(sig).or_insert(len);
+            }
+            let count = ids.len();
+            block = next_block;
+            if count == blocks {
+                break;
+            }
+            blocks = count;
+        }
+        // Renumber blocks in order of first state, so the start state stays 0.
+        let mut renum = vec![DEAD; blocks];
+        let mut rep = Vec::with_capacity(blocks);
+        for s in 0..n {
+            let b = block[s] as usize;
+            if renum[b] == DEAD {
+                renum[b] = rep.len() as u32;
+                rep.push(s);
+            }
+        }
+        let mut table = Vec::with_capacity(rep.len() * k);
+        for &s in &rep {
+            for &t in &self.table[s * k..(s + 1) * k] {
+                table.push(if t == DEAD {
+                    DEAD
+                } else {
+                    renum[block[t as usize] as usize]
+                });
+            }
+        }
+        let accepting = rep.iter().map(|&s| self.accepting[s]).collect();
+        let mut out = self.clone();
+        out.table = table;
+        out.accepting = accepting;
+        out
     }
 
     fn copy_live(dfa: &dense::DFA<Vec<u32>>) -> Self {
@@ -377,6 +431,21 @@ mod tests {
         let dfa = ByteDfa::from_regex("[ab]c").unwrap();
         assert_eq!(dfa.forced_from(0, 100).0, b"");
         assert_eq!(dfa.forced_from(dfa.walk(0, b"a"), 100).0, b"c");
+    }
+
+    #[test]
+    fn minimization_merges_equivalent_states_and_keeps_the_language() {
+        let raw = ByteDfa::from_hir(&parse("(ab|cb)c|xbc").unwrap(), false).unwrap();
+        let min = raw.minimized();
+        assert!(min.num_states() < raw.num_states());
+        assert_eq!(min.num_states(), 4);
+        for text in ["abc", "cbc", "xbc", "ab", "abcc", "bc"] {
+            let (a, b) = (raw.walk(0, text.as_bytes()), min.walk(0, text.as_bytes()));
+            assert_eq!(a == DEAD, b == DEAD, "{text}");
+            if a != DEAD {
+                assert_eq!(raw.is_accepting(a), min.is_accepting(b), "{text}");
+            }
+        }
     }
 
     #[test]
