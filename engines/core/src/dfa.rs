@@ -133,8 +133,8 @@ impl ByteDfa {
         // Renumber blocks in order of first state, so the start state stays 0.
         let mut renum = vec![DEAD; blocks];
         let mut rep = Vec::with_capacity(blocks);
-        for s in 0..n {
-            let b = block[s] as usize;
+        for (s, &b) in block.iter().enumerate() {
+            let b = b as usize;
             if renum[b] == DEAD {
                 renum[b] = rep.len() as u32;
                 rep.push(s);
