@@ -55,6 +55,11 @@ class Matcher(ABC):
     def reset(self) -> None:
         """Back to the initial state."""
 
+    def forced_text(self) -> bytes | None:
+        """The text the grammar forces from here (jump-forward), or None where the engine
+        exposes no such thing. Empty where two continuations (or EOS) are possible."""
+        return None
+
 
 class Compiled(ABC):
     """A spec compiled for one prepared vocabulary."""

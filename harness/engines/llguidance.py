@@ -115,6 +115,9 @@ class LLGuidanceMatcher(Matcher):
     def reset(self) -> None:
         self._matcher.reset()
 
+    def forced_text(self) -> bytes | None:
+        return bytes(self._matcher.compute_ff_bytes())
+
 
 class LLGuidanceCompiled(Compiled):
     """The grammar plus one matcher built at compile time (that build is the compile)."""

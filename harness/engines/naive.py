@@ -67,6 +67,11 @@ class IndexMatcher(Matcher):
     def reset(self) -> None:
         self._state = self._initial
 
+    def forced_text(self) -> bytes | None:
+        # TokensDFA computes forced runs; the naive reference does not
+        forced = getattr(self._index, "forced_bytes", None)
+        return None if forced is None else bytes(forced(self._state))
+
 
 class IndexCompiled(Compiled):
     def __init__(self, index: Any, eos_id: int, name: str, spec_id: str) -> None:

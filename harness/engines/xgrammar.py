@@ -82,6 +82,10 @@ class XGrammarMatcher(Matcher):
     def reset(self) -> None:
         self._matcher.reset()
 
+    def forced_text(self) -> bytes | None:
+        # xgrammar returns str; a forced run that ends inside a character cannot be given
+        return str(self._matcher.find_jump_forward_string()).encode()
+
 
 class XGrammarCompiled(Compiled):
     def __init__(self, compiled: Any, vocab: Vocabulary, spec_id: str) -> None:
