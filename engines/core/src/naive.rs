@@ -5,53 +5,73 @@
 //! continuation still makes a full match). Nothing is shared between tokens or states, so
 //! the result is easy to trust; TokensDFA is checked against it.
 
-use rustc_hash::FxHashMap;
-
-use crate::bitmask::{set_bit, Mask};
+use crate::bitmask::{ones, set_bit, Mask};
 use crate::dfa::{ByteDfa, DEAD};
 use crate::error::Error;
-use crate::vocab::Vocabulary;
+use crate::vocab::{Tokens, Vocabulary};
 
 pub struct NaiveIndex {
-    /// Per token-level state: token id -> next state.
-    transitions: Vec<FxHashMap<u32, u32>>,
-    accepting: Vec<bool>,
-    eos_id: u32,
+    dfa: ByteDfa,
+    /// Token-level state -> DFA state, and back (`DEAD` for DFA states never reached).
+    dfa_state: Vec<u32>,
+    state_of: Vec<u32>,
+    /// One mask per state, `words` words each, EOS included where accepting.
+    masks: Vec<u32>,
+    words: usize,
+    tokens: Tokens,
+    special: Vec<bool>,
     vocab_len: usize,
 }
 
 impl NaiveIndex {
     pub fn new(pattern: &str, vocab: &Vocabulary) -> Result<Self, Error> {
-        Ok(Self::from_dfa(&ByteDfa::from_regex(pattern)?, vocab))
+        Ok(Self::from_dfa(
+            ByteDfa::from_regex(pattern)?.minimized(),
+            vocab,
+        ))
     }
 
-    pub fn from_dfa(dfa: &ByteDfa, vocab: &Vocabulary) -> Self {
+    /// Every reachable state x every text token, each token walked byte by byte. The
+    /// masks are all the index stores; `next_state` walks the token again.
+    pub fn from_dfa(dfa: ByteDfa, vocab: &Vocabulary) -> Self {
         let text_ids: Vec<u32> = vocab.text_ids().collect();
-        let mut ids: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut order: Vec<u32> = vec![0];
-        ids.insert(0, 0);
-        let mut transitions = Vec::new();
+        let words = vocab.mask_words();
+        let mut state_of = vec![DEAD; dfa.num_states()];
+        let mut dfa_state = vec![0u32];
+        state_of[0] = 0;
+        let mut masks = Vec::new();
         let mut i = 0;
-        while i < order.len() {
-            let s = order[i];
-            let mut map = FxHashMap::default();
+        while i < dfa_state.len() {
+            let s = dfa_state[i];
+            let start = masks.len();
+            masks.resize(start + words, 0);
+            let mask = &mut masks[start..];
             for &t in &text_ids {
                 let next = dfa.walk(s, vocab.token(t));
                 if next == DEAD {
                     continue;
                 }
-                let id = *ids.entry(next).or_insert_with(|| {
-                    order.push(next);
-                    (order.len() - 1) as u32
-                });
-                map.insert(t, id);
+                set_bit(mask, t);
+                if state_of[next as usize] == DEAD {
+                    state_of[next as usize] = dfa_state.len() as u32;
+                    dfa_state.push(next);
+                }
             }
-            transitions.push(map);
+            if dfa.is_accepting(s) {
+                set_bit(mask, vocab.eos_id());
+            }
             i += 1;
         }
         NaiveIndex {
-            transitions,
-            accepting: order.iter().map(|&s| dfa.is_accepting(s)).collect(),
+            dfa,
+            dfa_state,
+            state_of,
+            masks,
+            words,
+            tokens: vocab.tokens(),
+            special: (0..vocab.len() as u32)
+                .map(|t| vocab.is_special(t))
+                .collect(),
             eos_id: vocab.eos_id(),
             vocab_len: vocab.len(),
         }
@@ -62,52 +82,58 @@ impl NaiveIndex {
     }
 
     pub fn num_states(&self) -> usize {
-        self.transitions.len()
+        self.dfa_state.len()
     }
 
     pub fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        self.transitions.get(state as usize)?.get(&token).copied()
+        let s = *self.dfa_state.get(state as usize)?;
+        if token as usize >= self.vocab_len || self.special[token as usize] {
+            return None;
+        }
+        let bytes = self.tokens.get(token);
+        if bytes.is_empty() {
+            return None;
+        }
+        match self.dfa.walk(s, bytes) {
+            DEAD => None,
+            next => Some(self.state_of[next as usize]),
+        }
     }
 
     pub fn is_accepting(&self, state: u32) -> bool {
-        self.accepting.get(state as usize).copied().unwrap_or(false)
+        self.dfa_state
+            .get(state as usize)
+            .is_some_and(|&s| self.dfa.is_accepting(s))
     }
 
     pub fn vocab_len(&self) -> usize {
         self.vocab_len
     }
 
-    /// Write the allowed-token bitmask of `state` into `out` (zeroed first).
+    fn mask(&self, state: u32) -> &[u32] {
+        let m = state as usize * self.words;
+        &self.masks[m..m + self.words]
+    }
+
+    /// Write the allowed-token bitmask of `state` into `out`.
     pub fn fill_mask(&self, state: u32, out: &mut Mask) {
-        out.fill(0);
-        let Some(map) = self.transitions.get(state as usize) else {
-            return;
-        };
-        for &t in map.keys() {
-            set_bit(out, t);
-        }
-        if self.accepting[state as usize] {
-            set_bit(out, self.eos_id);
+        if (state as usize) < self.num_states() {
+            out.copy_from_slice(self.mask(state));
+        } else {
+            out.fill(0);
         }
     }
 
     /// Allowed token ids of `state`, sorted, EOS included when accepting.
     pub fn allowed(&self, state: u32) -> Vec<u32> {
-        let mut v: Vec<u32> = self.transitions[state as usize].keys().copied().collect();
-        if self.accepting[state as usize] {
-            v.push(self.eos_id);
-        }
-        v.sort_unstable();
-        v
+        ones(self.mask(state))
     }
 
     pub fn memory_bytes(&self) -> usize {
-        // hashbrown: one control byte plus the (u32, u32) entry per bucket
-        self.transitions
-            .iter()
-            .map(|m| m.capacity() * 9 + std::mem::size_of::<FxHashMap<u32, u32>>())
-            .sum::<usize>()
-            + self.accepting.len()
+        self.masks.len() * 4
+            + (self.dfa_state.len() + self.state_of.len()) * 4
+            + self.dfa.memory_bytes()
+            + self.special.len()
     }
 }
 

@@ -3,15 +3,29 @@
 //! Token bytes live in one flat buffer. The [`TokenTrie`] over them is built lazily, once
 //! per vocabulary, and shared by every index built afterwards.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use crate::error::Error;
 use crate::trie::TokenTrie;
 
+/// The token texts, cheap to share: an index keeps a handle to walk tokens on demand.
+#[derive(Clone)]
+pub struct Tokens {
+    bytes: Arc<[u8]>,
+    offsets: Arc<[u32]>,
+}
+
+impl Tokens {
+    #[inline]
+    pub fn get(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
 pub struct Vocabulary {
-    bytes: Vec<u8>,
-    offsets: Vec<u32>,
+    tokens: Tokens,
     eos_id: u32,
     special: Vec<bool>,
     trie: OnceLock<(TokenTrie, f64)>,
@@ -43,8 +57,10 @@ impl Vocabulary {
             offsets.push(bytes.len() as u32);
         }
         Ok(Vocabulary {
-            bytes,
-            offsets,
+            tokens: Tokens {
+                bytes: bytes.into(),
+                offsets: offsets.into(),
+            },
             eos_id,
             special,
             trie: OnceLock::new(),
@@ -65,8 +81,12 @@ impl Vocabulary {
 
     #[inline]
     pub fn token(&self, id: u32) -> &[u8] {
-        let i = id as usize;
-        &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        self.tokens.get(id)
+    }
+
+    /// A shared handle on the token texts.
+    pub fn tokens(&self) -> Tokens {
+        self.tokens.clone()
     }
 
     /// True for EOS and special ids: tokens that are never text.
@@ -100,6 +120,6 @@ impl Vocabulary {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.len() + self.offsets.len() * 4 + self.special.len()
+        self.tokens.bytes.len() + self.tokens.offsets.len() * 4 + self.special.len()
     }
 }
