@@ -72,7 +72,6 @@ impl NaiveIndex {
             special: (0..vocab.len() as u32)
                 .map(|t| vocab.is_special(t))
                 .collect(),
-            eos_id: vocab.eos_id(),
             vocab_len: vocab.len(),
         }
     }
