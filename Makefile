@@ -18,7 +18,13 @@ PY := $(VENV)/bin/python
 RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml
 
 BENCH_VOCABS ?= llama3,tekken
-BENCH_ENGINES ?= naive,outlines-core,llguidance,xgrammar,tokensdfa
+BENCH_ENGINES ?= naive,outlines-core,llguidance,xgrammar,tokensdfa,tokensdfa-canonical
+# `make bench` fits about 15 minutes on 2 cores: at most BENCH_LIMIT specs per corpus set
+# (evenly spaced over the set) and BENCH_TIMEOUT seconds per cell; BENCH_FLAGS adds any
+# other `tokensieve bench` option (e.g. BENCH_FLAGS="--run nightly").
+BENCH_LIMIT ?= 8
+BENCH_TIMEOUT ?= 30
+BENCH_FLAGS ?=
 
 .PHONY: setup build test test-rust test-python bench fuzz lint clean
 
@@ -56,7 +62,8 @@ test-python: build
 test: test-rust test-python
 
 bench: build
-	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES)
+	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES) \
+		--limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) --scaling $(BENCH_FLAGS)
 
 fuzz: build
 	cd engines && PROPTEST_CASES=20000 cargo test --release --quiet

@@ -1,45 +1,34 @@
-"""`tokensieve bench`: a first, simple benchmark over outlines-core's nine benchmark regexes.
-
-For each vocabulary and engine: prepare the vocabulary once (timed on its own); then for
-each regex compile it, create a fresh matcher, and walk the real tokenization of the
-regex's first example, timing exactly one mask fill per step (the step after the last
-token included, where EOS must be allowed), advancing after each fill. Nothing is shared
-between regexes except the prepared vocabulary, and the garbage collector is paused
-during the walk so that its pauses do not land in one engine's fills.
-"""
+"""`tokensieve bench`: measure engines x corpus specs x vocabularies into the results
+database, then write the run's report and print its summary table."""
 
 from __future__ import annotations
 
 import argparse
-import gc
-import math
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
-import numpy as np
+from harness import engines
+from harness.errors import TokensieveError
+from harness.measure import fmt_bytes, fmt_seconds, parse_bytes
+from harness.runner import DEFAULT_SETS, Options, Runner
+from harness.store import REPORTS_DIR, Store
 
-from harness import corpus, engines, vocab
-from harness.engines import EngineError
-from harness.engines.base import Engine
-from harness.errors import SpecError, UnsupportedSpec
-from harness.spec import Spec
-from harness.vocab import Vocabulary
-
-BENCH_SET = "outlines-bench"
 DEFAULT_VOCAB = "llama3"
-STATUS_WIDTH = 100
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench",
-        help="time compile and mask fills on outlines-core's benchmark regexes",
-        description="Compile each of outlines-core's benchmark regexes with each engine and "
-        "time one mask fill per step along the tokenization of a matching example. "
-        "Memory is the engine's own figure where it has one, else the process's RSS "
-        "growth over compile and walk (marked 'rss').",
+        help="measure compile, time to first mask, mask and advance latency, memory",
+        description="Measure every (engine, spec, vocabulary) cell in a worker process "
+        "apart from this controller (one per engine and vocabulary, which prepares the "
+        "vocabulary once; replaced after a failure), so a crash, hang or memory blow-up "
+        "costs only its cell: statuses ok, unsupported, error, timeout, oom, crash. "
+        "Results land in "
+        "REPORTS_DIR/results.sqlite as each cell finishes; --resume continues an "
+        "interrupted run. Ends by writing REPORTS_DIR/RUN/index.html and printing a "
+        "summary table.",
     )
     parser.add_argument(
         "--vocab",
@@ -50,191 +39,169 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--engines",
         metavar="LIST",
-        help="comma-separated engine names (default: every available engine)",
+        help="comma-separated engine names (default: every registered engine)",
+    )
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        metavar="SET",
+        help=f"corpus set(s), repeatable or comma-separated (default {','.join(DEFAULT_SETS)})",
+    )
+    parser.add_argument("--corpus-dir", metavar="DIR", help="where the MaskBench data lives")
+    parser.add_argument("--run", metavar="NAME", help="run name (default: a timestamp)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue run NAME (default: the latest run) with its stored options",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="cells measured at once, each in its own worker (default 1: clean timings)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="seconds one cell (compile + walks) may take before it is killed (default 60)",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="resident memory a worker may reach before it is killed, e.g. 4G (default 4G)",
+    )
+    parser.add_argument(
+        "--paths", type=int, metavar="N", help="token paths walked per spec (default 2)"
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        metavar="N",
+        help="steps timed per path at most (default 200)",
+    )
+    parser.add_argument(
+        "--limit-specs",
+        type=int,
+        metavar="N",
+        help="at most N specs per corpus set, evenly spaced over the set (default: all)",
+    )
+    parser.add_argument(
+        "--scaling",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also compile a few specs against subsets (8k, 16k, 32k, 64k ids) of the first "
+        "vocabulary (default off)",
+    )
+    parser.add_argument(
+        "--reports-dir",
+        metavar="DIR",
+        default=str(REPORTS_DIR),
+        help="where results.sqlite and the RUN/ report folders live (default reports/)",
+    )
+    parser.add_argument(
+        "--no-report", action="store_true", help="do not write the HTML report at the end"
     )
     parser.set_defaults(func=run)
 
 
-@dataclass
-class Cell:
-    spec: str
-    status: str = "ok"
-    compile_ms: float | None = None
-    fills_ns: list[int] | None = None
-    memory: str = "-"
-    states: int | None = None
+# Options that decide the cells of a run; on --resume they must match the stored ones.
+CELL_OPTIONS = {
+    "vocab": "vocabs",
+    "engines": "engines",
+    "corpus": "sets",
+    "corpus_dir": "corpus_dir",
+    "timeout": "timeout",
+    "memory_limit": "memory_limit",
+    "paths": "paths",
+    "max_steps": "max_steps",
+    "limit_specs": "limit_specs",
+    "scaling": "scaling",
+}
 
 
-def run(args: argparse.Namespace) -> int:
-    vocab_names = _split(args.vocab) or [DEFAULT_VOCAB]
-    chosen = _choose_engines(args.engines)
-    specs = corpus.load_set(BENCH_SET)
-    for vocab_name in vocab_names:
-        voc = vocab.load(vocab_name)
-        paths = {spec.id: _example_path(voc, spec) for spec in specs}
-        print(f"\nvocabulary {voc.name}: {voc.size:,} ids, set {BENCH_SET} ({len(specs)} regexes)")
-        WIDTHS[1] = max(len(HEADER[1]), *(len(_short(spec)) for spec in specs))
-        _print_row(HEADER)
-        for engine in chosen:
-            ok, why = engine.available()
-            if not ok:
-                _print_row([engine.name, "-", *["-"] * 6, f"unavailable: {why}"])
-                continue
-            started = time.perf_counter_ns()
-            prepared = engine.prepare(voc)
-            prepare_ms = (time.perf_counter_ns() - started) / 1e6
-            _print_row([engine.name, "(prepare)", f"{prepare_ms:.1f}", *["-"] * 5, "ok"])
-            for spec in specs:
-                cell = bench_cell(engine, prepared, voc, spec, paths[spec.id])
-                _print_row(_cells(engine.name, cell))
-    print(
-        "\nmask: one fill per step, p50/p99 by nearest rank over the steps of one path; "
-        "compile: llguidance defers its work to the first fills, so its compile time is "
-        "small and its first masks are slow; memory 'rss': growth of the process's resident "
-        "set over compile and walk (freed pages are reused, so it can read 0)."
-    )
-    return 0
-
-
-def bench_cell(
-    engine: Engine, prepared: Any, voc: Vocabulary, spec: Spec, path: list[int] | None
-) -> Cell:
-    """Compile `spec`, walk `path` with a fresh matcher; errors become the cell's status."""
-    name = _short(spec)
-    if path is None:
-        return Cell(name, status="no example to walk")
-    gc.collect()
-    rss_before = _rss()
-    try:
-        started = time.perf_counter_ns()
-        compiled = engine.compile(prepared, spec)
-        compile_ms = (time.perf_counter_ns() - started) / 1e6
-        fills, status = _walk(compiled.matcher(), voc, path)
-    except (SpecError, UnsupportedSpec) as exc:
-        kind = "unsupported" if isinstance(exc, UnsupportedSpec) else "bad spec"
-        return Cell(name, status=f"{kind}: {exc.message}")
-    except EngineError as exc:
-        return Cell(name, status=f"engine error: {exc.message}")
-    rss_after = _rss()
-    engine_bytes = compiled.memory_bytes()
-    if engine_bytes is not None:
-        memory = _size(engine_bytes)
-    elif rss_before is not None and rss_after is not None:
-        memory = f"rss {_size(max(0, rss_after - rss_before))}"
-    else:
-        memory = "-"
-    return Cell(name, status, compile_ms, fills, memory, compiled.num_states())
-
-
-def _walk(matcher: Any, voc: Vocabulary, path: list[int]) -> tuple[list[int], str]:
-    """One timed fill per step, then advance; checks that the engine allows the path."""
-    mask = np.zeros(voc.mask_words, dtype=np.int32)
-    fills: list[int] = []
-    clock = time.perf_counter_ns
-    gc.disable()
-    try:
-        for step, token in enumerate(path):
-            started = clock()
-            matcher.fill_mask(mask)
-            fills.append(clock() - started)
-            if not _has(mask, token):
-                return fills, f"mask refuses example token {step} (id {token})"
-            if not matcher.advance(token):
-                return fills, f"advance refuses example token {step} (id {token})"
-        started = clock()
-        matcher.fill_mask(mask)
-        fills.append(clock() - started)
-    finally:
-        gc.enable()
-    if not matcher.is_accepting() or not _has(mask, voc.eos_id):
-        return fills, "example does not end in an accepting state"
-    return fills, "ok"
-
-
-def _short(spec: Spec) -> str:
-    return spec.id.split("/", 1)[-1]
-
-
-def _has(mask: np.ndarray, token: int) -> bool:
-    return bool((int(mask[token >> 5]) >> (token & 31)) & 1)
-
-
-def _example_path(voc: Vocabulary, spec: Spec) -> list[int] | None:
-    return voc.encode(spec.examples[0]) if spec.examples else None
-
-
-def _choose_engines(arg: str | None) -> list[Engine]:
-    if arg:
-        return [engines.get(name) for name in _split([arg])]
-    every = engines.all_engines()
-    for engine in every:
-        ok, why = engine.available()
-        if not ok:
-            print(f"skipping {engine.name}: {why}", file=sys.stderr)
-    return [engine for engine in every if engine.available()[0]]
-
-
-def _split(values: list[str] | None) -> list[str]:
+def split(values: list[str] | str | None) -> list[str]:
+    if isinstance(values, str):
+        values = [values]
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def _rss() -> int | None:
+def options_from(args: argparse.Namespace) -> Options:
+    memory = parse_memory(args.memory_limit) if args.memory_limit else 4 << 30
+    return Options(
+        engines=tuple(split(args.engines) or engines.ENGINE_NAMES),
+        vocabs=tuple(split(args.vocab) or [DEFAULT_VOCAB]),
+        sets=tuple(split(args.corpus) or DEFAULT_SETS),
+        corpus_dir=args.corpus_dir,
+        paths=2 if args.paths is None else args.paths,
+        max_steps=200 if args.max_steps is None else args.max_steps,
+        timeout=60.0 if args.timeout is None else args.timeout,
+        memory_limit=memory,
+        limit_specs=args.limit_specs,
+        scaling=bool(args.scaling),
+        jobs=args.jobs,
+    )
+
+
+def parse_memory(text: str) -> int:
     try:
-        import psutil
-    except ImportError:
-        return None
-    return int(psutil.Process().memory_info().rss)
+        return parse_bytes(text)
+    except ValueError as exc:
+        raise TokensieveError(f"--memory-limit: {exc}") from None
 
 
-def _percentile(values: list[int], q: float) -> int:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+def check_resume_options(args: argparse.Namespace, stored: Options) -> None:
+    """On --resume, a cell option given again must equal the stored one."""
+    given = options_from(args)
+    for arg, attr in CELL_OPTIONS.items():
+        if getattr(args, arg) is None:
+            continue
+        if getattr(given, attr) != getattr(stored, attr):
+            flag = "--" + arg.replace("_", "-")
+            raise TokensieveError(
+                f"--resume: {flag} differs from the run's stored value "
+                f"{getattr(stored, attr)!r}; drop it, or start a new run"
+            )
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        value /= 1024
-        if value < 1024 or unit == "GiB":
-            break
-    return f"{value:.1f} {unit}"
+def run(args: argparse.Namespace) -> int:
+    from harness import report
 
-
-HEADER = [
-    "engine",
-    "regex",
-    "compile ms",
-    "p50 us",
-    "p99 us",
-    "steps",
-    "memory",
-    "states",
-    "status",
-]
-WIDTHS = [14, 16, 10, 9, 9, 6, 13, 8, 0]
-ALIGN_RIGHT = {2, 3, 4, 5, 6, 7}
-
-
-def _cells(engine: str, cell: Cell) -> list[str]:
-    fills = cell.fills_ns or []
-    status = cell.status if len(cell.status) <= STATUS_WIDTH else cell.status[:STATUS_WIDTH]
-    return [
-        engine,
-        cell.spec,
-        "-" if cell.compile_ms is None else f"{cell.compile_ms:.1f}",
-        f"{_percentile(fills, 0.5) / 1e3:.1f}" if fills else "-",
-        f"{_percentile(fills, 0.99) / 1e3:.1f}" if fills else "-",
-        str(len(fills)) if fills else "-",
-        cell.memory,
-        "-" if cell.states is None else f"{cell.states:,}",
-        status,
-    ]
-
-
-def _print_row(row: list[str]) -> None:
-    parts = []
-    for i, (text, width) in enumerate(zip(row, WIDTHS, strict=True)):
-        parts.append(text.rjust(width) if i in ALIGN_RIGHT else text.ljust(width))
-    print("  ".join(parts).rstrip(), flush=True)
+    reports_dir = Path(args.reports_dir)
+    with Store(reports_dir / "results.sqlite") as store:
+        name = args.run
+        if args.resume:
+            if name is None:
+                runs = store.runs()
+                if not runs:
+                    raise TokensieveError(f"--resume: no run recorded in {store.path}")
+                name = runs[-1].name
+            stored = Options.from_json(store.run(name).meta["options"])
+            check_resume_options(args, stored)
+        name = name or time.strftime("%Y%m%d-%H%M%S")
+        options = options_from(args)
+        runner = Runner(store, name, options, resume=args.resume)
+        opts = runner.options
+        print(
+            f"run {name}: {len(opts.engines)} engines x {len(runner.specs)} specs x "
+            f"{len(opts.vocabs)} vocabularies"
+            + (f" + vocabulary-size scaling on {len(runner.scaling)} specs" if opts.scaling else "")
+            + f"; jobs {opts.jobs}, timeout {opts.timeout:g} s, memory limit "
+            f"{fmt_bytes(opts.memory_limit)}; results in {store.path}",
+            file=sys.stderr,
+            flush=True,
+        )
+        result = runner.run()
+        print(
+            f"{result.measured} cells measured in {fmt_seconds(result.wall_s)} "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(result.counts.items())) or 'none'})",
+            file=sys.stderr,
+        )
+        if result.interrupted:
+            return 130
+        print(report.summary_text(store, name))
+        if not args.no_report:
+            index = report.write(store, name, reports_dir / name)
+            print(f"report: {index}")
+    return 0
