@@ -30,7 +30,9 @@ BENCH_FLAGS ?=
 
 setup: $(VENV)/.linked
 
-$(DEPS)/.complete: requirements.txt
+# No prerequisite: the path already names the content of requirements.txt, and a fresh
+# clone's files are all newer than any stamp.
+$(DEPS)/.complete:
 	rm -rf $(DEPS)
 	$(PYTHON) -m venv $(DEPS)
 	$(DEPS)/bin/pip install --quiet --upgrade pip
