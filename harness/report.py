@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -1017,6 +1018,7 @@ def write(store: Store, name: str, out: Path) -> Path:
             for c in data.cells
         ),
     )
+    parts.extend(jumpforward_section(out))
     bad = [c for c in data.cells if c.status in FAILED]
     parts.append("<h2>Failed cells</h2>")
     parts.append(
@@ -1097,6 +1099,45 @@ def write(store: Store, name: str, out: Path) -> Path:
     index = out / "index.html"
     index.write_text(document, encoding="utf-8")
     return index
+
+
+def jumpforward_section(out: Path) -> list[str]:
+    """The summary of `tokensieve jumpforward --run RUN`, when it wrote into this run."""
+    source = out / "jumpforward.json"
+    if not source.exists():
+        return [
+            "<h2>Jump-forward</h2>",
+            '<p class="note">Not measured for this run: '
+            "<code>tokensieve jumpforward --run RUN</code> adds it.</p>",
+        ]
+    data = json.loads(source.read_text())
+    parts = ["<h2>Jump-forward</h2>"]
+    for title, rows in (
+        ("Forced tokens and decode steps saved (%)", data.get("summary", [])),
+        (
+            "MaskBench, llama3: ours beside the published fast-forward share (%)",
+            data.get("maskbench", []),
+        ),
+    ):
+        if not rows:
+            continue
+        head = "".join(f"<th>{_e(k)}</th>" for k in rows[0])
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{v:.1f}</td>" if isinstance(v, float) else f"<td>{_e(v)}</td>"
+                for v in r.values()
+            )
+            + "</tr>"
+            for r in rows
+        )
+        parts.append(f"<h3>{_e(title)}</h3><table><tr>{head}</tr>{body}</table>")
+    parts.append(
+        f'<p class="note">{data.get("states_compared", 0)} states compared across engines, '
+        f"{len(data.get('forced_text_disagreements', []))} with differing forced text; "
+        'details: <a href="jumpforward.html">jumpforward.html</a></p>'
+    )
+    return parts
 
 
 def _option(key: str, value: Any) -> str:

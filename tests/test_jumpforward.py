@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import tokensdfa
 
@@ -103,3 +105,15 @@ def test_engines_without_forced_text_are_not_analyzed() -> None:
     engine = engines.get("naive")
     compiled = engine.compile(engine.prepare(VOCAB), Spec.regex("t/n", "ab"))
     assert analyze_path("naive", compiled, VOCAB, "t/n", "ab", VOCAB.encode("ab")) is None
+
+
+def test_report_embeds_the_jumpforward_summary(tmp_path) -> None:
+    from harness.report import jumpforward_section
+
+    assert "Not measured" in "".join(jumpforward_section(tmp_path))
+    row = {"set": "s", "engine": "tokensdfa", "forced_text_pct": 12.5}
+    (tmp_path / "jumpforward.json").write_text(
+        json.dumps({"summary": [row], "maskbench": [], "states_compared": 7})
+    )
+    page = "".join(jumpforward_section(tmp_path))
+    assert "<td>12.5</td>" in page and "7 states compared" in page
