@@ -117,3 +117,11 @@ def test_report_embeds_the_jumpforward_summary(tmp_path) -> None:
     )
     page = "".join(jumpforward_section(tmp_path))
     assert "<td>12.5</td>" in page and "7 states compared" in page
+
+
+def test_limit_spreads_over_the_set() -> None:
+    from harness.commands.jumpforward import spread
+
+    specs = [Spec.regex(f"s/{i}", "a") for i in range(10)]
+    assert [s.id for s in spread(specs, 3)] == ["s/0", "s/3", "s/6"]
+    assert spread(specs, None) == specs
