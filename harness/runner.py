@@ -14,6 +14,10 @@ reads the workers' replies, so whatever an engine does costs at most its cell:
   (an allocation failure message there makes it `oom`);
 - an engine refusing a spec is `unsupported`, any other engine error `error`.
 
+A worker stops walking token paths at half the cell's timeout (the cell is `ok` and
+marked truncated), and counting states, asked after the timings are in, gets at most
+10 s: past that the worker is replaced and the cell keeps its timings without a count.
+
 After a timeout, oom or crash the group's remaining cells go to a fresh worker (which
 prepares the vocabulary again). Each finished cell is committed to the store at once, so
 `--resume` after Ctrl-C or a killed controller measures only what is missing; the run's
@@ -607,6 +611,9 @@ class Runner:
         cells = self.plan()
         done = self.store.finished_keys(self.run_name)
         todo = [c for c in cells if c.key not in done]
+        if not todo:
+            self.log(f"run {self.run_name}: all {len(cells)} cells are already measured")
+            return RunResult(self.run_name, 0, len(cells), 0.0, False, Counter())
         session = {
             "started": time.time(),
             "jobs": self.options.jobs,
