@@ -34,6 +34,9 @@ class Policies:
     unicode_classes: bool  # \d \w \s are Unicode (True) or ASCII (False)
     json_whitespace: str  # "regex-builder" (outlines' pattern), "flexible", "none"
     canonical_forced: bool  # forced text is allowed only in its canonical tokenization
+    # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
+    # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
+    class_table: tuple[tuple[str, str], ...] = ()
 
 
 class Matcher(ABC):

@@ -34,6 +34,8 @@ COMPILE_THREADS = 1
 # Any run of JSON whitespace between tokens, the same language as llguidance's
 # "flexible" whitespace; False would allow none at all.
 ANY_WHITESPACE = True
+# Its `\\s`: ASCII whitespace plus U+00A0 (no other Unicode space), as measured on 0.2.8.
+SPACE_CLASS = "\\t\\n\\x0B\\x0C\\r \\xA0"
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,12 @@ class XGrammarEngine(Engine):
         # \d \w \s ("unicode-classes" in the corpus) compile, as ASCII classes: a policy.
         unsupported_features=frozenset({"lookaround", "backreference", "inline-flags"}),
     )
-    policies = Policies(unicode_classes=False, json_whitespace="flexible", canonical_forced=False)
+    policies = Policies(
+        unicode_classes=False,
+        json_whitespace="flexible",
+        canonical_forced=False,
+        class_table=(("s", SPACE_CLASS),),
+    )
 
     def version(self) -> str:
         from importlib.metadata import version

@@ -275,11 +275,64 @@ impl PyIndex {
     }
 }
 
+/// The byte-level DFA of a regex (the automaton every index starts from), for the
+/// differ's byte-granular questions: does a byte string keep a match reachable, is it a
+/// full match.
+#[pyclass(name = "ByteDfa", module = "tokensdfa", frozen)]
+struct PyByteDfa {
+    inner: core::ByteDfa,
+}
+
+#[pymethods]
+impl PyByteDfa {
+    #[new]
+    fn new(py: Python<'_>, regex: &str) -> PyResult<Self> {
+        let regex = regex.to_owned();
+        let inner = py
+            .allow_threads(move || core::ByteDfa::from_regex(&regex))
+            .map_err(value_error)?;
+        Ok(PyByteDfa { inner })
+    }
+
+    #[getter]
+    fn initial_state(&self) -> u32 {
+        0
+    }
+
+    #[getter]
+    fn num_states(&self) -> usize {
+        self.inner.num_states()
+    }
+
+    /// The state after `data`, or None once no full match is reachable.
+    fn walk(&self, state: u32, data: &[u8]) -> PyResult<Option<u32>> {
+        self.check_state(state)?;
+        let next = self.inner.walk(state, data);
+        Ok((next != core::dfa::DEAD).then_some(next))
+    }
+
+    fn is_accepting(&self, state: u32) -> PyResult<bool> {
+        self.check_state(state)?;
+        Ok(self.inner.is_accepting(state))
+    }
+}
+
+impl PyByteDfa {
+    fn check_state(&self, state: u32) -> PyResult<()> {
+        if (state as usize) < self.inner.num_states() {
+            Ok(())
+        } else {
+            Err(PyIndexError::new_err(format!("no state {state}")))
+        }
+    }
+}
+
 #[pymodule]
 fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;
     m.add_class::<PyIndex>()?;
+    m.add_class::<PyByteDfa>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

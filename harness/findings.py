@@ -1,0 +1,165 @@
+"""From raw disagreements to findings: one finding per distinct minimal form, each with
+its repro script, explanation, and whether the repro reproduces when run on its own.
+
+Policy disagreements are kept as counts per engine and rule (they are the engine behaving
+as documented); bugs become findings. Two bugs with the same minimal form (engine, regex,
+tokens, prefix, differing tokens) are one finding with several occurrences; a bug the
+minimizer could not shrink stays its own finding, with its full-vocabulary details.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import repro
+from harness.differ import Disagreement
+from harness.minimize import Minimal
+
+
+@dataclass
+class Finding:
+    id: str
+    engine: str
+    version: str
+    rule: str
+    minimal: Minimal | None
+    example: dict[str, Any]  # the first disagreement, as found on the real vocabulary
+    occurrences: list[dict[str, Any]] = field(default_factory=list)
+    explanation: str = ""
+    repro: str | None = None  # file name, relative to the findings directory
+    reproduces: bool | None = None
+    repro_output: str = ""
+
+    def row(self) -> dict[str, Any]:
+        m = self.minimal
+        return {
+            "id": self.id,
+            "engine": self.engine,
+            "version": self.version,
+            "signature": self.rule,
+            "occurrences": len(self.occurrences),
+            "specs": sorted({o["spec"] for o in self.occurrences}),
+            "vocabs": sorted({o["vocab"] for o in self.occurrences}),
+            "minimal_tokens": None if m is None else len(m.tokens),
+            "minimal_prefix": None if m is None else m.prefix.decode("utf-8", "backslashreplace"),
+            "regex": (m.regex if m else self.example["regex"])[:300],
+            "explanation": self.explanation,
+            "repro": self.repro,
+            "reproduces": self.reproduces,
+            "repro_output": self.repro_output,
+            "example": self.example,
+        }
+
+
+def _finding_id(engine: str, rule: str, key: Any) -> str:
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:8]
+    return f"{engine}-{rule}-{digest}"
+
+
+class Collector:
+    """Accumulates the differ's output across cells."""
+
+    def __init__(self) -> None:
+        self.findings: dict[Any, Finding] = {}
+        self.policy_counts: Counter[tuple[str, str]] = Counter()
+        self.bug_states: Counter[str] = Counter()
+        self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
+
+    def add(
+        self,
+        d: Disagreement,
+        minimal: Minimal | None,
+        tokens: list[bytes],
+    ) -> None:
+        if d.verdict == "policy":
+            self.policy_counts[(d.engine, d.rule)] += 1
+            return
+        self.bug_states[d.engine] += 1
+        key: Any = minimal.key() if minimal is not None else (d.engine, d.spec_id, d.vocab, d.rule)
+        finding = self.findings.get(key)
+        if finding is None:
+            finding = Finding(
+                id=_finding_id(d.engine, d.rule, key),
+                engine=d.engine,
+                version=d.version,
+                rule=d.rule,
+                minimal=minimal,
+                example=d.to_json(tokens),
+            )
+            self.findings[key] = finding
+        finding.occurrences.append(
+            {
+                "spec": d.spec_id,
+                "vocab": d.vocab,
+                "prefix": d.prefix.decode("utf-8", "backslashreplace")[-80:],
+            }
+        )
+
+    def write_repros(self, directory: Path, run: bool = True) -> None:
+        """A script and an explanation per minimized finding; each script run on its own."""
+        directory.mkdir(parents=True, exist_ok=True)
+        for f in self.findings.values():
+            if f.minimal is None:
+                f.explanation = (
+                    f"{f.engine} {f.version}: {f.example['why']} (not reduced to a small "
+                    "vocabulary; see the example for the full-vocabulary state)."
+                )
+                continue
+            witnesses = repro.witnesses(f.minimal)
+            f.explanation = repro.explanation(f.minimal, witnesses)
+            title = f"tokensieve finding {f.id}: {f.engine} {f.version}, signature {f.rule}"
+            path = directory / f"{f.id}.py"
+            path.write_text(repro.script(f.minimal, witnesses, title, f.explanation))
+            path.chmod(0o755)
+            (directory / f"{f.id}.md").write_text(
+                f"# {f.id}\n\n{f.explanation}\n\nRepro: `python {f.id}.py` "
+                f"(occurrences: {len(f.occurrences)}, e.g. {f.occurrences[0]['spec']} on "
+                f"{f.occurrences[0]['vocab']}).\n"
+            )
+            f.repro = path.name
+            if run:
+                f.reproduces, f.repro_output = repro.run(path)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Per engine: states compared, disagreeing states by verdict, distinct findings."""
+        engines = sorted({e for e, _ in self.states} | set(self.bug_states))
+        out = []
+        for e in engines:
+            policies = {r: n for (en, r), n in self.policy_counts.items() if en == e}
+            out.append(
+                {
+                    "engine": e,
+                    "states": sum(n for (en, _), n in self.states.items() if en == e),
+                    "policy_states": sum(policies.values()),
+                    "policies": ", ".join(f"{r} {n}" for r, n in sorted(policies.items())),
+                    "bug_states": self.bug_states.get(e, 0),
+                    "findings": sum(1 for f in self.findings.values() if f.engine == e),
+                }
+            )
+        return out
+
+
+def table_html(rows: list[dict[str, Any]], link: str | None = None) -> str:
+    if not rows:
+        return "<p>(none)</p>"
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+    body = []
+    for r in rows:
+        cells = []
+        for k, v in r.items():
+            text = html.escape(", ".join(map(str, v)) if isinstance(v, list) else str(v))
+            if k == link and v:
+                text = f'<a href="{html.escape(str(v))}">{text}</a>'
+            cells.append(f"<td>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def dump(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))

@@ -1,0 +1,367 @@
+"""Standalone repro scripts and one-paragraph explanations for minimized bugs.
+
+A repro imports only the engine's own package and numpy: the vocabulary, prefix and the
+mask the regular-language semantics require are written into the script, so an engine's
+maintainers can run it without tokensieve. It exits 1 and prints REPRODUCED while the
+engine still disagrees, 0 and FIXED once it agrees. Where Python's `re` reads the regex
+the same way, the script also proves each "should be allowed" claim by a full match.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from harness.corpus import python_regex
+from harness.minimize import Minimal
+
+# Bytes tried first when completing a match, so witnesses read as text.
+_PREFERRED = list(range(0x61, 0x7B)) + list(range(0x30, 0x3A)) + list(range(0x20, 0x7F))
+_BYTE_ORDER = list(dict.fromkeys(_PREFERRED + list(range(256))))
+MAX_COMPLETION = 64
+RUN_TIMEOUT_S = 120.0
+
+_ENGINE_PACKAGES = {
+    "outlines-core": "outlines-core",
+    "llguidance": "llguidance",
+    "xgrammar": "xgrammar",
+    "tokensdfa": "tokensdfa (this repository's engines/)",
+    "tokensdfa-canonical": "tokensdfa (this repository's engines/)",
+}
+
+SIGNATURE_TEXT = {
+    "final-state-exit": "every token it drops passes through a full match before its last "
+    "byte: the engine stops exploring a path once it has matched (finish-and-continue)",
+    "utf8-surrogate": "every token it adds spells a UTF-8-encoded surrogate (ED A0-BF), "
+    "which is not UTF-8 and so matches no regex over text",
+    "accepting-only": "the masks agree but the engine disagrees on whether the text so far "
+    "is a complete match",
+    "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",
+    "unclassified": "the difference matches no declared policy and no known bug shape",
+}
+
+
+def completion(dfa: Any, data: bytes) -> bytes | None:
+    """The shortest bytes s with data+s a full match (readable bytes preferred)."""
+    start = dfa.walk(dfa.initial_state, data)
+    if start is None:
+        return None
+    seen = {start: b""}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        path = seen[state]
+        if dfa.is_accepting(state):
+            return path
+        if len(path) >= MAX_COMPLETION:
+            continue
+        for byte in _BYTE_ORDER:
+            nxt = dfa.walk(state, bytes([byte]))
+            if nxt is not None and nxt not in seen:
+                seen[nxt] = path + bytes([byte])
+                queue.append(nxt)
+    return None
+
+
+def _show(data: bytes) -> str:
+    return repr(data.decode("utf-8", errors="backslashreplace"))
+
+
+def witnesses(m: Minimal) -> dict[int, bytes]:
+    """For each token the reference allows and the engine does not: a completion."""
+    import tokensdfa
+
+    dfa = tokensdfa.ByteDfa(m.regex)
+    out: dict[int, bytes] = {}
+    for t in sorted(set(m.expected) - set(m.actual) - {0}):
+        s = completion(dfa, m.prefix + m.tokens[t])
+        if s is not None:
+            out[t] = s
+    return out
+
+
+def verified_by_python_re(m: Minimal, found: dict[int, bytes]) -> dict[int, bytes]:
+    """The witnesses Python's `re` confirms as full matches (none if it reads the regex
+    differently or a witness is not text)."""
+    pattern = python_regex(m.regex)
+    if pattern is None:
+        return {}
+    out = {}
+    for t, s in found.items():
+        try:
+            text = (m.prefix + m.tokens[t] + s).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if pattern.fullmatch(text):
+            out[t] = s
+    return out
+
+
+def explanation(m: Minimal, found: dict[int, bytes]) -> str:
+    """One paragraph: what the engine does, what the semantics require, and why."""
+    missing = sorted(set(m.expected) - set(m.actual))
+    extra = sorted(set(m.actual) - set(m.expected))
+    parts = [
+        f"{m.engine} {m.version} on the regex {m.regex[:120]!r}"
+        + ("…" if len(m.regex) > 120 else "")
+        + f" with a {len(m.tokens)}-token vocabulary, after the prefix {_show(m.prefix)}:"
+    ]
+    if m.what == "advance":
+        t = missing[0] if missing else m.expected[0]
+        parts.append(f"its mask allows token {t} ({_show(m.tokens[t])}) but advancing by it fails.")
+    for t in missing:
+        if t == 0:
+            parts.append(
+                f"EOS is refused although {_show(m.prefix)} is itself a full match of the regex."
+            )
+        elif t in found:
+            parts.append(
+                f"token {t} ({_show(m.tokens[t])}) is refused, yet "
+                f"{_show(m.prefix + m.tokens[t] + found[t])} is a full match, so it must be allowed."
+            )
+        else:
+            parts.append(f"token {t} ({_show(m.tokens[t])}) is refused though the regex continues.")
+    for t in extra:
+        if t == 0:
+            parts.append(f"EOS is allowed although {_show(m.prefix)} is not a full match.")
+        else:
+            parts.append(
+                f"token {t} ({_show(m.tokens[t])}) is allowed, yet no string completes "
+                f"{_show(m.prefix + m.tokens[t])} to a full match."
+            )
+    parts.append(f"Signature {m.rule}: {SIGNATURE_TEXT.get(m.rule, m.rule)}.")
+    return " ".join(parts)
+
+
+_ENGINE_CODE = {
+    "outlines-core": """
+def engine_mask():
+    from outlines_core import Guide, Index, Vocabulary
+
+    by_bytes = {}
+    for i, t in enumerate(TOKENS):
+        if i != EOS:
+            by_bytes.setdefault(t, []).append(i)
+    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
+    for t in PREFIX:
+        guide.advance(t, return_tokens=False)
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    guide.write_mask_into(mask.ctypes.data, mask.size, 4)
+    return mask, guide.is_finished(), None
+
+
+def engine_advance(token):
+    from outlines_core import Guide, Index, Vocabulary
+
+    by_bytes = {}
+    for i, t in enumerate(TOKENS):
+        if i != EOS:
+            by_bytes.setdefault(t, []).append(i)
+    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
+    for t in PREFIX:
+        guide.advance(t, return_tokens=False)
+    try:
+        guide.advance(token, return_tokens=False)
+    except ValueError:
+        return False
+    return True
+""",
+    "llguidance": """
+def _greedy(data):
+    # longest match, the tokenization this tiny vocabulary has
+    if isinstance(data, str):
+        data = data.encode()
+    out, i = [], 0
+    while i < len(data):
+        best = max(
+            (j for j, t in enumerate(TOKENS) if j != EOS and t and data.startswith(t, i)),
+            key=lambda j: len(TOKENS[j]),
+        )
+        out.append(best)
+        i += len(TOKENS[best])
+    return out
+
+
+class _Source:
+    eos_token_id = EOS
+    bos_token_id = None
+    tokens = TOKENS
+    special_token_ids = [EOS]
+
+    def __call__(self, data):
+        return _greedy(data)
+
+
+def _matcher():
+    import llguidance
+
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Source()), n_vocab=len(TOKENS))
+    grammar = llguidance.LLMatcher.grammar_from_regex(REGEX)
+    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+    for t in PREFIX:
+        assert matcher.consume_token(t), matcher.get_error()
+    return matcher
+
+
+def engine_mask():
+    matcher = _matcher()
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    matcher.unsafe_compute_mask_ptr(mask.ctypes.data, mask.nbytes)
+    return mask, matcher.is_accepting(), None
+
+
+def engine_advance(token):
+    return _matcher().validate_tokens([token]) == 1
+""",
+    "xgrammar": """
+def _matcher():
+    import xgrammar as xgr
+
+    encoded = [b"" if i == EOS else t for i, t in enumerate(TOKENS)]
+    info = xgr.TokenizerInfo(
+        encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
+    )
+    compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_regex(REGEX)
+    matcher = xgr.GrammarMatcher(compiled)
+    for t in PREFIX:
+        assert matcher.accept_token(t)
+    return matcher
+
+
+def engine_mask():
+    matcher = _matcher()
+    mask = np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32)
+    matcher.fill_next_token_bitmask(mask)
+    return mask[0], matcher.is_completed(), None
+
+
+def engine_advance(token):
+    return bool(_matcher().accept_token(token))
+""",
+    "tokensdfa": """
+MODE = "exact"
+
+
+def _index():
+    import tokensdfa
+
+    vocab = tokensdfa.Vocabulary(TOKENS, EOS, [EOS])
+    index = tokensdfa.Index(REGEX, vocab, mode=MODE)
+    state = index.initial_state
+    for t in PREFIX:
+        state = index.next_state(state, t)
+        assert state is not None
+    return index, state
+
+
+def engine_mask():
+    index, state = _index()
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    index.fill_mask(state, mask)
+    return mask, index.is_accepting(state), None
+
+
+def engine_advance(token):
+    index, state = _index()
+    return token != EOS and index.next_state(state, token) is not None
+""",
+}
+_ENGINE_CODE["tokensdfa-canonical"] = _ENGINE_CODE["tokensdfa"].replace(
+    'MODE = "exact"', 'MODE = "canonical_literals"'
+)
+
+_MAIN = """
+
+def allowed(mask):
+    bits = np.unpackbits(np.ascontiguousarray(mask).view(np.uint8), bitorder="little")
+    return sorted(int(i) for i in np.flatnonzero(bits[: len(TOKENS)]))
+
+
+def main():
+    for token, rest in WITNESSES_CHECKED_BY_PYTHON_RE.items():
+        text = (b"".join(TOKENS[t] for t in PREFIX) + TOKENS[token] + rest).decode()
+        assert re.fullmatch(REGEX, text), f"witness {text!r} does not match"
+    if WHAT == "advance":
+        token = ADVANCE_TOKEN
+        took = engine_advance(token)
+        print(f"mask allows token {token} {TOKENS[token]!r}; advance returned {took}")
+        if not took:
+            print("REPRODUCED")
+            return 1
+        print("FIXED")
+        return 0
+    mask, accepting, _ = engine_mask()
+    got = allowed(mask)
+    print("expected:", [TOKENS[t] for t in EXPECTED])
+    print("engine:  ", [TOKENS[t] for t in got], "accepting:", bool(accepting))
+    if got != EXPECTED:
+        print("only expected:", [TOKENS[t] for t in sorted(set(EXPECTED) - set(got))])
+        print("only engine:  ", [TOKENS[t] for t in sorted(set(got) - set(EXPECTED))])
+        print("REPRODUCED")
+        return 1
+    print("FIXED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
+def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> str:
+    """The repro script's source."""
+    checked = verified_by_python_re(m, found)
+    wrapped = _wrap(paragraph)
+    tokens = "".join(f"    {t!r},\n" for t in m.tokens)
+    advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
+    return (
+        "#!/usr/bin/env python3\n"
+        f'"""{title}\n\n{wrapped}\n\n'
+        f"Needs only {_ENGINE_PACKAGES.get(m.engine, m.engine)} and numpy. Prints REPRODUCED "
+        "and exits 1 while the bug is present; FIXED and 0 once the engine allows exactly "
+        'the expected tokens.\n"""\n\n'
+        "import re\nimport sys\n\nimport numpy as np\n\n"
+        f"REGEX = {m.regex!r}\n"
+        f"# token id -> bytes; id 0 is EOS (special, never text)\nTOKENS = [\n{tokens}]\n"
+        "EOS = 0\n"
+        f"PREFIX = {list(m.prefix_ids)!r}  # {_show(m.prefix)}\n"
+        "# allowed after PREFIX when a token is allowed iff some string completes\n"
+        "# PREFIX + token to a full match (EOS iff PREFIX itself is one)\n"
+        f"EXPECTED = {sorted(m.expected)!r}\n"
+        f"WHAT = {m.what!r}\n"
+        f"ADVANCE_TOKEN = {advance_token!r}\n"
+        f"WITNESSES_CHECKED_BY_PYTHON_RE = {checked!r}\n" + _ENGINE_CODE[m.engine] + _MAIN
+    )
+
+
+def _wrap(text: str, width: int = 88) -> str:
+    lines, line = [], ""
+    for word in text.replace('"""', "'''").replace("\\", "\\\\").split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def run(path: Path, timeout: float = RUN_TIMEOUT_S) -> tuple[bool, str]:
+    """Run a repro on its own (a fresh interpreter, in its own directory): (reproduced,
+    last lines of output)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {timeout:.0f}s"
+    output = (done.stdout + done.stderr).strip().splitlines()
+    tail = " | ".join(output[-3:])
+    return done.returncode == 1 and "REPRODUCED" in done.stdout, tail

@@ -1,0 +1,268 @@
+"""Triage of one mask disagreement: a declared policy of the engine, or a bug.
+
+Every rule is explicit and must explain the *whole* difference at the state (every token
+allowed by one side only, and the accepting status); a difference no policy explains is a
+bug. Bugs are further labelled with a *signature* when they have the shape of a known
+finding, so a report can group them and a hypothesis test can name them; a bug with no
+known shape is still a bug ("unclassified"), never dropped.
+
+Policies (each engine declares which apply in `Engine.policies`):
+- `ascii-classes`: `\\d \\w \\s` are ASCII (or, per class, what the engine's declared
+  `class_table` says). Explained iff the engine's mask and accepting status equal those
+  of the reference run on the regex with those classes, walked along the same tokens.
+- `canonical-forced`: where the next text is forced, only its canonical tokenization is
+  allowed. Explained iff the reference forces at least one byte here, the engine allows
+  a non-empty subset of the reference's tokens and nothing else, and agrees on accepting.
+- `canonical-literals` (TokensDFA's canonical_literals mode): every literal run only in
+  its minimal tokenization. Explained iff the engine allows a non-empty subset of the
+  reference's tokens and agrees on accepting; that every string stays producible is a
+  global property, checked by the hypothesis suite, not per state.
+
+Bug signatures:
+- `final-state-exit`: the engine only drops tokens, and every dropped token passes
+  through a full match before its last byte (outlines-core's finish-and-continue bug and
+  its leftmost-first alternation are both of this shape).
+- `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
+  surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
+- `accepting-only`: the masks agree but the accepting status does not.
+- `unclassified`: anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.engines.base import Engine
+
+POLICY = "policy"
+BUG = "bug"
+
+# Python-`re`-style class escapes in their ASCII reading (what `unicode_classes=False`
+# engines implement), outside and inside brackets.
+_ASCII_CLASSES = {
+    "d": "0-9",
+    "w": "0-9A-Za-z_",
+    "s": "\\t\\n\\x0B\\x0C\\r ",
+}
+_CLASS_ESCAPE = re.compile(r"\\(.)|\[|\]", re.DOTALL)
+
+
+def ascii_classes(pattern: str, table: Mapping[str, str] | None = None) -> str:
+    """`pattern` with `\\d \\w \\s` (and negations) rewritten to their ASCII classes.
+
+    Walks the pattern once, tracking whether it is inside a bracket class, because
+    `[\\d.]` must become `[0-9.]` while `\\d` alone becomes `[0-9]`; a negated escape
+    inside brackets has no bracket-free spelling and is refused. `table` overrides the
+    body of a class (an engine's declared `class_table`).
+    """
+    bodies = {**_ASCII_CLASSES, **(table or {})}
+    out: list[str] = []
+    pos = 0
+    depth = 0
+    for m in _CLASS_ESCAPE.finditer(pattern):
+        out.append(pattern[pos : m.start()])
+        pos = m.end()
+        token = m.group(0)
+        letter = m.group(1)
+        if token == "[":
+            # nested classes (`[a[b]]`) are Rust-only syntax; counting depth covers them
+            depth += 1
+            out.append(token)
+        elif token == "]":
+            depth = max(0, depth - 1)
+            out.append(token)
+        elif letter not in _ASCII_CLASSES and letter.lower() not in _ASCII_CLASSES:
+            out.append(token)  # any other escape stays as written
+        else:
+            body = bodies[letter.lower()]
+            negated = letter.isupper()
+            if depth:
+                if negated:
+                    raise ValueError(f"cannot rewrite \\{letter} inside a bracket class")
+                out.append(body)
+            else:
+                out.append(f"[^{body}]" if negated else f"[{body}]")
+    out.append(pattern[pos:])
+    return "".join(out)
+
+
+def uses_class_escapes(pattern: str) -> bool:
+    return any(
+        m.group(1) and m.group(1).lower() in _ASCII_CLASSES for m in _CLASS_ESCAPE.finditer(pattern)
+    )
+
+
+@dataclass
+class StateView:
+    """What triage sees of one disagreement.
+
+    `reference_only` / `engine_only` are token ids (EOS excluded: EOS is the accepting
+    status). `policy_reference` holds, per policy that needs one, the (allowed ids,
+    accepting) of the reference run under that policy at the same tokens, or None when
+    that reference has no state there (the path left its language).
+    """
+
+    engine: Engine
+    tokens: list[bytes]
+    prefix: bytes
+    expected: frozenset[int]
+    actual: frozenset[int]
+    accepting_expected: bool
+    accepting_actual: bool
+    forced: bytes  # bytes the reference forces from here ("" if none)
+    dfa: Any  # tokensdfa.ByteDfa of the reference regex
+    policy_reference: dict[str, tuple[frozenset[int], bool] | None]
+
+    @property
+    def reference_only(self) -> frozenset[int]:
+        return self.expected - self.actual
+
+    @property
+    def engine_only(self) -> frozenset[int]:
+        return self.actual - self.expected
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # POLICY or BUG
+    rule: str  # policy name or bug signature
+    why: str  # one line
+
+
+Rule = Callable[[StateView], str | None]
+
+
+def _ascii_rule(view: StateView) -> str | None:
+    if view.engine.policies.unicode_classes or "ascii-classes" not in view.policy_reference:
+        return None
+    under_policy = view.policy_reference["ascii-classes"]
+    if under_policy is None:
+        return None
+    allowed, accepting = under_policy
+    if allowed == view.actual and accepting == view.accepting_actual:
+        return "mask equals the reference's with ASCII \\d \\w \\s"
+    return None
+
+
+def _subset_nonempty(view: StateView) -> bool:
+    return (
+        not view.engine_only
+        and bool(view.actual)
+        and view.accepting_actual == view.accepting_expected
+    )
+
+
+def _canonical_forced_rule(view: StateView) -> str | None:
+    if not view.engine.policies.canonical_forced or not view.forced:
+        return None
+    if _subset_nonempty(view):
+        return (
+            f"text {view.forced[:40]!r} is forced; the engine keeps {len(view.actual)} of "
+            f"the reference's {len(view.expected)} spellings"
+        )
+    return None
+
+
+def _canonical_literals_rule(view: StateView) -> str | None:
+    if getattr(view.engine, "mode", None) != "canonical_literals":
+        return None
+    if _subset_nonempty(view):
+        return (
+            f"literal runs only in their minimal tokenization: {len(view.actual)} of "
+            f"{len(view.expected)} tokens kept"
+        )
+    return None
+
+
+POLICY_RULES: dict[str, Rule] = {
+    "ascii-classes": _ascii_rule,
+    "canonical-forced": _canonical_forced_rule,
+    "canonical-literals": _canonical_literals_rule,
+}
+
+
+def passes_through_match(dfa: Any, prefix: bytes, token: bytes) -> bool:
+    """True if `prefix` + some proper prefix of `token` (possibly empty) fully matches."""
+    state = dfa.walk(dfa.initial_state, prefix)
+    if state is None:
+        return False
+    for byte in token[:-1] if token else b"":
+        if dfa.is_accepting(state):
+            return True
+        state = dfa.walk(state, bytes([byte]))
+        if state is None:
+            return False
+    return bool(dfa.is_accepting(state)) and len(token) > 0
+
+
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def spells_surrogate(prefix: bytes, token: bytes) -> bool:
+    """True if `token`, written after `prefix`, completes or contains the two leading
+    bytes of a UTF-8-encoded surrogate."""
+    joined = prefix[-1:] + token
+    return _SURROGATE.search(joined) is not None
+
+
+def _final_state_exit(view: StateView) -> str | None:
+    if view.engine_only or not view.reference_only:
+        return None
+    if all(
+        passes_through_match(view.dfa, view.prefix, view.tokens[t]) for t in view.reference_only
+    ):
+        return (
+            f"every one of the {len(view.reference_only)} dropped tokens passes through a "
+            "full match before its last byte"
+        )
+    return None
+
+
+def _utf8_surrogate(view: StateView) -> str | None:
+    if view.reference_only or not view.engine_only:
+        return None
+    if all(spells_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
+        return (
+            f"every one of the {len(view.engine_only)} extra tokens spells a surrogate (ED A0-BF)"
+        )
+    return None
+
+
+def _accepting_only(view: StateView) -> str | None:
+    if view.expected == view.actual and view.accepting_expected != view.accepting_actual:
+        want = "accepting" if view.accepting_expected else "not accepting"
+        return f"masks agree, but the text so far is {want} and the engine says otherwise"
+    return None
+
+
+BUG_SIGNATURES: dict[str, Rule] = {
+    "final-state-exit": _final_state_exit,
+    "utf8-surrogate": _utf8_surrogate,
+    "accepting-only": _accepting_only,
+}
+
+
+def triage(view: StateView, policies: Collection[str] | None = None) -> Verdict:
+    """The verdict on one disagreement: the first policy that explains all of it, else a
+    bug with the first matching signature, else an unclassified bug."""
+    for name, rule in POLICY_RULES.items():
+        if policies is not None and name not in policies:
+            continue
+        why = rule(view)
+        if why:
+            return Verdict(POLICY, name, why)
+    for name, rule in BUG_SIGNATURES.items():
+        why = rule(view)
+        if why:
+            return Verdict(BUG, name, why)
+    parts = []
+    if view.reference_only:
+        parts.append(f"{len(view.reference_only)} tokens allowed only by the reference")
+    if view.engine_only:
+        parts.append(f"{len(view.engine_only)} only by the engine")
+    if view.accepting_expected != view.accepting_actual:
+        parts.append("accepting status differs")
+    return Verdict(BUG, "unclassified", "; ".join(parts) or "no difference")
