@@ -37,6 +37,9 @@ SIGNATURE_TEXT = {
     "byte: the engine stops exploring a path once it has matched (finish-and-continue)",
     "utf8-surrogate": "every token it adds spells a UTF-8-encoded surrogate (ED A0-BF), "
     "which is not UTF-8 and so matches no regex over text",
+    "utf8-overapproximation": "every token it adds stops inside a multi-byte UTF-8 character "
+    "that no completion can finish within the regex: the engine approximates the UTF-8 "
+    "byte ranges of a Unicode class",
     "accepting-only": "the masks agree but the engine disagrees on whether the text so far "
     "is a complete match",
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",

@@ -24,6 +24,9 @@ Bug signatures:
   its leftmost-first alternation are both of this shape).
 - `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
   surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
+- `utf8-overapproximation`: the engine only adds tokens, and each one stops inside a
+  multi-byte UTF-8 character that the regex cannot complete (a byte-range approximation
+  of a Unicode class).
 - `accepting-only`: the masks agree but the accepting status does not.
 - `unclassified`: anything else.
 """
@@ -231,6 +234,37 @@ def _utf8_surrogate(view: StateView) -> str | None:
     return None
 
 
+def ends_mid_character(data: bytes) -> bool:
+    """True if `data` ends inside a multi-byte UTF-8 sequence (a lead byte followed by
+    fewer continuation bytes than it announces)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: keep looking for the lead
+        need = (
+            2
+            if byte >> 5 == 0b110
+            else 3
+            if byte >> 4 == 0b1110
+            else 4
+            if byte >> 3 == 0b11110
+            else 1
+        )
+        return back < need
+    return False
+
+
+def _utf8_overapproximation(view: StateView) -> str | None:
+    if view.reference_only or not view.engine_only:
+        return None
+    if all(ends_mid_character(view.prefix + view.tokens[t]) for t in view.engine_only):
+        return (
+            f"every one of the {len(view.engine_only)} extra tokens stops inside a UTF-8 "
+            "character that no completion can finish within the regex"
+        )
+    return None
+
+
 def _accepting_only(view: StateView) -> str | None:
     if view.expected == view.actual and view.accepting_expected != view.accepting_actual:
         want = "accepting" if view.accepting_expected else "not accepting"
@@ -241,6 +275,7 @@ def _accepting_only(view: StateView) -> str | None:
 BUG_SIGNATURES: dict[str, Rule] = {
     "final-state-exit": _final_state_exit,
     "utf8-surrogate": _utf8_surrogate,
+    "utf8-overapproximation": _utf8_overapproximation,
     "accepting-only": _accepting_only,
 }
 

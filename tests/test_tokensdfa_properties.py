@@ -6,47 +6,11 @@ from __future__ import annotations
 import re
 from collections import deque
 
+import pytest
 import tokensdfa
 from hypothesis import given
 from hypothesis import strategies as st
-
-# Leaves of the dialect every engine shares: literals (incl. multi-byte UTF-8 and 0x1C),
-# classes, escapes.
-LEAVES = st.sampled_from(
-    ["a", "b", "ab", "abc", "ca", "é", "中", "\x1c", "\x1c1", r"\.", "[a-c]", "[^b]", r"\d", "."]
-)
-
-
-def _regex() -> st.SearchStrategy[str]:
-    return st.recursive(
-        LEAVES,
-        lambda inner: st.one_of(
-            st.lists(inner, min_size=2, max_size=3).map("".join),
-            st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(" + "|".join(xs) + ")"),
-            inner.map(lambda r: f"({r})*"),
-            inner.map(lambda r: f"({r})?"),
-            inner.map(lambda r: f"({r})+"),
-            st.tuples(inner, st.integers(0, 2), st.integers(0, 2)).map(
-                lambda t: f"({t[0]}){{{min(t[1], t[2])},{max(t[1], t[2])}}}"
-            ),
-        ),
-        max_leaves=6,
-    )
-
-
-TOKEN = st.one_of(
-    st.sampled_from([b"a", b"b", b"c", b"1", b".", b"ab", b"abc", b"ca", b"\x1c", b"\x1c1"]),
-    st.sampled_from(["é".encode(), "中".encode(), "é".encode()[:1], "中".encode()[1:], b"a\xc3"]),
-    st.binary(min_size=2, max_size=6).filter(lambda b: b != b"</s>"),
-)
-
-
-@st.composite
-def vocabularies(draw: st.DrawFn) -> list[bytes]:
-    tokens = draw(st.lists(TOKEN, min_size=1, max_size=14))
-    # every single byte a string of the dialect needs, so every string is producible
-    singles = [bytes([b]) for b in b"abc1.\x1c"] + [bytes([b]) for b in "é中".encode()]
-    return [b"</s>", *tokens, *singles, tokens[0]]  # the last one duplicates a byte string
+from strategies import ALPHABET, many_literals, regexes, vocabularies
 
 
 def _pairs(naive, fast, vocab_len: int, eos: int):
@@ -65,7 +29,7 @@ def _pairs(naive, fast, vocab_len: int, eos: int):
                 queue.append(pair)
 
 
-@given(_regex(), vocabularies())
+@given(regexes(), vocabularies())
 def test_exact_index_equals_naive(pattern: str, tokens: list[bytes]) -> None:
     vocab = tokensdfa.Vocabulary(tokens, 0, [])
     naive = tokensdfa.NaiveIndex(pattern, vocab)
@@ -79,7 +43,7 @@ def test_exact_index_equals_naive(pattern: str, tokens: list[bytes]) -> None:
                 assert fast.next_state(f, t) is not None
 
 
-@given(_regex(), vocabularies())
+@given(regexes(), vocabularies())
 def test_canonical_masks_are_subsets_of_naive(pattern: str, tokens: list[bytes]) -> None:
     vocab = tokensdfa.Vocabulary(tokens, 0, [])
     naive = tokensdfa.NaiveIndex(pattern, vocab)
@@ -110,14 +74,97 @@ def _produces(ix, tokens: list[bytes], state: int, text: bytes, depth: int = 0) 
     )
 
 
-@given(st.data(), _regex(), vocabularies())
+@given(st.data(), regexes(), vocabularies())
 def test_canonical_mode_produces_every_string(data: st.DataObject, pattern: str, tokens) -> None:
     python_pattern = pattern.replace(r"\d", "[0-9]")
     text = data.draw(
         st.from_regex(re.compile(python_pattern, re.DOTALL), fullmatch=True).filter(
-            lambda s: len(s) <= 12 and all(c in "abc1.\x1cé中" for c in s)
+            lambda s: len(s) <= 12 and all(c in ALPHABET for c in s)
         )
     )
     vocab = tokensdfa.Vocabulary(tokens, 0, [])
     canon = tokensdfa.Index(pattern, vocab, mode="canonical_literals")
     assert _produces(canon, tokens, canon.initial_state, text.encode()), (pattern, text)
+
+
+# Literal muting edge cases, each checked both ways: canonical masks are subsets of the
+# naive ones, and every listed string is still produced in canonical_literals mode.
+EDGE_CASES = [
+    ("(abc)+", ["abc", "abcabc"]),
+    ("(abc){2,3}d?", ["abcabc", "abcabcabcd"]),
+    ("(cat|car)s?", ["cat", "cars"]),
+    ("(ab|abc|abcd)e", ["abe", "abcde"]),
+    ("(?i)abc", ["abc", "ABC", "aBc"]),
+    (r"a\.b\(c\)", ["a.b(c)"]),
+    ("中文é+", ["中文é", "中文éé"]),
+    ("\x1c1|\x1c", ["\x1c", "\x1c1"]),
+    ("a\x1cb(\x1c)*", ["a\x1cb", "a\x1cb\x1c\x1c"]),
+    (many_literals(150), ["w000x", "w149x", "w075x"]),
+]
+EDGE_TOKENS = [
+    b"</s>",
+    b"a",
+    b"b",
+    b"c",
+    b"ab",
+    b"abc",
+    b"bc",
+    b"ca",
+    b"cat",
+    b"s",
+    b"r",
+    b"d",
+    b"e",
+    b"A",
+    b"B",
+    b"C",
+    b".",
+    b"(",
+    b")",
+    b"\x1c",
+    b"\x1c1",
+    b"1",
+    b"w",
+    b"x",
+    b"0",
+    b"2",
+    b"3",
+    b"4",
+    b"5",
+    b"6",
+    b"7",
+    b"8",
+    b"9",
+    b"w0",
+    b"00x",
+    "中".encode(),
+    "文".encode(),
+    "é".encode(),
+    "中文".encode(),
+    "é".encode()[:1],
+    "é".encode()[1:],
+]
+
+
+@pytest.mark.parametrize(("pattern", "strings"), EDGE_CASES)
+def test_canonical_literals_edge_cases(pattern: str, strings: list[str]) -> None:
+    vocab = tokensdfa.Vocabulary(EDGE_TOKENS, 0, [])
+    naive = tokensdfa.NaiveIndex(pattern, vocab)
+    canon = tokensdfa.Index(pattern, vocab, mode="canonical_literals")
+    seen = {(canon.initial_state, naive.initial_state)}
+    queue = deque(seen)
+    while queue:
+        c, n = queue.popleft()
+        allowed = set(naive.allowed(n))
+        got = canon.allowed(c)
+        assert got, (pattern, "dead end")
+        for t in got:
+            assert t in allowed, (pattern, EDGE_TOKENS[t])
+            if t == 0:
+                continue
+            pair = (canon.next_state(c, t), naive.next_state(n, t))
+            if pair not in seen:
+                seen.add(pair)
+                queue.append(pair)
+    for text in strings:
+        assert _produces(canon, EDGE_TOKENS, canon.initial_state, text.encode()), (pattern, text)

@@ -16,6 +16,7 @@
 //! outcomes: a token is allowed if any member allows it, and EOS if any member accepts.
 
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -248,15 +249,40 @@ impl StateIds {
     }
 }
 
+/// The pool builds share when no size is given, one per process. Not rayon's global pool:
+/// a process forked after that pool started inherits its bookkeeping but none of its
+/// threads, so every build in the child would wait forever (the differ forks a child per
+/// spec, after building indexes itself).
+fn process_pool() -> Result<Arc<rayon::ThreadPool>, Error> {
+    static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((owner, pool)) = slot.as_ref() {
+        if *owner == pid {
+            return Ok(pool.clone());
+        }
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .build()
+            .map_err(|e| Error::Option(format!("cannot start the build pool: {e}")))?,
+    );
+    if let Some(inherited) = slot.replace((pid, pool.clone())) {
+        // Its threads live in the parent; dropping it here would wait for them forever.
+        std::mem::forget(inherited);
+    }
+    Ok(pool)
+}
+
 /// Frontier states expanded at once: bounds the memory of walk results in flight.
 const CHUNK: usize = 128;
 
 impl Index {
     pub fn new(pattern: &str, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
-        Self::from_hir(&parse(pattern)?, vocab, mode)
+        Self::with_threads(pattern, vocab, mode, None)
     }
 
-    /// Build on a pool of `threads` workers (the global pool's size when `None`).
+    /// Build on a pool of `threads` workers (this process's shared pool when `None`).
     pub fn with_threads(
         pattern: &str,
         vocab: &Vocabulary,
@@ -264,12 +290,12 @@ impl Index {
         threads: Option<usize>,
     ) -> Result<Index, Error> {
         match threads {
-            None => Self::new(pattern, vocab, mode),
+            None => process_pool()?.install(|| Self::from_hir(&parse(pattern)?, vocab, mode)),
             Some(n) => rayon::ThreadPoolBuilder::new()
                 .num_threads(n.max(1))
                 .build()
                 .map_err(|e| Error::Option(format!("cannot start {n} threads: {e}")))?
-                .install(|| Self::new(pattern, vocab, mode)),
+                .install(|| Self::from_hir(&parse(pattern)?, vocab, mode)),
         }
     }
 

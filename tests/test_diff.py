@@ -1,0 +1,302 @@
+"""The differ, its triage rules, the minimizer, repro scripts, isolation and `tokensieve
+diff` end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import engines, repro
+from harness.cli import main
+from harness.differ import Differ, WalkPlan
+from harness.engines.base import Engine
+from harness.isolation import CRASH, ERROR, OK, OOM, TIMEOUT, run_isolated
+from harness.minimize import minimize, tiny_vocabulary
+from harness.spec import Spec
+from harness.triage import (
+    StateView,
+    ascii_classes,
+    passes_through_match,
+    spells_surrogate,
+    triage,
+    uses_class_escapes,
+)
+from harness.vocab import synthetic
+
+tokensdfa = pytest.importorskip("tokensdfa")
+
+VOCAB = synthetic(1000, seed=7)
+
+
+def _available(name: str) -> Engine:
+    engine = engines.get(name)
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"{name} unavailable: {why}")
+    return engine
+
+
+# --- triage rules ------------------------------------------------------------------------
+
+
+def test_ascii_classes_rewrites_inside_and_outside_brackets() -> None:
+    assert ascii_classes(r"\d+") == "[0-9]+"
+    assert ascii_classes(r"[\d.]") == "[0-9.]"
+    assert ascii_classes(r"\\d\[\d\]") == r"\\d\[[0-9]\]"
+    assert ascii_classes(r"\S", {"s": "x "}) == "[^x ]"
+    assert uses_class_escapes(r"a\w") and not uses_class_escapes(r"a\\w\.")
+    with pytest.raises(ValueError):
+        ascii_classes(r"[\D]")
+
+
+def test_final_state_exit_and_surrogate_shapes() -> None:
+    dfa = tokensdfa.ByteDfa(r"a(\.a)*")
+    assert passes_through_match(dfa, b"a", b".a")  # "a" already matches
+    assert not passes_through_match(dfa, b"", b"a")
+    assert spells_surrogate(b'"\xed', b"\xa0")
+    assert spells_surrogate(b"", b"\xed\xbf")
+    assert not spells_surrogate(b"\xed", b"\x9f")
+
+
+def _view(engine: Engine, **kw: object) -> StateView:
+    base: dict[str, object] = dict(
+        engine=engine,
+        tokens=[b"<eos>", b"a", b".", b".a"],
+        prefix=b"a",
+        expected=frozenset({2, 3}),
+        actual=frozenset({2, 3}),
+        accepting_expected=True,
+        accepting_actual=True,
+        forced=b"",
+        dfa=tokensdfa.ByteDfa(r"a(\.a)*"),
+        policy_reference={},
+    )
+    base.update(kw)
+    return StateView(**base)  # type: ignore[arg-type]
+
+
+def test_triage_policy_must_explain_the_whole_difference() -> None:
+    llg = engines.get("llguidance")  # canonical_forced
+    forced = _view(llg, accepting_expected=False, accepting_actual=False, forced=b".a")
+    subset = forced.__class__(**{**forced.__dict__, "actual": frozenset({3})})
+    assert triage(subset).kind == "policy" and triage(subset).rule == "canonical-forced"
+    # an extra token is not explained by canonical tokenization
+    extra = forced.__class__(**{**forced.__dict__, "actual": frozenset({1, 3})})
+    assert triage(extra).kind == "bug"
+    # nothing forced: no policy applies
+    unforced = forced.__class__(**{**subset.__dict__, "forced": b""})
+    assert triage(unforced).kind == "bug"
+    # an empty mask is a dead end, never a policy
+    empty = forced.__class__(**{**forced.__dict__, "actual": frozenset()})
+    assert triage(empty).kind == "bug"
+
+
+def test_triage_ascii_rule_needs_an_exact_match_with_the_policy_reference() -> None:
+    xgr = engines.get("xgrammar")
+    view = _view(
+        xgr, actual=frozenset({2}), policy_reference={"ascii-classes": (frozenset({2}), True)}
+    )
+    assert triage(view).rule == "ascii-classes"
+    off = _view(
+        xgr, actual=frozenset({2}), policy_reference={"ascii-classes": (frozenset({3}), True)}
+    )
+    assert triage(off).kind == "bug"
+    # an engine with Unicode classes cannot claim the ASCII policy
+    oc = _view(
+        engines.get("outlines-core"),
+        actual=frozenset({2}),
+        policy_reference={"ascii-classes": (frozenset({2}), True)},
+    )
+    assert triage(oc).kind == "bug"
+
+
+def test_triage_signatures() -> None:
+    oc = engines.get("outlines-core")
+    dropped = _view(oc, actual=frozenset())
+    assert triage(dropped).rule == "final-state-exit"
+    accepting = _view(oc, accepting_actual=False)
+    assert triage(accepting).rule == "accepting-only"
+    other = _view(oc, prefix=b"", expected=frozenset({1}), actual=frozenset({2}))
+    assert triage(other).rule == "unclassified"
+
+
+# --- the differ --------------------------------------------------------------------------
+
+
+def _diff(name: str, regex: str, vocab=VOCAB):  # type: ignore[no-untyped-def]
+    engine = _available(name)
+    spec = Spec.regex(f"test/{regex}", regex)
+    compiled = engine.compile(engine.prepare(vocab), spec)
+    return Differ(spec.id, regex, vocab, {name: (engine, compiled)}).run(WalkPlan())
+
+
+def test_tokensdfa_has_no_disagreement() -> None:
+    for regex in [r"a(\.a)*", r"-?\d+(\.\d+)?", '"[^"]*"', "(cat|car)s?"]:
+        result = _diff("tokensdfa", regex)
+        assert result.disagreements == [], regex
+        assert result.states["tokensdfa"] > 1
+
+
+def test_differ_finds_known_bugs_and_policies() -> None:
+    outlines = _diff("outlines-core", r"a(\.a)*")
+    assert [(d.verdict, d.rule) for d in outlines.disagreements] == [("bug", "final-state-exit")]
+    xgr = _diff("xgrammar", '"[^"]*"')
+    assert {d.rule for d in xgr.disagreements if d.verdict == "bug"} == {"utf8-surrogate"}
+    ascii_only = _diff("xgrammar", r"\d+")
+    assert ascii_only.disagreements
+    assert {(d.verdict, d.rule) for d in ascii_only.disagreements} == {("policy", "ascii-classes")}
+
+
+def test_xgrammar_space_class_is_as_declared() -> None:
+    """The class table xgrammar's policy declares is what it does (fails on a change)."""
+    engine = _available("xgrammar")
+    chars = [chr(c) for c in range(0x3100) if not 0xD800 <= c < 0xE000]
+    vocab = tiny_vocabulary([c.encode() for c in chars])
+    compiled = engine.compile(engine.prepare(vocab), Spec.regex("test/space", r"\s"))
+    import numpy as np
+
+    mask = np.zeros(vocab.mask_words, dtype=np.int32)
+    compiled.matcher().fill_mask(mask)
+    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[: vocab.size]
+    allowed = {chars[i - 1] for i in np.flatnonzero(bits) if i}
+    assert allowed == set("\t\n\x0b\x0c\r \xa0")
+
+
+# --- minimizer and repros ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "regex", "rule"),
+    [
+        ("outlines-core", r"-?\d+(\.\d+)?", "final-state-exit"),
+        ("xgrammar", '"[^"]*"', "utf8-surrogate"),
+    ],
+)
+def test_minimized_repro_reproduces_on_its_own(
+    name: str, regex: str, rule: str, tmp_path: Path
+) -> None:
+    result = _diff(name, regex)
+    bug = next(d for d in result.disagreements if d.rule == rule)
+    m = minimize(bug, _available(name), VOCAB)
+    assert m is not None and m.rule == rule
+    assert len(m.tokens) <= 10
+    assert len(m.prefix) <= len(bug.prefix)
+    assert set(m.expected) != set(m.actual)
+    found = repro.witnesses(m)
+    text = repro.explanation(m, found)
+    path = tmp_path / "repro.py"
+    path.write_text(repro.script(m, found, f"{name} {rule}", text))
+    reproduced, output = repro.run(path)
+    assert reproduced, output
+    source = path.read_text()
+    assert "tokensieve" not in source.split('"""', 2)[2]  # no project import in the code
+    assert "harness" not in source
+
+
+def test_repro_reports_fixed_when_engine_agrees(tmp_path: Path) -> None:
+    """A repro whose expected mask is what the engine gives says FIXED and exits 0."""
+    result = _diff("outlines-core", r"a(\.a)*")
+    m = minimize(result.disagreements[0], _available("outlines-core"), VOCAB)
+    assert m is not None
+    agreeing = m.__class__(**{**m.__dict__, "expected": m.actual})
+    path = tmp_path / "fixed.py"
+    path.write_text(repro.script(agreeing, {}, "t", "t"))
+    reproduced, output = repro.run(path)
+    assert not reproduced and "FIXED" in output
+
+
+# --- isolation ---------------------------------------------------------------------------
+
+
+def _sleep() -> None:
+    time.sleep(30)
+
+
+def _die() -> None:
+    os._exit(3)
+
+
+def _grow() -> bytes:
+    blob = bytearray(1 << 30)
+    for i in range(0, len(blob), 4096):
+        blob[i] = 1
+    time.sleep(10)
+    return bytes(blob[:1])
+
+
+def _fail() -> None:
+    from harness.errors import SpecError
+
+    raise SpecError("e", "s", "bad")
+
+
+def test_isolation_statuses() -> None:
+    assert run_isolated(lambda: 41 + 1, 10) == (OK, 42)
+    assert run_isolated(_sleep, 0.5)[0] == TIMEOUT
+    assert run_isolated(_die, 10) == (CRASH, 3)
+    assert run_isolated(_grow, 30, memory_limit=256 << 20)[0] == OOM
+    status, message = run_isolated(_fail, 10)
+    assert status == ERROR and "bad" in message
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+def test_diff_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _available("outlines-core")
+    code = main(
+        [
+            "diff",
+            "--vocab",
+            "gpt2",
+            "--engines",
+            "outlines-core,tokensdfa",
+            "--corpus",
+            "outlines-bench",
+            "--limit-specs",
+            "2",
+            "--walks",
+            "2",
+            "--cover",
+            "40",
+            "--reports",
+            str(tmp_path),
+            "--run",
+            "t",
+        ]
+    )
+    assert code == 0
+    data = json.loads((tmp_path / "t" / "diff.json").read_text())
+    assert data["complete"] and len(data["cells"]) == 2
+    engines_seen = {r["engine"] for r in data["summary"]}
+    assert {"outlines-core", "tokensdfa"} <= engines_seen
+    tdfa = next(r for r in data["summary"] if r["engine"] == "tokensdfa")
+    assert tdfa["bug_states"] == 0 and tdfa["states"] > 0
+    for f in data["findings"]:
+        assert f["engine"] == "outlines-core"
+        if f["repro"]:
+            assert (tmp_path / "t" / "findings" / f["repro"]).exists()
+            assert f["reproduces"] is True, f["repro_output"]
+    assert (tmp_path / "t" / "diff.html").read_text().count("<table>") >= 2
+
+
+def test_diff_command_unknown_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--engines", "no-such-engine"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-engine" in err[0]
+
+
+def _build_index() -> int:
+    vocab = tokensdfa.Vocabulary([b"</s>", b"a", b"b"], 0, [])
+    return int(tokensdfa.Index("(ab)+", vocab).num_states)
+
+
+def test_index_builds_in_a_child_forked_after_a_build() -> None:
+    """A child forked after this process built an index (and so started its pool) must
+    still build: rayon's global pool would leave it waiting forever."""
+    expected = _build_index()
+    assert run_isolated(_build_index, 60) == (OK, expected)
