@@ -28,7 +28,7 @@ POLL_S = 0.1
 def run_isolated(
     work: Callable[[], Any], timeout: float, memory_limit: int | None = None
 ) -> tuple[str, Any]:
-    """(status, value): (OK, result of `work`), (ERROR, message of a TokensieveError),
+    """(status, value): (OK, result of `work`), (ERROR, one-line message of an exception),
     (TIMEOUT, seconds), (OOM, peak bytes) or (CRASH, exit code)."""
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
@@ -38,6 +38,8 @@ def run_isolated(
             outcome: tuple[str, Any] = (OK, work())
         except TokensieveError as exc:
             outcome = (ERROR, str(exc))
+        except Exception as exc:  # any failure is this unit's, not the run's
+            outcome = (ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())}")
         send.send(outcome)
 
     child = ctx.Process(target=target, daemon=True)

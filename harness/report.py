@@ -1019,6 +1019,7 @@ def write(store: Store, name: str, out: Path) -> Path:
         ),
     )
     parts.extend(jumpforward_section(out))
+    parts.extend(diff_section(out))
     bad = [c for c in data.cells if c.status in FAILED]
     parts.append("<h2>Failed cells</h2>")
     parts.append(
@@ -1136,6 +1137,43 @@ def jumpforward_section(out: Path) -> list[str]:
         f'<p class="note">{data.get("states_compared", 0)} states compared across engines, '
         f"{len(data.get('forced_text_disagreements', []))} with differing forced text; "
         'details: <a href="jumpforward.html">jumpforward.html</a></p>'
+    )
+    return parts
+
+
+def diff_section(out: Path) -> list[str]:
+    """The findings of `tokensieve diff --run RUN`, when it wrote into this run."""
+    source = out / "diff.json"
+    if not source.exists():
+        return [
+            "<h2>Differential test</h2>",
+            '<p class="note">Not run for this run: '
+            "<code>tokensieve diff --run RUN</code> adds it.</p>",
+        ]
+    data = json.loads(source.read_text())
+    parts = ["<h2>Differential test</h2>"]
+    findings = data.get("findings", [])
+    rows = "".join(
+        "<tr>"
+        f"<td>{_e(f['engine'])} {_e(f['version'])}</td><td>{_e(f['signature'])}</td>"
+        f"<td>{f['occurrences']}</td><td>{_e(', '.join(f['specs'][:3]))}</td>"
+        + (
+            f'<td><a href="findings/{_e(f["repro"])}">{_e(f["repro"])}</a>'
+            f" ({'reproduces' if f['reproduces'] else 'does not reproduce'})</td>"
+            if f.get("repro")
+            else "<td>not minimized</td>"
+        )
+        + f"<td>{_e(f['explanation'])}</td></tr>"
+        for f in findings
+    )
+    parts.append(
+        "<table><tr><th>engine</th><th>signature</th><th>occurrences</th><th>specs</th>"
+        f"<th>repro</th><th>explanation</th></tr>{rows}</table>"
+    )
+    parts.append(
+        f'<p class="note">{len(findings)} findings; per-engine state counts, policies and '
+        'cells not compared: <a href="diff.html">diff.html</a>, data: '
+        '<a href="diff.json">diff.json</a></p>'
     )
     return parts
 

@@ -123,7 +123,8 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
         elif t in found:
             parts.append(
                 f"token {t} ({_show(m.tokens[t])}) is refused, yet "
-                f"{_show(m.prefix + m.tokens[t] + found[t])} is a full match, so it must be allowed."
+                f"{_show(m.prefix + m.tokens[t] + found[t])} is a full match, "
+                "so it must be allowed."
             )
         else:
             parts.append(f"token {t} ({_show(m.tokens[t])}) is refused though the regex continues.")

@@ -8,11 +8,12 @@ found this way end the test as an xfail naming the finding, never a silent pass.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given
 from strategies import regexes, vocabularies
 
 from harness import engines
@@ -34,6 +35,13 @@ KNOWN_FINDINGS: dict[tuple[str, str], str] = {
     "multi-byte character that cannot complete a character of the class (e.g. \\d after "
     "F0 9F allows B8)",
 }
+# Documented compile refusals: not a mask difference, so the example is not compared (and
+# hypothesis reports how often it happened as an event).
+REFUSALS: dict[str, re.Pattern[str]] = {
+    # outlines-core refuses a vocabulary that leaves a reachable DFA state with no token
+    # (here: Unicode \d needs digits of other scripts than the vocabulary spells)
+    "outlines-core": re.compile(r"vocabulary provided is incompatible with the regex"),
+}
 PLAN = WalkPlan(cover_states=60, random_walks=4, max_steps=10, seed=0)
 
 
@@ -51,6 +59,10 @@ def disagreements(engine: Engine, pattern: str, tokens: list[bytes]) -> list[Any
     try:
         compiled = engine.compile(engine.prepare(vocab), spec)
     except TokensieveError as exc:
+        refusal = REFUSALS.get(engine.name)
+        if refusal is not None and refusal.search(str(exc)):
+            event(f"{engine.name}: documented refusal of an incomplete vocabulary")
+            return []
         pytest.fail(f"{engine.name} refused {pattern!r} of the shared dialect: {exc}")
     result = Differ(spec.id, pattern, vocab, {engine.name: (engine, compiled)}).run(PLAN)
     return result.disagreements

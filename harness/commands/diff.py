@@ -18,13 +18,20 @@ from typing import Any
 
 from harness import corpus, engines, paths
 from harness import vocab as vocabularies
-from harness.differ import Differ, Disagreement, SpecDiff, WalkPlan
+from harness.differ import Differ, Disagreement, References, SpecDiff, WalkPlan
 from harness.engines.base import Engine
-from harness.errors import EngineUnavailable, TokensieveError, UnknownName
+from harness.errors import (
+    EngineUnavailable,
+    SpecError,
+    TokensieveError,
+    UnknownName,
+    UnsupportedSpec,
+)
 from harness.findings import Collector, dump, table_html
 from harness.isolation import OK, run_isolated
 from harness.measure import fmt_seconds, parse_bytes
 from harness.minimize import Minimal, minimize
+from harness.paths import REFERENCE
 from harness.runner import DEFAULT_SETS
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -95,8 +102,16 @@ def diff_cell(
 ) -> CellOutcome:
     """Runs in the child: compile, walk, and minimize the first bug of each signature."""
     skipped: dict[str, str] = {}
+    try:
+        refs = References(regex, vocab)
+    except ValueError as exc:
+        # the reference defines the language; where it has none, nothing can be compared
+        message = " ".join(str(exc).split())
+        if "unsupported" in message or "not supported" in message:
+            raise UnsupportedSpec(REFERENCE, spec.id, message) from exc
+        raise SpecError(REFERENCE, spec.id, message) from exc
     compiled = _compile_all(chosen, prepared, spec, skipped)
-    result = Differ(spec.id, regex, vocab, compiled).run(plan)
+    result = Differ(spec.id, regex, vocab, compiled, refs).run(plan)
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
     if not do_minimize:
