@@ -19,6 +19,7 @@ from typing import Any
 
 from harness import repro
 from harness.differ import Disagreement
+from harness.instances import InstanceCounts, InstanceFailure
 from harness.minimize import Minimal
 
 
@@ -70,6 +71,38 @@ class Collector:
         self.policy_counts: Counter[tuple[str, str]] = Counter()
         self.bug_states: Counter[str] = Counter()
         self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
+        self.instance_counts: list[InstanceCounts] = []
+        self.instance_failures: list[InstanceFailure] = []
+
+    def add_instances(self, counts: InstanceCounts) -> None:
+        self.instance_counts.append(counts)
+        self.instance_failures.extend(counts.failures)
+
+    def instance_summary(self) -> list[dict[str, Any]]:
+        """Per engine and vocabulary: instance checks and their failures, summed."""
+        totals: dict[tuple[str, str], Counter[str]] = {}
+        for c in self.instance_counts:
+            row = totals.setdefault((c.engine, c.vocab), Counter())
+            row["schemas"] += 1
+            for k, v in c.row().items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    row[k] += v
+        keys = (
+            "schemas",
+            "valid",
+            "invalid",
+            "samples",
+            "unfinished",
+            "false_rejections",
+            "false_acceptances",
+            "invalid_outputs",
+            "policy",
+            "disputed",
+        )
+        return [
+            {"engine": e, "vocab": v, **{k: row.get(k, 0) for k in keys}}
+            for (e, v), row in sorted(totals.items())
+        ]
 
     def add(
         self,

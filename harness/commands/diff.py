@@ -10,6 +10,7 @@ REPORTS/RUN/findings/<id>.py + <id>.md; the main report links diff.html when pre
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,6 +29,7 @@ from harness.errors import (
     UnsupportedSpec,
 )
 from harness.findings import Collector, dump, table_html
+from harness.instances import InstanceCounts, check_instances
 from harness.isolation import OK, run_isolated
 from harness.measure import fmt_seconds, parse_bytes
 from harness.minimize import Minimal, minimize
@@ -63,6 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=180.0, help="seconds per spec and vocab (180)")
     p.add_argument("--memory-limit", default="8G", help="per spec and vocab (8G)")
+    p.add_argument(
+        "--instances",
+        type=int,
+        default=8,
+        help="labelled valid and invalid instances checked per schema, each (8)",
+    )
+    p.add_argument("--samples", type=int, default=4, help="completions sampled per schema (4)")
     p.add_argument("--no-minimize", action="store_true", help="skip minimization and repros")
     p.add_argument("--run", default=time.strftime("diff-%Y%m%d-%H%M%S"), help="run name")
     p.add_argument("--reports", default="reports", help="reports directory")
@@ -73,6 +82,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 class CellOutcome:
     diff: SpecDiff
     minimal: dict[int, Minimal | None] = field(default_factory=dict)  # by disagreement index
+    instances: list[InstanceCounts] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class InstancePlan:
+    valid: tuple[Any, ...]
+    invalid: tuple[Any, ...]
+    samples: int
+    seed: int
+
+
+def instance_checks(
+    spec: Spec,
+    vocab: Vocabulary,
+    chosen: list[Engine],
+    prepared: dict[str, Any],
+    plan: InstancePlan,
+    reference: Engine,
+) -> list[InstanceCounts]:
+    """Native JSON engines and the reference (the converter's language) on instances."""
+    schema = json.loads(spec.text)
+    out = []
+    judged = [e for e in chosen if e.capabilities.json_schema == "native"] + [reference]
+    for e in judged:
+        try:
+            compiled = e.compile(prepared[e.name], spec)
+        except TokensieveError:
+            continue  # the mask diff's compile already recorded why
+        out.append(
+            check_instances(
+                e.name,
+                compiled,
+                schema,
+                spec.id,
+                vocab,
+                plan.valid,
+                plan.invalid,
+                samples=plan.samples,
+                seed=plan.seed,
+            )
+        )
+    return out
 
 
 def _compile_all(
@@ -99,6 +150,7 @@ def diff_cell(
     prepared: dict[str, Any],
     plan: WalkPlan,
     do_minimize: bool,
+    instances: InstancePlan | None = None,
 ) -> CellOutcome:
     """Runs in the child: compile, walk, and minimize the first bug of each signature."""
     skipped: dict[str, str] = {}
@@ -114,6 +166,10 @@ def diff_cell(
     result = Differ(spec.id, regex, vocab, compiled, refs).run(plan)
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
+    if instances is not None and spec.kind == "json_schema":
+        reference = engines.get("naive")
+        ref_prepared = {**prepared, "naive": prepared.get("naive") or reference.prepare(vocab)}
+        outcome.instances = instance_checks(spec, vocab, chosen, ref_prepared, instances, reference)
     if not do_minimize:
         return outcome
     by_engine = {e.name: e for e in chosen}
@@ -211,7 +267,18 @@ def _one_cell(
         cover_states=args.cover,
         seed=args.seed,
     )
-    work = partial(diff_cell, spec, regex, vocab, chosen, prepared, plan, not args.no_minimize)
+    instances = None
+    if spec.kind == "json_schema":
+        entry = corpus.get_entry(spec.id, args.corpus_dir)
+        instances = InstancePlan(
+            valid=entry.valid[: args.instances],
+            invalid=entry.invalid[: args.instances],
+            samples=args.samples,
+            seed=args.seed,
+        )
+    work = partial(
+        diff_cell, spec, regex, vocab, chosen, prepared, plan, not args.no_minimize, instances
+    )
     status, value = run_isolated(work, args.timeout, memory_limit)
     row["seconds"] = round(time.perf_counter() - started, 2)
     if status != OK:
@@ -223,6 +290,8 @@ def _one_cell(
         collector.add(d, m, vocab.tokens)
     for engine, n in outcome.diff.states.items():
         collector.states[(engine, vocab.name)] += n
+    for counts in outcome.instances:
+        collector.add_instances(counts)
     bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == "bug")
     row.update(
         status="ok",
@@ -263,6 +332,8 @@ def _write(
                 for (e, r), n in sorted(collector.policy_counts.items())
             ],
             "findings": findings,
+            "instances": collector.instance_summary(),
+            "instance_failures": [f.row() for f in collector.instance_failures],
             "cells": cells,
         },
     )
@@ -295,6 +366,13 @@ prefix that still show it, and its repro script (engine package and numpy only) 
 its own: <i>reproduces</i> says whether it did.</p>
 <h2>Per engine</h2>{table_html(summary)}
 <h2>Findings</h2>{table_html(shown, link="repro")}
+<h2>JSON schemas on instances (MaskBench's invalidation errors)</h2>
+<p>Engines with their own JSON grammar, and the reference over outlines-core's converted
+regex ("naive": its failures are the converter's). valid/invalid: labelled instances
+checked (compact JSON, real encoder); samples: completions drawn from the engine's own
+masks; disputed: labelled invalid but valid per jsonschema (not counted); policy:
+json-escapes.</p>{table_html(collector.instance_summary())}
+<h3>Failures</h3>{table_html([f.row() for f in collector.instance_failures[:300]])}
 <h2>Cells not compared</h2>{table_html(failed)}
 """
     (out_dir / "diff.html").write_text(page)

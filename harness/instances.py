@@ -1,0 +1,259 @@
+"""JSON-schema engines judged on instances: what MaskBench calls invalidation errors.
+
+Engines with their own JSON grammar (llguidance, xgrammar) speak a different, valid,
+language than the converted regex the reference walks (whitespace, escapes, number forms),
+so their masks are not compared state by state. They are held to the schema instead:
+- every valid instance, serialized compactly and tokenized with the real encoder, is
+  accepted through to EOS (else a *false rejection*);
+- every invalid instance is refused at some step (else a *false acceptance*, unless
+  `jsonschema` itself finds the instance valid: the label is then *disputed*, not counted);
+- completions sampled at random from the engine's own masks parse and validate with
+  `jsonschema` (else an *invalid output*).
+The reference (naive, over outlines-core's converted regex) is checked the same way: its
+failures are the converter's.
+
+Policy `json-escapes`: a valid instance refused in its compact UTF-8 form but accepted
+with non-ASCII characters escaped (`ensure_ascii=True`) is the engine requiring an escape
+JSON allows either way; listed, not counted as a false rejection.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from harness.corpus import compact_json
+from harness.engines import EngineError
+from harness.engines.base import Compiled, Matcher
+from harness.vocab import Vocabulary
+
+FALSE_REJECTION = "false-rejection"
+FALSE_ACCEPTANCE = "false-acceptance"
+INVALID_OUTPUT = "invalid-output"
+LABEL_DISPUTED = "label-disputed"
+MASK_ADVANCE = "mask-advance-mismatch"
+UNVERIFIABLE = "unverifiable"
+# Bytes that close or separate JSON values: the sampler leans on them so that a walk over
+# a 128k-token vocabulary ends strings and objects instead of rambling.
+_STRUCTURAL = frozenset(b'"}],:')
+MAX_TEXT = 300
+
+
+@dataclass(frozen=True)
+class InstanceFailure:
+    kind: str
+    engine: str
+    spec_id: str
+    vocab: str
+    text: str
+    step: int | None
+    detail: str
+    policy: str | None = None
+
+    def row(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["text"] = self.text[:MAX_TEXT]
+        return out
+
+
+@dataclass
+class InstanceCounts:
+    engine: str
+    spec_id: str
+    vocab: str
+    valid: int = 0
+    invalid: int = 0
+    samples: int = 0
+    unfinished: int = 0
+    false_rejections: int = 0
+    false_acceptances: int = 0
+    invalid_outputs: int = 0
+    policy: int = 0
+    disputed: int = 0
+    failures: list[InstanceFailure] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "failures"}
+        return out
+
+
+def _allowed(mask: np.ndarray, size: int) -> np.ndarray:
+    return np.flatnonzero(np.unpackbits(mask.view(np.uint8), bitorder="little")[:size])
+
+
+def walk(matcher: Matcher, vocab: Vocabulary, ids: Sequence[int]) -> tuple[bool, int | None, str]:
+    """Feed `ids` then EOS: (accepted, step of the refusal, what was refused)."""
+    matcher.reset()
+    mask = np.zeros(vocab.mask_words, dtype=np.int32)
+    for step, token in enumerate(ids):
+        matcher.fill_mask(mask)
+        in_mask = bool((mask[token >> 5] >> (token & 31)) & 1)
+        if not in_mask or not matcher.advance(token):
+            where = "mask" if not in_mask else "advance"
+            return False, step, f"token {token} {vocab.tokens[token]!r} refused ({where})"
+    if not matcher.is_accepting():
+        return False, len(ids), "not accepting at the end (EOS refused)"
+    return True, None, ""
+
+
+def validate(schema: Any, value: Any) -> str | None:
+    """None when `value` is valid, else jsonschema's best error on one line."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema)
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return None
+    path = "/".join(map(str, error.absolute_path))
+    return f"at /{path}: {' '.join(error.message.split())[:200]}"
+
+
+class InstanceChecker:
+    def __init__(
+        self,
+        engine: str,
+        compiled: Compiled,
+        schema: Any,
+        spec_id: str,
+        vocab: Vocabulary,
+    ) -> None:
+        self.engine = engine
+        self.schema = schema
+        self.vocab = vocab
+        self.matcher = compiled.matcher()
+        self.counts = InstanceCounts(engine, spec_id, vocab.name)
+
+    def _fail(self, kind: str, text: str, step: int | None, detail: str, policy: str | None = None):
+        c = self.counts
+        c.failures.append(
+            InstanceFailure(kind, self.engine, c.spec_id, c.vocab, text, step, detail, policy)
+        )
+
+    def _accepts(self, text: str) -> tuple[bool, int | None, str]:
+        return walk(self.matcher, self.vocab, self.vocab.encode(text))
+
+    def check_valid(self, value: Any) -> None:
+        self.counts.valid += 1
+        text = compact_json(value)
+        ok, step, detail = self._accepts(text)
+        if ok:
+            return
+        escaped = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+        if escaped != text and self._accepts(escaped)[0]:
+            self.counts.policy += 1
+            self._fail(FALSE_REJECTION, text, step, detail, policy="json-escapes")
+            return
+        self.counts.false_rejections += 1
+        self._fail(FALSE_REJECTION, text, step, detail)
+
+    def check_invalid(self, value: Any) -> None:
+        self.counts.invalid += 1
+        text = compact_json(value)
+        ok, _, _ = self._accepts(text)
+        if not ok:
+            return
+        try:
+            why = validate(self.schema, value)
+        except Exception as exc:  # a schema jsonschema cannot evaluate ($ref to a URL...)
+            self._fail(UNVERIFIABLE, text, None, f"{type(exc).__name__}: {exc}"[:200])
+            return
+        if why is None:
+            self.counts.disputed += 1
+            self._fail(LABEL_DISPUTED, text, None, "labelled invalid, but jsonschema accepts it")
+            return
+        self.counts.false_acceptances += 1
+        self._fail(FALSE_ACCEPTANCE, text, None, why)
+
+    def sample(self, rng: random.Random, max_tokens: int) -> None:
+        self.counts.samples += 1
+        m = self.matcher
+        m.reset()
+        mask = np.zeros(self.vocab.mask_words, dtype=np.int32)
+        ids: list[int] = []
+        for _ in range(max_tokens):
+            m.fill_mask(mask)
+            allowed = _allowed(mask, self.vocab.size)
+            allowed = allowed[allowed != self.vocab.eos_id]
+            if m.is_accepting() and (not allowed.size or rng.random() < 0.5):
+                break
+            if not allowed.size:
+                self._fail(
+                    INVALID_OUTPUT,
+                    self.vocab.decode(ids).decode("utf-8", "replace"),
+                    len(ids),
+                    "dead end: no token allowed and EOS refused",
+                )
+                self.counts.invalid_outputs += 1
+                return
+            token = self._pick(rng, allowed)
+            if not m.advance(token):
+                text = self.vocab.decode(ids).decode("utf-8", "replace")
+                self._fail(MASK_ADVANCE, text, len(ids), f"token {token} in the mask refused")
+                self.counts.invalid_outputs += 1
+                return
+            ids.append(token)
+        else:
+            self.counts.unfinished += 1
+            return
+        raw = self.vocab.decode(ids)
+        text = raw.decode("utf-8", "replace")
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            self.counts.invalid_outputs += 1
+            self._fail(INVALID_OUTPUT, text, None, f"not JSON: {exc}")
+            return
+        try:
+            why = validate(self.schema, value)
+        except Exception as exc:
+            self._fail(UNVERIFIABLE, text, None, f"{type(exc).__name__}: {exc}"[:200])
+            return
+        if why is not None:
+            self.counts.invalid_outputs += 1
+            self._fail(INVALID_OUTPUT, text, None, why)
+
+    def _pick(self, rng: random.Random, allowed: np.ndarray) -> int:
+        tokens = self.vocab.tokens
+        if rng.random() < 0.5:
+            sample = [int(allowed[rng.randrange(allowed.size)]) for _ in range(64)]
+            closing = [t for t in sample if _STRUCTURAL.intersection(tokens[t])]
+            if closing:
+                return rng.choice(closing)
+        if rng.random() < 0.5:  # a long token: the longest of a small sample
+            sample = [int(allowed[rng.randrange(allowed.size)]) for _ in range(8)]
+            return max(sample, key=lambda t: (len(tokens[t]), t))
+        return int(allowed[rng.randrange(allowed.size)])
+
+
+def check_instances(
+    engine: str,
+    compiled: Compiled,
+    schema: Any,
+    spec_id: str,
+    vocab: Vocabulary,
+    valid: Sequence[Any],
+    invalid: Sequence[Any],
+    *,
+    samples: int = 4,
+    seed: int = 0,
+    max_tokens: int = 256,
+) -> InstanceCounts:
+    """Every check above for one engine, spec and vocabulary."""
+    checker = InstanceChecker(engine, compiled, schema, spec_id, vocab)
+    try:
+        for value in valid:
+            checker.check_valid(value)
+        for value in invalid:
+            checker.check_invalid(value)
+        rng = random.Random(f"{seed}:{spec_id}:{engine}:{vocab.name}")
+        for _ in range(samples):
+            checker.sample(rng, max_tokens)
+    except EngineError as exc:
+        checker._fail("engine-error", "", None, str(exc)[:300])
+    return checker.counts

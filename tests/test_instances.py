@@ -1,0 +1,114 @@
+"""Instance checks of JSON-schema engines: false rejections, false acceptances, invalid
+outputs, the json-escapes policy, and the converter's bugs seen through the reference."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import engines
+from harness.engines.base import Engine
+from harness.instances import (
+    FALSE_ACCEPTANCE,
+    FALSE_REJECTION,
+    check_instances,
+    validate,
+)
+from harness.spec import Spec
+from harness.vocab import synthetic
+
+pytest.importorskip("tokensdfa")
+
+VOCAB = synthetic(1000, seed=7)
+SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"type": "integer"}, "tag": {"enum": ["x", "y"]}},
+    "required": ["id", "tag"],
+    "additionalProperties": False,
+}
+VALID = [{"id": 1, "tag": "x"}, {"id": -20, "tag": "y"}]
+INVALID = [{"id": "1", "tag": "x"}, {"id": 1}, {"id": 1, "tag": "z"}]
+
+
+def _available(name: str) -> Engine:
+    engine = engines.get(name)
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"{name} unavailable: {why}")
+    return engine
+
+
+def _check(name: str, schema: dict, valid: list, invalid: list, samples: int = 3, seed: int = 0):  # type: ignore[no-untyped-def]
+    engine = _available(name)
+    spec = Spec.schema("test/schema", schema)
+    compiled = engine.compile(engine.prepare(VOCAB), spec)
+    return check_instances(
+        name, compiled, schema, spec.id, VOCAB, valid, invalid, samples=samples, seed=seed
+    )
+
+
+@pytest.mark.parametrize("name", ["llguidance", "xgrammar", "naive"])
+def test_correct_engine_has_no_invalidation_errors(name: str) -> None:
+    counts = _check(name, SCHEMA, VALID, INVALID)
+    assert (counts.valid, counts.invalid, counts.samples) == (2, 3, 3)
+    assert counts.false_rejections == 0, counts.failures
+    assert counts.false_acceptances == 0, counts.failures
+    assert counts.invalid_outputs == 0, counts.failures
+
+
+def test_sampling_is_deterministic_per_seed() -> None:
+    a = _check("llguidance", SCHEMA, [], [], samples=4, seed=3)
+    b = _check("llguidance", SCHEMA, [], [], samples=4, seed=3)
+    assert a.row() == b.row()
+
+
+def test_converter_any_value_bug_is_a_false_acceptance() -> None:
+    """outlines-core's converter writes an unconstrained property (`{}`) as ungrouped
+    alternatives, `...:[ ]?((true|false))|(null)|...`, so the top-level `|` splits the
+    whole regex: the reference walking it accepts a bare `null` and refuses `{"a":true}`
+    (seen on maskbench/BFCL_java_13)."""
+    schema = {"type": "object", "properties": {"a": {}}, "required": ["a"]}
+    assert validate(schema, None) is not None
+    counts = _check("naive", schema, [{"a": True}], [None], samples=0)
+    # and `{"a":true}` is refused: the first alternative ends before the closing brace
+    assert [f.kind for f in counts.failures] == [FALSE_REJECTION, FALSE_ACCEPTANCE]
+    assert counts.false_rejections == 1 and counts.false_acceptances == 1
+    # llguidance compiles the schema itself and refuses it
+    assert _check("llguidance", schema, [{"a": True}], [None], samples=0).failures == []
+
+
+STRING_SCHEMA = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}
+
+
+def test_converter_refuses_raw_and_escaped_c1_characters() -> None:
+    """The converter's string regex excludes raw U+007F-U+009F and has no \\u escapes,
+    so no spelling of a string holding U+0085 is accepted: a false rejection, not the
+    json-escapes policy."""
+    counts = _check("naive", STRING_SCHEMA, [{"s": "a\x85b"}], [], samples=0)
+    assert counts.false_rejections == 1 and counts.policy == 0
+
+
+def test_json_escapes_policy() -> None:
+    """An engine whose strings are ASCII only (here the reference on such a regex) refuses
+    the raw character but takes its escape: the json-escapes policy, not a rejection."""
+    engine = _available("naive")
+    ascii_only = Spec.regex("test/ascii-json", r'\{"s":"([ !#-\[\]-~]|\\u[0-9a-f]{4})*"\}')
+    compiled = engine.compile(engine.prepare(VOCAB), ascii_only)
+    counts = check_instances(
+        "naive", compiled, STRING_SCHEMA, "test/ascii-json", VOCAB, [{"s": "é"}], [], samples=0
+    )
+    assert counts.false_rejections == 0
+    assert counts.policy == 1
+    assert [(f.kind, f.policy) for f in counts.failures] == [(FALSE_REJECTION, "json-escapes")]
+
+
+def test_label_disputed_is_not_counted() -> None:
+    counts = _check("llguidance", SCHEMA, [], [{"id": 3, "tag": "y"}], samples=0)
+    assert counts.false_acceptances == 0 and counts.disputed == 1
+
+
+def test_validate_explains_in_one_line() -> None:
+    why = validate(SCHEMA, {"id": 1})
+    assert why is not None and "tag" in why and "\n" not in why
+    assert json.dumps(validate(SCHEMA, VALID[0])) == "null"
