@@ -26,7 +26,7 @@ BENCH_LIMIT ?= 8
 BENCH_TIMEOUT ?= 30
 BENCH_FLAGS ?=
 
-.PHONY: setup build test test-rust test-python bench fuzz lint clean
+.PHONY: setup build test test-rust test-python bench fuzz lint clean gate dashboard diff
 
 setup: $(VENV)/.linked
 
@@ -66,6 +66,30 @@ test: test-rust test-python
 bench: build
 	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES) \
 		--limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) --scaling $(BENCH_FLAGS)
+
+# The regression gate CI runs after the tests: side-by-side ratios against
+# benchmarks/thresholds.toml (see README, "Regression dashboard and CI gate").
+gate: build
+	$(VENV)/bin/tokensieve gate
+
+# asv on the current commit; results accumulate in reports/asv/results (one file per
+# commit), and the HTML (reports/asv/html) shows their history. ASV_FLAGS adds asv run
+# options, e.g. ASV_FLAGS=--quick.
+ASV := $(PY) -m asv
+ASV_MACHINE ?= $(shell hostname)
+ASV_FLAGS ?=
+dashboard: build
+	$(ASV) machine --yes --machine $(ASV_MACHINE) > /dev/null
+	$(ASV) run --environment existing:$(abspath $(PY)) --machine $(ASV_MACHINE) \
+		--set-commit-hash $$(git rev-parse HEAD) --show-stderr $(ASV_FLAGS)
+	$(ASV) publish
+	@echo "dashboard: reports/asv/html/index.html (serve it with: $(ASV) preview)"
+
+# The differential test over the default corpus on llama3 and tekken; DIFF_FLAGS adds
+# `tokensieve diff` options (e.g. DIFF_FLAGS="--limit-specs 10").
+DIFF_FLAGS ?=
+diff: build
+	$(VENV)/bin/tokensieve diff $(DIFF_FLAGS)
 
 fuzz: build
 	cd engines && PROPTEST_CASES=20000 cargo test --release --quiet

@@ -1,0 +1,1 @@
+"""asv benchmark suites (see engines.py)."""

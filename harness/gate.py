@@ -1,0 +1,234 @@
+"""The CI regression gate: ratios measured side by side in one process, against thresholds
+kept in the repository (`benchmarks/thresholds.toml`).
+
+On a noisy 2-core machine an absolute time says little; a ratio of two measurements
+interleaved in the same process (A, B, A, B, ...) cancels most of the noise, because both
+sides see the same load. Three ratios gate:
+- `compile_speedup_over_naive`: naive compile time / TokensDFA compile time, geometric
+  mean over the selected specs (must be at least the threshold);
+- `compile_speedup_over_outlines_core`: the same against outlines-core;
+- `fill_over_numpy_copy_p50` and `_p99`: TokensDFA's fill_mask time / the time of
+  `np.copyto` of one bitset of the same size; each state along the specs' token paths
+  is timed `reps` times, interleaved, and contributes its median.
+Absolute times are written to the result file for the record, never compared.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness import corpus, engines, paths
+from harness.engines.base import Compiled, Engine
+from harness.errors import MissingData, TokensieveError
+from harness.measure import geometric_mean, percentile
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+DEFAULT_THRESHOLDS = Path(__file__).resolve().parent.parent / "benchmarks" / "thresholds.toml"
+DEFAULT_SPECS = (
+    "outlines-bench/email",
+    "outlines-bench/date",
+    "outlines-bench/ip",
+    "outlines-bench/ssn",
+    "handwritten/chat-reply",
+)
+KINDS = ("min", "max")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    name: str
+    kind: str  # "min": the ratio must be >= limit; "max": <= limit
+    limit: float
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ratio: float
+    threshold: Threshold
+
+    @property
+    def ok(self) -> bool:
+        if self.threshold.kind == "min":
+            return self.ratio >= self.threshold.limit
+        return self.ratio <= self.threshold.limit
+
+    def line(self) -> str:
+        op = ">=" if self.threshold.kind == "min" else "<="
+        verdict = "ok" if self.ok else "FAIL"
+        return (
+            f"{verdict:<4} {self.name}: ratio {self.ratio:.2f}, threshold {op} "
+            f"{self.threshold.limit:g}"
+        )
+
+
+def load_thresholds(path: Path) -> dict[str, Threshold]:
+    """Parse the thresholds file; a bad one is a one-line error naming the file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingData(f"thresholds file {path} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TokensieveError(f"thresholds file {path}: {exc}") from None
+    out = {}
+    for name, entry in data.items():
+        if not isinstance(entry, dict):
+            raise TokensieveError(f"thresholds file {path}: [{name}] must be a table")
+        kinds = [k for k in KINDS if k in entry]
+        if len(kinds) != 1 or not isinstance(entry[kinds[0]], int | float):
+            raise TokensieveError(
+                f"thresholds file {path}: [{name}] needs exactly one number, min or max"
+            )
+        out[name] = Threshold(name, kinds[0], float(entry[kinds[0]]), str(entry.get("why", "")))
+    return out
+
+
+@dataclass
+class Measurements:
+    """Interleaved samples in nanoseconds, keyed by what was measured."""
+
+    compile_ns: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    fill_ns: list[int] = field(default_factory=list)
+    copy_ns: list[int] = field(default_factory=list)
+
+    def compile_ratio(self, slow: str, fast: str) -> float | None:
+        ratios = []
+        specs = {spec for _, spec in self.compile_ns}
+        for spec in sorted(specs):
+            a, b = self.compile_ns.get((slow, spec)), self.compile_ns.get((fast, spec))
+            if a and b:
+                ratios.append(statistics.median(a) / max(1, statistics.median(b)))
+        return geometric_mean(ratios)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "compile_median_ns": {
+                f"{e} {s}": statistics.median(v) for (e, s), v in self.compile_ns.items()
+            },
+            "fill_ns": {"p50": _p(self.fill_ns, 0.5), "p99": _p(self.fill_ns, 0.99)},
+            "numpy_copy_ns": {"p50": _p(self.copy_ns, 0.5), "p99": _p(self.copy_ns, 0.99)},
+            "fill_samples": len(self.fill_ns),
+        }
+
+
+def _p(values: Sequence[int], q: float) -> float | None:
+    return percentile(values, q) if values else None
+
+
+def _timed(work: Callable[[], Any]) -> tuple[int, Any]:
+    start = time.perf_counter_ns()
+    value = work()
+    return time.perf_counter_ns() - start, value
+
+
+def measure_compile(
+    pair: Sequence[Engine],
+    prepared: dict[str, Any],
+    specs: Sequence[Spec],
+    rounds: int,
+    into: Measurements,
+) -> dict[str, Compiled]:
+    """Compile each spec with each engine of `pair`, alternating, `rounds` times. Returns
+    the last compiled TokensDFA index per spec (for the fill measurement)."""
+    last: dict[str, Compiled] = {}
+    for spec in specs:
+        for _ in range(rounds):
+            for engine in pair:
+                ns, compiled = _timed(
+                    lambda e=engine, s=spec: e.compile(prepared[e.name], s)  # type: ignore[misc]
+                )
+                into.compile_ns.setdefault((engine.name, spec.id), []).append(ns)
+                if engine.name == "tokensdfa":
+                    last[spec.id] = compiled
+    return last
+
+
+def measure_fill(
+    compiled: dict[str, Compiled],
+    vocab: Vocabulary,
+    specs: Sequence[Spec],
+    reps: int,
+    into: Measurements,
+) -> None:
+    """TokensDFA fill_mask against np.copyto of one bitset, interleaved at every state of
+    each spec's first token paths."""
+    out = np.zeros(vocab.mask_words, dtype=np.int32)
+    src = np.ones(vocab.mask_words, dtype=np.int32)
+    dst = np.zeros(vocab.mask_words, dtype=np.int32)
+    clock = time.perf_counter_ns
+    for spec in specs:
+        if spec.id not in compiled:
+            continue
+        for path in paths.paths_for(spec, vocab, n=2):
+            matcher = compiled[spec.id].matcher()
+            for token in [*path.ids, None]:
+                fills, copies = [], []
+                for _ in range(reps):
+                    t0 = clock()
+                    matcher.fill_mask(out)
+                    t1 = clock()
+                    np.copyto(dst, src)
+                    t2 = clock()
+                    fills.append(t1 - t0)
+                    copies.append(t2 - t1)
+                # one figure per state: a preempted sample must not pass for a slow state
+                into.fill_ns.append(int(statistics.median(fills)))
+                into.copy_ns.append(int(statistics.median(copies)))
+                if token is None or not matcher.advance(token):
+                    break
+
+
+def run_gate(
+    vocab: Vocabulary,
+    spec_ids: Sequence[str],
+    thresholds: dict[str, Threshold],
+    rounds: int = 3,
+    reps: int = 20,
+    engine_factory: Callable[[str], Engine] = engines.get,
+    log: Callable[[str], None] = lambda _: None,
+) -> tuple[list[Check], Measurements]:
+    """Measure and compare. `engine_factory` lets a test hand in a slowed TokensDFA."""
+    specs = [corpus.get(s) for s in spec_ids]
+    tdfa = engine_factory("tokensdfa")
+    others = {n: engine_factory(n) for n in ("naive", "outlines-core")}
+    prepared = {e.name: e.prepare(vocab) for e in [tdfa, *others.values()]}
+    m = Measurements()
+    log(f"compile: tokensdfa vs naive, {len(specs)} specs x {rounds} rounds")
+    compiled = measure_compile([others["naive"], tdfa], prepared, specs, rounds, m)
+    log("compile: tokensdfa vs outlines-core")
+    measure_compile([others["outlines-core"], tdfa], prepared, specs, rounds, m)
+    log("fill_mask vs np.copyto")
+    measure_fill(compiled, vocab, specs, reps, m)
+    ratios = {
+        "compile_speedup_over_naive": m.compile_ratio("naive", "tokensdfa"),
+        "compile_speedup_over_outlines_core": m.compile_ratio("outlines-core", "tokensdfa"),
+        "fill_over_numpy_copy_p50": _ratio(m.fill_ns, m.copy_ns, 0.5),
+        "fill_over_numpy_copy_p99": _ratio(m.fill_ns, m.copy_ns, 0.99),
+    }
+    checks = []
+    for name, threshold in thresholds.items():
+        if name not in ratios:
+            raise TokensieveError(
+                f"thresholds: unknown benchmark {name!r} (known: {', '.join(ratios)})"
+            )
+        ratio = ratios[name]
+        if ratio is None:
+            raise TokensieveError(f"gate: nothing measured for {name}")
+        checks.append(Check(name, ratio, threshold))
+    return checks, m
+
+
+def _ratio(a: Sequence[int], b: Sequence[int], q: float) -> float | None:
+    if not a or not b:
+        return None
+    return percentile(a, q) / max(1, percentile(b, q))
