@@ -107,7 +107,7 @@ def _factory(slow: bool):  # type: ignore[no-untyped-def]
 def test_gate_fails_on_slowed_tokensdfa_and_passes_on_the_real_one() -> None:
     vocab = vocabularies.load("llama3")
     thresholds = load_thresholds(DEFAULT_THRESHOLDS)
-    real, _ = run_gate(vocab, SPECS, thresholds, rounds=2, reps=5, engine_factory=_factory(False))
+    real, _ = run_gate(vocab, SPECS, thresholds, rounds=3, reps=10, engine_factory=_factory(False))
     assert all(c.ok for c in real), [c.line() for c in real]
     slowed, _ = run_gate(vocab, SPECS, thresholds, rounds=2, reps=5, engine_factory=_factory(True))
     failed = {c.name for c in slowed if not c.ok}

@@ -12,7 +12,6 @@ import argparse
 import csv
 import html
 import json
-import multiprocessing as mp
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from harness import corpus, engines, paths
 from harness import vocab as vocabularies
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
+from harness.isolation import run_isolated
 from harness.jumpforward import ForcedDisagreement, analyze_path, compare_forced
 from harness.paths import TokenPath
 from harness.spec import Spec
@@ -131,31 +131,8 @@ def spread(items: list[Spec], limit: int | None) -> list[Spec]:
 
 def _in_child(timeout: float, work: Callable[[], Any]) -> tuple[str, Any]:
     """Run `work` in a forked child (which inherits the prepared vocabularies); a hang or a
-    crash costs only this cell. Returns ("ok", value), ("timeout", None) or ("crash", code)."""
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def target() -> None:
-        try:
-            send.send(("ok", work()))
-        except TokensieveError as exc:
-            send.send(("error", str(exc)))
-
-    child = ctx.Process(target=target, daemon=True)
-    child.start()
-    send.close()
-    if recv.poll(timeout):
-        try:
-            result: tuple[str, Any] = recv.recv()
-        except EOFError:
-            result = ("crash", None)
-    else:
-        child.kill()
-        result = ("timeout", None)
-    child.join(5)
-    if result[0] == "crash" or (result[0] == "ok" and child.exitcode not in (0, None)):
-        return "crash", child.exitcode
-    return result
+    crash costs only this cell."""
+    return run_isolated(work, timeout)
 
 
 def run(args: argparse.Namespace) -> int:
