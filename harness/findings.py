@@ -17,10 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import repro
+from harness import instance_repro, repro
 from harness.differ import Disagreement
-from harness.instances import InstanceCounts, InstanceFailure
+from harness.instances import (
+    FALSE_ACCEPTANCE,
+    FALSE_REJECTION,
+    INVALID_OUTPUT,
+    InstanceCounts,
+    InstanceFailure,
+)
 from harness.minimize import Minimal
+
+INSTANCE_BUGS = (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
+# Instance repros written per run: each shrinks its text with up to a few hundred compiles.
+MAX_INSTANCE_REPROS = 60
 
 
 @dataclass
@@ -73,10 +83,52 @@ class Collector:
         self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
         self.instance_counts: list[InstanceCounts] = []
         self.instance_failures: list[InstanceFailure] = []
+        self.instance_schemas: dict[tuple[str, str, str], tuple[InstanceFailure, Any]] = {}
+        self.instance_repros: list[dict[str, Any]] = []
 
-    def add_instances(self, counts: InstanceCounts) -> None:
+    def add_instances(self, counts: InstanceCounts, schema: Any) -> None:
         self.instance_counts.append(counts)
         self.instance_failures.extend(counts.failures)
+        for f in counts.failures:
+            if f.kind in INSTANCE_BUGS and f.policy is None:
+                self.instance_schemas.setdefault((f.engine, f.kind, f.spec_id), (f, schema))
+
+    def write_instance_repros(self, directory: Path, limit: int = MAX_INSTANCE_REPROS) -> None:
+        """One shrunk repro per (engine, kind, spec) instance failure, each run on its own."""
+        directory.mkdir(parents=True, exist_ok=True)
+        for (engine, kind, spec_id), (failure, schema) in list(self.instance_schemas.items())[
+            :limit
+        ]:
+            found = instance_repro.minimize_failure(failure, schema)
+            row: dict[str, Any] = {"engine": engine, "kind": kind, "spec": spec_id}
+            if found is None:
+                row["repro"] = None
+                row["explanation"] = (
+                    f"{failure.detail} (does not show on a byte-level vocabulary; "
+                    "see instance_failures for the full text)"
+                )
+                self.instance_repros.append(row)
+                continue
+            digest = hashlib.sha256(repr((engine, kind, spec_id)).encode()).hexdigest()[:8]
+            name = f"{engine}-{kind}-{digest}"
+            text = instance_repro.explanation(found, failure)
+            path = directory / f"{name}.py"
+            path.write_text(
+                instance_repro.script(found, f"tokensieve finding {name}: {kind}", text)
+            )
+            path.chmod(0o755)
+            (directory / f"{name}.md").write_text(
+                f"# {name}\n\n{text}\n\nRepro: `python {name}.py`\n"
+            )
+            reproduced, output = repro.run(path)
+            row.update(
+                repro=f"findings/{path.name}",
+                text=found.text,
+                explanation=text,
+                reproduces=reproduced,
+                repro_output=output,
+            )
+            self.instance_repros.append(row)
 
     def instance_summary(self) -> list[dict[str, Any]]:
         """Per engine and vocabulary: instance checks and their failures, summed."""

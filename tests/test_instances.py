@@ -4,14 +4,17 @@ outputs, the json-escapes policy, and the converter's bugs seen through the refe
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from harness import engines
+from harness import engines, instance_repro, repro
 from harness.engines.base import Engine
 from harness.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
+    INVALID_OUTPUT,
+    InstanceFailure,
     check_instances,
     validate,
 )
@@ -112,3 +115,37 @@ def test_validate_explains_in_one_line() -> None:
     why = validate(SCHEMA, {"id": 1})
     assert why is not None and "tag" in why and "\n" not in why
     assert json.dumps(validate(SCHEMA, VALID[0])) == "null"
+
+
+@pytest.mark.parametrize(
+    ("engine", "schema", "text", "kind"),
+    [
+        # xgrammar lets a raw tab into a length-bounded string (seen on
+        # handwritten/function-search); JSON requires it escaped
+        (
+            "xgrammar",
+            {"type": "object", "properties": {"q": {"type": "string", "maxLength": 9}}},
+            '{"q":"a\tb"}',
+            INVALID_OUTPUT,
+        ),
+        # the converter's language takes a bare null for an object with a `{}` property
+        (
+            "naive",
+            {"type": "object", "properties": {"a": {}}, "required": ["a"]},
+            "null",
+            FALSE_ACCEPTANCE,
+        ),
+    ],
+)
+def test_instance_repro_shrinks_and_reproduces(
+    engine: str, schema: dict, text: str, kind: str, tmp_path: Path
+) -> None:
+    _available(engine)
+    failure = InstanceFailure(kind, engine, "test/s", "synthetic", text, None, "found")
+    found = instance_repro.minimize_failure(failure, schema)
+    assert found is not None and len(found.text) <= len(text)
+    path = tmp_path / "repro.py"
+    path.write_text(instance_repro.script(found, "t", instance_repro.explanation(found, failure)))
+    reproduced, output = repro.run(path)
+    assert reproduced, output
+    assert "harness" not in path.read_text()

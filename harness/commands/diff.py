@@ -235,7 +235,9 @@ def run(args: argparse.Namespace) -> int:
             cells.append(_one_cell(spec, vocab, chosen, prepared, args, memory_limit, collector))
             _write(out_dir, args, collector, cells, started, final=False)
     if not args.no_minimize:
+        print("writing and running repros", flush=True)
         collector.write_repros(out_dir / "findings")
+        collector.write_instance_repros(out_dir / "findings")
     _write(out_dir, args, collector, cells, started, final=True)
     _print(collector, cells, out_dir, time.perf_counter() - started)
     return 0
@@ -291,7 +293,7 @@ def _one_cell(
     for engine, n in outcome.diff.states.items():
         collector.states[(engine, vocab.name)] += n
     for counts in outcome.instances:
-        collector.add_instances(counts)
+        collector.add_instances(counts, json.loads(spec.text))
     bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == "bug")
     row.update(
         status="ok",
@@ -334,6 +336,7 @@ def _write(
             "findings": findings,
             "instances": collector.instance_summary(),
             "instance_failures": [f.row() for f in collector.instance_failures],
+            "instance_repros": collector.instance_repros,
             "cells": cells,
         },
     )
@@ -372,6 +375,8 @@ regex ("naive": its failures are the converter's). valid/invalid: labelled insta
 checked (compact JSON, real encoder); samples: completions drawn from the engine's own
 masks; disputed: labelled invalid but valid per jsonschema (not counted); policy:
 json-escapes.</p>{table_html(collector.instance_summary())}
+<h3>Repros (one per engine, kind and schema; text shrunk on a byte-level vocabulary)</h3>
+{table_html(collector.instance_repros, link="repro")}
 <h3>Failures</h3>{table_html([f.row() for f in collector.instance_failures[:300]])}
 <h2>Cells not compared</h2>{table_html(failed)}
 """

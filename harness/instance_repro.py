@@ -1,0 +1,217 @@
+"""Minimal repros for instance failures of JSON-schema engines.
+
+A failure found on a real vocabulary (xgrammar emitting a raw tab inside a string, the
+converter accepting a bare `null`) is rebuilt on a byte-level vocabulary (one token per
+distinct byte of the text, plus EOS), checked to still show, and its text shrunk by
+deleting chunks while it does. The script then needs only the engine's package (for the
+converter: outlines-core and Python's `re`) and the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness import engines
+from harness.errors import TokensieveError
+from harness.instances import FALSE_REJECTION, InstanceFailure, validate, walk
+from harness.minimize import tiny_vocabulary
+from harness.spec import Spec
+
+# Engines whose instance failures get a repro, and what the script drives.
+TARGETS = {"llguidance": "llguidance", "xgrammar": "xgrammar", "naive": "converter"}
+MAX_CHECKS = 400
+
+
+@dataclass(frozen=True)
+class InstanceRepro:
+    engine: str  # "llguidance", "xgrammar" or "converter" (outlines-core's)
+    kind: str
+    schema: Any
+    text: str
+    why: str
+
+
+def _invalid(schema: Any, text: str) -> str | None:
+    """Why `text` is not a valid instance (None if it is)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+    try:
+        return validate(schema, value)
+    except Exception as exc:  # jsonschema cannot evaluate the schema
+        return f"unverifiable: {type(exc).__name__}"
+
+
+def _accepts(engine_name: str, schema: Any, text: str) -> bool | None:
+    """Does the engine take `text` to EOS on a byte-level vocabulary? None if it cannot
+    compile the schema there."""
+    data = text.encode()
+    tokens = sorted({bytes([b]) for b in data})
+    vocab = tiny_vocabulary(tokens)
+    engine = engines.get(engine_name)
+    try:
+        compiled = engine.compile(engine.prepare(vocab), Spec.schema("repro/schema", schema))
+    except TokensieveError:
+        return None
+    ids = [tokens.index(bytes([b])) + 1 for b in data]
+    return walk(compiled.matcher(), vocab, ids)[0]
+
+
+def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
+    """Delete chunks of `text` (halves, then quarters, ... single characters) while
+    `keeps` still holds."""
+    checks = 0
+    size = max(1, len(text) // 2)
+    while size >= 1 and checks < MAX_CHECKS:
+        i = 0
+        shrunk = False
+        while i < len(text) and checks < MAX_CHECKS:
+            candidate = text[:i] + text[i + size :]
+            checks += 1
+            if candidate and keeps(candidate):
+                text = candidate
+                shrunk = True
+            else:
+                i += size
+        if not shrunk:
+            size //= 2
+    return text
+
+
+def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | None:
+    """The shortest text that still shows `failure` on a byte-level vocabulary."""
+    target = TARGETS.get(failure.engine)
+    if target is None or failure.policy is not None:
+        return None
+    rejection = failure.kind == FALSE_REJECTION
+
+    def keeps(text: str) -> bool:
+        bad = _invalid(schema, text)
+        if bad is not None and bad.startswith("unverifiable"):
+            return False
+        accepted = _accepts(failure.engine, schema, text)
+        if accepted is None:
+            return False
+        return (not accepted and bad is None) if rejection else (accepted and bad is not None)
+
+    if not keeps(failure.text):
+        return None
+    text = _shrink(failure.text, keeps)
+    why = "valid per jsonschema" if rejection else str(_invalid(schema, text))
+    return InstanceRepro(target, failure.kind, schema, text, why)
+
+
+_ENGINE_CODE = {
+    "llguidance": """
+def accepts(text):
+    import llguidance
+
+    data = text.encode()
+    tokens = [b"<eos>"] + sorted({bytes([b]) for b in data})
+
+    class Source:
+        eos_token_id = 0
+        bos_token_id = None
+        special_token_ids = [0]
+
+        def __init__(self):
+            self.tokens = tokens
+
+        def __call__(self, s):
+            s = s.encode() if isinstance(s, str) else s
+            return [tokens.index(bytes([b])) for b in s]
+
+    tok = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Source()), n_vocab=len(tokens))
+    grammar = llguidance.LLMatcher.grammar_from_json_schema(
+        json.dumps(SCHEMA), overrides={"whitespace_flexible": True}
+    )
+    m = llguidance.LLMatcher(tok, grammar, log_level=0)
+    for b in data:
+        t = tokens.index(bytes([b]))
+        if m.validate_tokens([t]) != 1 or not m.consume_token(t):
+            return False
+    return bool(m.is_accepting())
+""",
+    "xgrammar": """
+def accepts(text):
+    import xgrammar as xgr
+
+    data = text.encode()
+    tokens = [b""] + sorted({bytes([b]) for b in data})  # id 0: EOS, never text
+    info = xgr.TokenizerInfo(tokens, xgr.VocabType.RAW, vocab_size=len(tokens), stop_token_ids=[0])
+    compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
+    m = xgr.GrammarMatcher(compiler.compile_json_schema(json.dumps(SCHEMA), any_whitespace=True))
+    for b in data:
+        if not m.accept_token(tokens.index(bytes([b]))):
+            return False
+    return bool(m.is_completed())
+""",
+    "converter": """
+def accepts(text):
+    # the language outlines-core builds for the schema, read by Python's re
+    from outlines_core.json_schema import build_regex_from_schema
+
+    return re.fullmatch(build_regex_from_schema(json.dumps(SCHEMA)), text) is not None
+""",
+}
+
+_PACKAGES = {
+    "llguidance": "llguidance",
+    "xgrammar": "xgrammar",
+    "converter": "outlines-core",
+}
+
+
+def script(r: InstanceRepro, title: str, paragraph: str) -> str:
+    expect = "refuses" if r.kind == FALSE_REJECTION else "accepts"
+    return (
+        "#!/usr/bin/env python3\n"
+        f'"""{title}\n\n{paragraph}\n\n'
+        f"Needs only {_PACKAGES[r.engine]} and the standard library. Prints REPRODUCED and "
+        f"exits 1 while the engine {expect} TEXT; FIXED and 0 once it does not.\n"
+        '"""\n\nimport json\nimport re\nimport sys\n\n'
+        f"SCHEMA = json.loads({json.dumps(r.schema)!r})\n"
+        f"TEXT = {r.text!r}\n"
+        f"KIND = {r.kind!r}\n"
+        f"# {'why TEXT is valid' if r.kind == FALSE_REJECTION else 'why TEXT is invalid'}"
+        f" (jsonschema):\nWHY = {r.why!r}\n" + _ENGINE_CODE[r.engine] + _MAIN
+    )
+
+
+_MAIN = """
+
+def main():
+    if KIND != "false-rejection":
+        try:
+            json.loads(TEXT)
+        except ValueError as exc:
+            print("TEXT is not JSON:", exc)
+    accepted = accepts(TEXT)
+    print(f"TEXT = {TEXT!r}; engine accepts it: {accepted}; {WHY}")
+    reproduced = (not accepted) if KIND == "false-rejection" else accepted
+    print("REPRODUCED" if reproduced else "FIXED")
+    return 1 if reproduced else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
+def explanation(r: InstanceRepro, failure: InstanceFailure) -> str:
+    who = "outlines-core's build_regex_from_schema" if r.engine == "converter" else r.engine
+    if r.kind == FALSE_REJECTION:
+        what = f"refuses {r.text!r}, a valid instance"
+    elif r.kind == "false-acceptance":
+        what = f"accepts {r.text!r} through EOS, though it is invalid ({r.why})"
+    else:
+        what = f"lets a sampled completion end as {r.text!r}, which is invalid ({r.why})"
+    return (
+        f"{who} {what}. Found on {failure.spec_id} with the {failure.vocab} vocabulary "
+        f"({failure.kind}); the text was shrunk on a byte-level vocabulary while the "
+        "failure still showed."
+    )
