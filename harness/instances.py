@@ -4,7 +4,9 @@ Engines with their own JSON grammar (llguidance, xgrammar) speak a different, va
 language than the converted regex the reference walks (whitespace, escapes, number forms),
 so their masks are not compared state by state. They are held to the schema instead:
 - every valid instance, serialized compactly and tokenized with the real encoder, is
-  accepted through to EOS (else a *false rejection*);
+  accepted through to EOS (else a *false rejection*), and so is each layout the engine's
+  JSON whitespace policy promises (spaced for outlines' `[ ]?`, indented for flexible
+  whitespace): the whitespace policy as a tested rule;
 - every invalid instance is refused at some step (else a *false acceptance*, unless
   `jsonschema` itself finds the instance valid: the label is then *disputed*, not counted);
 - completions sampled at random from the engine's own masks parse and validate with
@@ -27,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.corpus import compact_json
 from harness.engines import EngineError
 from harness.engines.base import Compiled, Matcher
+from harness.paths import Layout, serialize
 from harness.vocab import Vocabulary
 
 FALSE_REJECTION = "false-rejection"
@@ -138,23 +140,27 @@ class InstanceChecker:
     def _accepts(self, text: str) -> tuple[bool, int | None, str]:
         return walk(self.matcher, self.vocab, self.vocab.encode(text))
 
-    def check_valid(self, value: Any) -> None:
+    def check_valid(self, value: Any, layouts: Sequence[Layout] = ("compact",)) -> None:
+        """Accepted in every layout the engine's whitespace policy promises (compact
+        first); one count per instance, at its first refused layout."""
         self.counts.valid += 1
-        text = compact_json(value)
-        ok, step, detail = self._accepts(text)
-        if ok:
+        for layout in layouts:
+            text = serialize(value, layout)
+            ok, step, detail = self._accepts(text)
+            if ok:
+                continue
+            escaped = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+            if layout == "compact" and escaped != text and self._accepts(escaped)[0]:
+                self.counts.policy += 1
+                self._fail(FALSE_REJECTION, text, step, detail, policy="json-escapes")
+                return
+            self.counts.false_rejections += 1
+            self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}")
             return
-        escaped = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-        if escaped != text and self._accepts(escaped)[0]:
-            self.counts.policy += 1
-            self._fail(FALSE_REJECTION, text, step, detail, policy="json-escapes")
-            return
-        self.counts.false_rejections += 1
-        self._fail(FALSE_REJECTION, text, step, detail)
 
     def check_invalid(self, value: Any) -> None:
         self.counts.invalid += 1
-        text = compact_json(value)
+        text = serialize(value, "compact")
         ok, _, _ = self._accepts(text)
         if not ok:
             return
@@ -243,12 +249,16 @@ def check_instances(
     samples: int = 4,
     seed: int = 0,
     max_tokens: int = 256,
+    layouts: Sequence[Layout] = ("compact",),
 ) -> InstanceCounts:
-    """Every check above for one engine, spec and vocabulary."""
+    """Every check above for one engine, spec and vocabulary. `layouts` are the JSON
+    layouts valid instances must be accepted in (`paths.POLICY_LAYOUTS` of the engine's
+    whitespace policy: compact for all, spaced for outlines' `[ ]?`, pretty for
+    flexible whitespace)."""
     checker = InstanceChecker(engine, compiled, schema, spec_id, vocab)
     try:
         for value in valid:
-            checker.check_valid(value)
+            checker.check_valid(value, layouts)
         for value in invalid:
             checker.check_invalid(value)
         rng = random.Random(f"{seed}:{spec_id}:{engine}:{vocab.name}")

@@ -149,3 +149,33 @@ def test_instance_repro_shrinks_and_reproduces(
     reproduced, output = repro.run(path)
     assert reproduced, output
     assert "harness" not in path.read_text()
+
+
+def test_whitespace_layouts_follow_each_policy() -> None:
+    """Flexible whitespace takes all three layouts; outlines' `[ ]?` takes compact and
+    spaced but not indented text, which the checker then reports with its layout."""
+    from harness.paths import POLICY_LAYOUTS
+
+    for name in ("llguidance", "xgrammar", "naive"):
+        engine = _available(name)
+        spec = Spec.schema("test/schema", SCHEMA)
+        compiled = engine.compile(engine.prepare(VOCAB), spec)
+        layouts = POLICY_LAYOUTS[engine.policies.json_whitespace]
+        counts = check_instances(
+            name, compiled, SCHEMA, spec.id, VOCAB, VALID, [], samples=0, layouts=layouts
+        )
+        assert counts.false_rejections == 0, (name, counts.failures)
+    engine = _available("naive")
+    compiled = engine.compile(engine.prepare(VOCAB), Spec.schema("test/schema", SCHEMA))
+    counts = check_instances(
+        "naive",
+        compiled,
+        SCHEMA,
+        "test/schema",
+        VOCAB,
+        VALID[:1],
+        [],
+        samples=0,
+        layouts=("compact", "pretty"),
+    )
+    assert counts.false_rejections == 1 and "[pretty layout]" in counts.failures[0].detail

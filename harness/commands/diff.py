@@ -33,7 +33,7 @@ from harness.instances import InstanceCounts, check_instances
 from harness.isolation import OK, run_isolated
 from harness.measure import fmt_seconds, parse_bytes
 from harness.minimize import Minimal, minimize
-from harness.paths import REFERENCE
+from harness.paths import POLICY_LAYOUTS, REFERENCE
 from harness.runner import DEFAULT_SETS
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -121,6 +121,7 @@ def instance_checks(
                 plan.invalid,
                 samples=plan.samples,
                 seed=plan.seed,
+                layouts=POLICY_LAYOUTS[e.policies.json_whitespace],
             )
         )
     return out
