@@ -140,6 +140,21 @@ class References:
         self.exact = tokensdfa.Index(regex, self.native_vocab)
         self.dfa = tokensdfa.ByteDfa(regex)
         self._policy: dict[str, Any] = {}
+        self._dotall: Any | None = None
+        self._dotall_built = False
+
+    @property
+    def dotall_dfa(self) -> Any | None:
+        """The byte DFA of the regex with `.` matching newline (for triage)."""
+        import tokensdfa
+
+        if not self._dotall_built:
+            self._dotall_built = True
+            try:
+                self._dotall = tokensdfa.ByteDfa(f"(?s:{self.regex})")
+            except ValueError:
+                self._dotall = None
+        return self._dotall
 
     def policy_index(self, name: str, engine: Engine) -> Any | None:
         """The naive index of the regex as `engine` reads it under policy `name`, or None
@@ -367,6 +382,9 @@ class Differ:
             accepting_actual=engine_accepting,
             forced=bytes(self.refs.exact.forced_bytes(exact_state)),
             dfa=self.refs.dfa,
+            dotall_dfa=self.refs.dotall_dfa
+            if b"\n" in b"".join(self.vocab.tokens[t] for t in list(actual - expected)[:KEEP_IDS])
+            else None,
             policy_reference=self._policy_views(lane),
         )
         verdict = triage(view)

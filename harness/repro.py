@@ -40,6 +40,8 @@ SIGNATURE_TEXT = {
     "utf8-overapproximation": "every token it adds stops inside a multi-byte UTF-8 character "
     "that no completion can finish within the regex: the engine approximates the UTF-8 "
     "byte ranges of a Unicode class",
+    "dot-matches-newline": "every token it adds holds a newline and fits the regex only if "
+    "`.` matched newline, which it does not outside (?s)",
     "accepting-only": "the masks agree but the engine disagrees on whether the text so far "
     "is a complete match",
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",

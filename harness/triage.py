@@ -27,6 +27,8 @@ Bug signatures:
 - `utf8-overapproximation`: the engine only adds tokens, and each one stops inside a
   multi-byte UTF-8 character that the regex cannot complete (a byte-range approximation
   of a Unicode class).
+- `dot-matches-newline`: the engine only adds tokens, each holding a newline, and each
+  fits the regex read with `.` matching newline (outside `(?s)`, `.` excludes it).
 - `accepting-only`: the masks agree but the accepting status does not.
 - `unclassified`: anything else.
 """
@@ -117,6 +119,8 @@ class StateView:
     accepting_actual: bool
     forced: bytes  # bytes the reference forces from here ("" if none)
     dfa: Any  # tokensdfa.ByteDfa of the reference regex
+    # the same regex with `.` matching newline too, or None where it cannot be built
+    dotall_dfa: Any | None
     policy_reference: dict[str, tuple[frozenset[int], bool] | None]
 
     @property
@@ -265,6 +269,20 @@ def _utf8_overapproximation(view: StateView) -> str | None:
     return None
 
 
+def _dot_matches_newline(view: StateView) -> str | None:
+    if view.reference_only or not view.engine_only or view.dotall_dfa is None:
+        return None
+    dfa = view.dotall_dfa
+    for t in view.engine_only:
+        token = view.tokens[t]
+        if b"\n" not in token or dfa.walk(dfa.initial_state, view.prefix + token) is None:
+            return None
+    return (
+        f"every one of the {len(view.engine_only)} extra tokens holds a newline and fits "
+        "the regex when `.` matches newline"
+    )
+
+
 def _accepting_only(view: StateView) -> str | None:
     if view.expected == view.actual and view.accepting_expected != view.accepting_actual:
         want = "accepting" if view.accepting_expected else "not accepting"
@@ -276,6 +294,7 @@ BUG_SIGNATURES: dict[str, Rule] = {
     "final-state-exit": _final_state_exit,
     "utf8-surrogate": _utf8_surrogate,
     "utf8-overapproximation": _utf8_overapproximation,
+    "dot-matches-newline": _dot_matches_newline,
     "accepting-only": _accepting_only,
 }
 

@@ -73,6 +73,7 @@ def _view(engine: Engine, **kw: object) -> StateView:
         accepting_actual=True,
         forced=b"",
         dfa=tokensdfa.ByteDfa(r"a(\.a)*"),
+        dotall_dfa=None,
         policy_reference={},
     )
     base.update(kw)
@@ -122,6 +123,18 @@ def test_triage_signatures() -> None:
     assert triage(accepting).rule == "accepting-only"
     other = _view(oc, prefix=b"", expected=frozenset({1}), actual=frozenset({2}))
     assert triage(other).rule == "unclassified"
+    newline = _view(
+        engines.get("xgrammar"),
+        tokens=[b"<eos>", b"a", b"a\n", b"\n"],
+        prefix=b"",
+        expected=frozenset({1}),
+        actual=frozenset({1, 2}),
+        accepting_expected=False,
+        accepting_actual=False,
+        dfa=tokensdfa.ByteDfa("a.b"),
+        dotall_dfa=tokensdfa.ByteDfa("(?s:a.b)"),
+    )
+    assert triage(newline).rule == "dot-matches-newline"
 
 
 # --- the differ --------------------------------------------------------------------------
@@ -146,6 +159,8 @@ def test_differ_finds_known_bugs_and_policies() -> None:
     assert [(d.verdict, d.rule) for d in outlines.disagreements] == [("bug", "final-state-exit")]
     xgr = _diff("xgrammar", '"[^"]*"')
     assert {d.rule for d in xgr.disagreements if d.verdict == "bug"} == {"utf8-surrogate"}
+    dot = _diff("xgrammar", "a.b")
+    assert "dot-matches-newline" in {d.rule for d in dot.disagreements}
     ascii_only = _diff("xgrammar", r"\d+")
     assert ascii_only.disagreements
     assert {(d.verdict, d.rule) for d in ascii_only.disagreements} == {("policy", "ascii-classes")}

@@ -31,6 +31,9 @@ KNOWN_FINDINGS: dict[tuple[str, str], str] = {
     "full match for a longer one (finish-and-continue; leftmost-first alternation)",
     ("xgrammar", "utf8-surrogate"): "xgrammar 0.2.8 lets a negated class continue lead byte "
     "ED with A0-BF (UTF-8-encoded surrogates)",
+    ("xgrammar", "dot-matches-newline"): "xgrammar 0.2.8's `.` matches a newline",
+    ("xgrammar", "utf8-overapproximation"): "xgrammar 0.2.8 allows a token ending in a lead "
+    "byte (' \\xe0') where no character of the regex can follow",
     ("llguidance", "utf8-overapproximation"): "llguidance 1.9.1 allows bytes inside a "
     "multi-byte character that cannot complete a character of the class (e.g. \\d after "
     "F0 9F allows B8)",
