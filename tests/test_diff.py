@@ -315,3 +315,19 @@ def test_index_builds_in_a_child_forked_after_a_build() -> None:
     still build: rayon's global pool would leave it waiting forever."""
     expected = _build_index()
     assert run_isolated(_build_index, 60) == (OK, expected)
+
+
+def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
+    from harness.commands.diff import InstancePlan, diff_cell
+
+    llg = _available("llguidance")
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    spec = Spec.schema("test/no-regex", schema)
+    plan = InstancePlan(valid=({"n": 1},), invalid=({"n": "x"},), samples=2, seed=0)
+    outcome = diff_cell(
+        spec, None, VOCAB, [llg], {"llguidance": llg.prepare(VOCAB)}, WalkPlan(), True, plan
+    )
+    assert outcome.diff.disagreements == []
+    assert [(c.engine, c.valid, c.invalid, c.samples) for c in outcome.instances] == [
+        ("llguidance", 1, 1, 2)
+    ]

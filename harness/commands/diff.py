@@ -99,12 +99,13 @@ def instance_checks(
     chosen: list[Engine],
     prepared: dict[str, Any],
     plan: InstancePlan,
-    reference: Engine,
+    reference: Engine | None,
 ) -> list[InstanceCounts]:
     """Native JSON engines and the reference (the converter's language) on instances."""
     schema = json.loads(spec.text)
     out = []
-    judged = [e for e in chosen if e.capabilities.json_schema == "native"] + [reference]
+    judged = [e for e in chosen if e.capabilities.json_schema == "native"]
+    judged += [reference] if reference is not None else []
     for e in judged:
         try:
             compiled = e.compile(prepared[e.name], spec)
@@ -145,7 +146,7 @@ def _compile_all(
 
 def diff_cell(
     spec: Spec,
-    regex: str,
+    regex: str | None,
     vocab: Vocabulary,
     chosen: list[Engine],
     prepared: dict[str, Any],
@@ -153,7 +154,16 @@ def diff_cell(
     do_minimize: bool,
     instances: InstancePlan | None = None,
 ) -> CellOutcome:
-    """Runs in the child: compile, walk, and minimize the first bug of each signature."""
+    """Runs in the child: compile, walk, and minimize the first bug of each signature.
+    `regex` is None for a schema the converter cannot turn into a regex: there is no
+    reference language then, and only the native engines' instance checks run."""
+    if regex is None:
+        outcome = CellOutcome(SpecDiff(spec.id, vocab.name, ""))
+        outcome.diff.skipped = {e.name: "no converted regex: instances only" for e in chosen}
+        if instances is not None:
+            native = [e for e in chosen if e.capabilities.json_schema == "native"]
+            outcome.instances = instance_checks(spec, vocab, native, prepared, instances, None)
+        return outcome
     skipped: dict[str, str] = {}
     try:
         refs = References(regex, vocab)
@@ -255,15 +265,24 @@ def _one_cell(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     row: dict[str, Any] = {"spec": spec.id, "vocab": vocab.name}
+    regex: str | None
     try:
         regex = corpus.schema_to_regex(spec)
-        token_paths = [
-            p.ids for p in paths.paths_for(spec, vocab, seed=args.seed, n=args.paths) if p.exact
-        ]
     except TokensieveError as exc:
-        row.update(status="skipped", detail=str(exc))
-        print(f"  {vocab.name} {spec.id}: skipped ({exc})", flush=True)
-        return row
+        if spec.kind != "json_schema":
+            row.update(status="skipped", detail=str(exc))
+            print(f"  {vocab.name} {spec.id}: skipped ({exc})", flush=True)
+            return row
+        # no reference language, but the native engines still face the instances
+        regex = None
+        row["detail"] = f"no mask diff: {exc}"
+    try:
+        found = paths.paths_for(spec, vocab, seed=args.seed, n=args.paths)
+        token_paths = [p.ids for p in found if p.exact]
+    except TokensieveError as exc:
+        # the walks still cover the reference's states; only the corpus paths are missing
+        token_paths = []
+        row["paths"] = f"no corpus paths: {exc}"
     plan = WalkPlan(
         paths=tuple(tuple(p) for p in token_paths),
         random_walks=args.walks,
@@ -285,6 +304,8 @@ def _one_cell(
     status, value = run_isolated(work, args.timeout, memory_limit)
     row["seconds"] = round(time.perf_counter() - started, 2)
     if status != OK:
+        if status == "error" and "unsupported spec" in str(value):
+            status = "unsupported"
         row.update(status=status, detail=str(value))
         print(f"  {vocab.name} {spec.id}: {status} {value}", flush=True)
         return row
