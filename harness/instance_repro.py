@@ -10,6 +10,7 @@ converter: outlines-core and Python's `re`) and the standard library.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,9 @@ from harness.spec import Spec
 # Engines whose instance failures get a repro, and what the script drives.
 TARGETS = {"llguidance": "llguidance", "xgrammar": "xgrammar", "naive": "converter"}
 MAX_CHECKS = 400
+# Seconds one shrink may take: each check compiles the schema afresh, and a large schema
+# takes xgrammar a second or more; past the budget the text shrunk so far is kept.
+SHRINK_BUDGET_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,12 @@ def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
     """Delete chunks of `text` (halves, then quarters, ... single characters) while
     `keeps` still holds."""
     checks = 0
+    deadline = time.monotonic() + SHRINK_BUDGET_S
     size = max(1, len(text) // 2)
-    while size >= 1 and checks < MAX_CHECKS:
+    while size >= 1 and checks < MAX_CHECKS and time.monotonic() < deadline:
         i = 0
         shrunk = False
-        while i < len(text) and checks < MAX_CHECKS:
+        while i < len(text) and checks < MAX_CHECKS and time.monotonic() < deadline:
             candidate = text[:i] + text[i + size :]
             checks += 1
             if candidate and keeps(candidate):
