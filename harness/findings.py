@@ -10,7 +10,6 @@ minimizer could not shrink stays its own finding, with its full-vocabulary detai
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from harness import instance_repro, repro
 from harness.differ import Disagreement
+from harness.embed import html_text, markdown_text
 from harness.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
@@ -114,11 +114,13 @@ class Collector:
             text = instance_repro.explanation(found, failure)
             path = directory / f"{name}.py"
             path.write_text(
-                instance_repro.script(found, f"tokensieve finding {name}: {kind}", text)
+                instance_repro.script(found, f"tokensieve finding {name}: {kind}", text),
+                encoding="utf-8",
             )
             path.chmod(0o755)
             (directory / f"{name}.md").write_text(
-                f"# {name}\n\n{text}\n\nRepro: `python {name}.py`\n"
+                f"# {name}\n\n{markdown_text(text)}\n\nRepro: `python {name}.py`\n",
+                encoding="utf-8",
             )
             reproduced, output = repro.run(path)
             row.update(
@@ -200,12 +202,15 @@ class Collector:
             f.explanation = repro.explanation(f.minimal, witnesses)
             title = f"tokensieve finding {f.id}: {f.engine} {f.version}, signature {f.rule}"
             path = directory / f"{f.id}.py"
-            path.write_text(repro.script(f.minimal, witnesses, title, f.explanation))
+            path.write_text(
+                repro.script(f.minimal, witnesses, title, f.explanation), encoding="utf-8"
+            )
             path.chmod(0o755)
+            example = f"{f.occurrences[0]['spec']} on {f.occurrences[0]['vocab']}"
             (directory / f"{f.id}.md").write_text(
-                f"# {f.id}\n\n{f.explanation}\n\nRepro: `python {f.id}.py` "
-                f"(occurrences: {len(f.occurrences)}, e.g. {f.occurrences[0]['spec']} on "
-                f"{f.occurrences[0]['vocab']}).\n"
+                f"# {f.id}\n\n{markdown_text(f.explanation)}\n\nRepro: `python {f.id}.py` "
+                f"(occurrences: {len(f.occurrences)}, e.g. {markdown_text(example)}).\n",
+                encoding="utf-8",
             )
             f.repro = path.name
             if run:
@@ -233,18 +238,19 @@ class Collector:
 def table_html(rows: list[dict[str, Any]], link: str | None = None) -> str:
     if not rows:
         return "<p>(none)</p>"
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+    head = "".join(f"<th>{html_text(k)}</th>" for k in rows[0])
     body = []
     for r in rows:
         cells = []
         for k, v in r.items():
-            text = html.escape(", ".join(map(str, v)) if isinstance(v, list) else str(v))
+            text = html_text(", ".join(map(str, v)) if isinstance(v, list) else str(v))
             if k == link and v:
-                text = f'<a href="{html.escape(str(v))}">{text}</a>'
+                text = f'<a href="{html_text(v)}">{text}</a>'
             cells.append(f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
 def dump(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))
+    # ASCII escapes: text may hold lone surrogates, which UTF-8 cannot encode.
+    path.write_text(json.dumps(value, indent=1, default=str), encoding="ascii")

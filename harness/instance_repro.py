@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
+from harness.embed import literal
 from harness.errors import TokensieveError
 from harness.instances import FALSE_REJECTION, InstanceFailure, validate, walk
 from harness.minimize import tiny_vocabulary
@@ -172,31 +173,43 @@ _PACKAGES = {
 
 
 def script(r: InstanceRepro, title: str, paragraph: str) -> str:
+    """The repro script's source. The schema, the text and the explanation (which quotes
+    jsonschema's message, which quotes the instance) enter only as `repr` literals in code
+    positions; the docstring is fixed text (see `harness.embed`)."""
     expect = "refuses" if r.kind == FALSE_REJECTION else "accepts"
+    why_label = "why TEXT is valid" if r.kind == FALSE_REJECTION else "why TEXT is invalid"
     return (
         "#!/usr/bin/env python3\n"
-        f'"""{title}\n\n{paragraph}\n\n'
-        f"Needs only {_PACKAGES[r.engine]} and the standard library. Prints REPRODUCED and "
-        f"exits 1 while the engine {expect} TEXT; FIXED and 0 once it does not.\n"
-        '"""\n\nimport json\nimport re\nimport sys\n\n'
-        f"SCHEMA = json.loads({json.dumps(r.schema)!r})\n"
-        f"TEXT = {r.text!r}\n"
-        f"KIND = {r.kind!r}\n"
-        f"# {'why TEXT is valid' if r.kind == FALSE_REJECTION else 'why TEXT is invalid'}"
-        f" (jsonschema):\nWHY = {r.why!r}\n" + _ENGINE_CODE[r.engine] + _MAIN
+        '"""A tokensieve instance finding as a standalone repro: TITLE and EXPLANATION below\n'
+        f"say what it shows. Needs only {_PACKAGES[r.engine]} and the standard library. "
+        f"Prints\nREPRODUCED and exits 1 while the engine {expect} TEXT; FIXED and 0 once "
+        'it does not.\n"""\n\nimport json\nimport re\nimport sys\n\n'
+        f"TITLE = {literal(title)}\n"
+        f"EXPLANATION = {literal(paragraph)}\n"
+        f"SCHEMA = json.loads({literal(json.dumps(r.schema))})\n"
+        f"TEXT = {literal(r.text)}\n"
+        f"KIND = {literal(r.kind)}\n"
+        f"# {why_label} (jsonschema):\nWHY = {literal(r.why)}\n" + _ENGINE_CODE[r.engine] + _MAIN
     )
 
 
 _MAIN = """
 
+def printable(text):
+    # escapes for line breaks, control and terminal sequences that TEXT may hold
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def main():
+    print(printable(TITLE))
+    print(printable(EXPLANATION))
     if KIND != "false-rejection":
         try:
             json.loads(TEXT)
         except ValueError as exc:
             print("TEXT is not JSON:", exc)
     accepted = accepts(TEXT)
-    print(f"TEXT = {TEXT!r}; engine accepts it: {accepted}; {WHY}")
+    print(f"TEXT = {TEXT!r}; engine accepts it: {accepted}; {printable(WHY)}")
     reproduced = (not accepted) if KIND == "false-rejection" else accepted
     print("REPRODUCED" if reproduced else "FIXED")
     return 1 if reproduced else 0

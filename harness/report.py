@@ -20,7 +20,6 @@ Definitions used throughout:
 from __future__ import annotations
 
 import csv
-import html
 import json
 import math
 from collections import defaultdict
@@ -30,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.embed import csv_cell, html_text
 from harness.measure import fmt_bytes, fmt_ns, fmt_seconds, geometric_mean, percentile, summarize
 from harness.store import FAILED, STATUSES, Cell, Run, Store
 
@@ -634,7 +634,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    return html_text(value)
 
 
 def html_table(
@@ -663,7 +663,7 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) 
         writer = csv.writer(f)
         writer.writerow(header)
         for row in rows:
-            writer.writerow(["" if v is None else v for v in row])
+            writer.writerow([csv_cell(v) for v in row])
     return path.name
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.corpus import python_regex
+from harness.embed import comment, literal
 from harness.minimize import Minimal
 
 # Bytes tried first when completing a match, so witnesses read as text.
@@ -286,7 +287,14 @@ def allowed(mask):
     return sorted(int(i) for i in np.flatnonzero(bits[: len(TOKENS)]))
 
 
+def printable(text):
+    # escapes for line breaks, control and terminal sequences that TEXT may hold
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def main():
+    print(printable(TITLE))
+    print(printable(EXPLANATION))
     for token, rest in WITNESSES_CHECKED_BY_PYTHON_RE.items():
         text = (b"".join(TOKENS[t] for t in PREFIX) + TOKENS[token] + rest).decode()
         assert re.fullmatch(REGEX, text), f"witness {text!r} does not match"
@@ -318,41 +326,35 @@ if __name__ == "__main__":
 
 
 def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> str:
-    """The repro script's source."""
+    """The repro script's source. Every piece of data (the regex, the tokens, the title and
+    the explanation, which quote corpus text) enters as a `repr` literal in a code
+    position; the docstring is fixed text (see `harness.embed`)."""
     checked = verified_by_python_re(m, found)
-    wrapped = _wrap(paragraph)
-    tokens = "".join(f"    {t!r},\n" for t in m.tokens)
+    tokens = "".join(f"    {literal(t)},\n" for t in m.tokens)
     advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
+    package = _ENGINE_PACKAGES.get(m.engine, "the engine's package")
     return (
         "#!/usr/bin/env python3\n"
-        f'"""{title}\n\n{wrapped}\n\n'
-        f"Needs only {_ENGINE_PACKAGES.get(m.engine, m.engine)} and numpy. Prints REPRODUCED "
-        "and exits 1 while the bug is present; FIXED and 0 once the engine allows exactly "
-        'the expected tokens.\n"""\n\n'
+        '"""A tokensieve finding as a standalone repro: TITLE and EXPLANATION below say what\n'
+        "it shows. Needs only the engine's package (PACKAGE) and numpy. Prints REPRODUCED and\n"
+        "exits 1 while the bug is present; FIXED and 0 once the engine allows exactly the\n"
+        'expected tokens.\n"""\n\n'
         "import re\nimport sys\n\nimport numpy as np\n\n"
-        f"REGEX = {m.regex!r}\n"
+        f"TITLE = {literal(title)}\n"
+        f"EXPLANATION = {literal(paragraph)}\n"
+        f"PACKAGE = {literal(package)}\n"
+        f"REGEX = {literal(m.regex)}\n"
         f"# token id -> bytes; id 0 is EOS (special, never text)\nTOKENS = [\n{tokens}]\n"
         "EOS = 0\n"
-        f"PREFIX = {list(m.prefix_ids)!r}  # {_show(m.prefix)}\n"
+        f"{comment(_show(m.prefix))}\n"
+        f"PREFIX = {literal(list(m.prefix_ids))}\n"
         "# allowed after PREFIX when a token is allowed iff some string completes\n"
         "# PREFIX + token to a full match (EOS iff PREFIX itself is one)\n"
-        f"EXPECTED = {sorted(m.expected)!r}\n"
-        f"WHAT = {m.what!r}\n"
-        f"ADVANCE_TOKEN = {advance_token!r}\n"
-        f"WITNESSES_CHECKED_BY_PYTHON_RE = {checked!r}\n" + _ENGINE_CODE[m.engine] + _MAIN
+        f"EXPECTED = {literal(sorted(m.expected))}\n"
+        f"WHAT = {literal(m.what)}\n"
+        f"ADVANCE_TOKEN = {literal(advance_token)}\n"
+        f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n" + _ENGINE_CODE[m.engine] + _MAIN
     )
-
-
-def _wrap(text: str, width: int = 88) -> str:
-    lines, line = [], ""
-    for word in text.replace('"""', "'''").replace("\\", "\\\\").split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "\n".join(lines)
 
 
 def run(path: Path, timeout: float = RUN_TIMEOUT_S) -> tuple[bool, str]:

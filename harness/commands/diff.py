@@ -20,6 +20,7 @@ from typing import Any
 from harness import corpus, engines, paths
 from harness import vocab as vocabularies
 from harness.differ import Differ, Disagreement, References, SpecDiff, WalkPlan
+from harness.embed import html_text
 from harness.engines.base import Engine
 from harness.errors import (
     EngineUnavailable,
@@ -379,11 +380,12 @@ def _write(
         for f in findings
     ]
     failed = [c for c in cells if c.get("status") != "ok"]
-    page = f"""<!doctype html><meta charset="utf-8"><title>tokensieve diff {args.run}</title>
+    run, vocabs, sets = html_text(args.run), html_text(args.vocab), html_text(args.corpus)
+    page = f"""<!doctype html><meta charset="utf-8"><title>tokensieve diff {run}</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}}</style>
-<h1>Differential test: {args.run}</h1>
-<p>Vocabularies {args.vocab}; corpus {args.corpus}. Every engine's mask and accepting
+<h1>Differential test: {run}</h1>
+<p>Vocabularies {vocabs}; corpus {sets}. Every engine's mask and accepting
 status compared with the naive reference at each state reached; a state counts once per
 engine. A difference is a <b>policy</b> when a declared rule of the engine explains all
 of it, otherwise a <b>bug</b>; each bug is minimized to the fewest tokens and shortest
@@ -402,7 +404,7 @@ json-escapes.</p>{table_html(collector.instance_summary())}
 <h3>Failures</h3>{table_html([f.row() for f in collector.instance_failures[:300]])}
 <h2>Cells not compared</h2>{table_html(failed)}
 """
-    (out_dir / "diff.html").write_text(page)
+    (out_dir / "diff.html").write_text(page, encoding="utf-8")
 
 
 def _print(

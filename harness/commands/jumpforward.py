@@ -22,6 +22,7 @@ from typing import Any
 
 from harness import corpus, engines, paths
 from harness import vocab as vocabularies
+from harness.embed import csv_cell
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.isolation import run_isolated
@@ -274,7 +275,7 @@ def _write(
         with open(out_dir / "jumpforward.csv", "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
-            w.writerows(rows)
+            w.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
     verdict_rows = [
         {
             "spec": d.spec_id,
@@ -300,7 +301,7 @@ boundary_differs: jumps whose two token sequences differ.</p>
 <p>{states_compared} states compared, {len(disagreements)} differing.</p>{_table_html(verdict_rows)}
 <h2>Skipped</h2><pre>{html.escape(chr(10).join(skipped[:200]))}</pre>
 """
-    (out_dir / "jumpforward.html").write_text(page)
+    (out_dir / "jumpforward.html").write_text(page, encoding="utf-8")
 
 
 def _print(
