@@ -18,7 +18,7 @@ import numpy as np
 from harness import corpus, engines, paths
 from harness import vocab as vocabularies
 from harness.errors import TokensieveError
-from harness.measure import percentile
+from harness.figures import percentile
 
 ENGINES = ["naive", "outlines-core", "llguidance", "xgrammar", "tokensdfa"]
 SPECS = ["outlines-bench/date", "outlines-bench/email", "handwritten/chat-reply"]

@@ -30,7 +30,7 @@ import numpy as np
 from harness import corpus, engines, paths
 from harness.engines.base import Compiled, Engine
 from harness.errors import MissingData, TokensieveError
-from harness.measure import geometric_mean, percentile
+from harness.figures import geometric_mean, percentile
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

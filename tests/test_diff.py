@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import engines, repro
+from harness import engines
 from harness.cli import main
-from harness.differ import Differ, WalkPlan
-from harness.engines.base import Engine
-from harness.isolation import CRASH, ERROR, OK, OOM, TIMEOUT, run_isolated
-from harness.minimize import minimize, tiny_vocabulary
-from harness.spec import Spec
-from harness.triage import (
+from harness.diff import repro
+from harness.diff.differ import Differ, WalkPlan
+from harness.diff.minimize import minimize, tiny_vocabulary
+from harness.diff.triage import (
     StateView,
     ascii_classes,
     passes_through_match,
@@ -25,6 +23,9 @@ from harness.triage import (
     triage,
     uses_class_escapes,
 )
+from harness.engines.base import Engine
+from harness.process.isolation import CRASH, ERROR, OK, OOM, TIMEOUT, run_isolated
+from harness.spec import Spec
 from harness.vocab import synthetic
 
 tokensdfa = pytest.importorskip("tokensdfa")

@@ -17,10 +17,10 @@ from hypothesis import event, given
 from strategies import regexes, vocabularies
 
 from harness import engines
-from harness.differ import Differ, WalkPlan
+from harness.diff.differ import Differ, WalkPlan
+from harness.diff.minimize import tiny_vocabulary
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
-from harness.minimize import tiny_vocabulary
 from harness.spec import Spec
 
 pytest.importorskip("tokensdfa")

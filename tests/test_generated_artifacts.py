@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import embed, instance_repro, repro
-from harness.differ import Disagreement
-from harness.findings import Collector, table_html
-from harness.instances import FALSE_ACCEPTANCE, FALSE_REJECTION, INVALID_OUTPUT
-from harness.minimize import Minimal, tiny_vocabulary
+from harness import embed
+from harness.diff import instance_repro, repro
+from harness.diff.differ import Disagreement
+from harness.diff.findings import Collector, table_html
+from harness.diff.instances import FALSE_ACCEPTANCE, FALSE_REJECTION, INVALID_OUTPUT
+from harness.diff.minimize import Minimal, tiny_vocabulary
 
 LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 

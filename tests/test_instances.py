@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import engines, instance_repro, repro
-from harness.engines.base import Engine
-from harness.instances import (
+from harness import engines
+from harness.diff import instance_repro, repro
+from harness.diff.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
     INVALID_OUTPUT,
@@ -18,6 +18,7 @@ from harness.instances import (
     check_instances,
     validate,
 )
+from harness.engines.base import Engine
 from harness.spec import Spec
 from harness.vocab import synthetic
 

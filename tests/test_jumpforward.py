@@ -8,7 +8,7 @@ import pytest
 import tokensdfa
 
 from harness import engines
-from harness.jumpforward import analyze_path, complete_utf8, simulate, triage_forced
+from harness.jumpforward.analysis import analyze_path, complete_utf8, simulate, triage_forced
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -108,7 +108,7 @@ def test_engines_without_forced_text_are_not_analyzed() -> None:
 
 
 def test_report_embeds_the_jumpforward_summary(tmp_path) -> None:
-    from harness.report import jumpforward_section
+    from harness.report.bench_page import jumpforward_section
 
     assert "Not measured" in "".join(jumpforward_section(tmp_path))
     row = {"set": "s", "engine": "tokensdfa", "forced_text_pct": 12.5}

@@ -21,14 +21,15 @@ from typing import Any
 import psutil
 import pytest
 
-from harness import cli, report
+from harness import cli
+from harness.bench.controller import Options, Runner, scaling_selection, spread
 from harness.commands import compare
 from harness.engines.naive import IndexCompiled, NaiveEngine
 from harness.errors import SpecError, UnsupportedSpec
-from harness.measure import parse_bytes, percentile, summarize
-from harness.runner import Options, Runner, scaling_selection, spread
+from harness.figures import parse_bytes, percentile, summarize
+from harness.report import bench_page as report
 from harness.spec import Spec
-from harness.store import Cell, Store
+from harness.store.db import Cell, Store
 from harness.vocab import Vocabulary
 
 TESTS = Path(__file__).resolve().parent

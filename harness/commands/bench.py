@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 from harness import engines
+from harness.bench.controller import DEFAULT_SETS, Options, Runner
 from harness.errors import TokensieveError
-from harness.measure import fmt_bytes, fmt_seconds, parse_bytes
-from harness.runner import DEFAULT_SETS, Options, Runner
-from harness.store import REPORTS_DIR, Store
+from harness.figures import fmt_bytes, fmt_seconds, parse_bytes
+from harness.store.db import REPORTS_DIR, Store
 
 DEFAULT_VOCAB = "llama3"
 
@@ -166,7 +166,7 @@ def check_resume_options(args: argparse.Namespace, stored: Options) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import report
+    from harness.report import bench_page as report
 
     reports_dir = Path(args.reports_dir)
     with Store(reports_dir / "results.sqlite") as store:

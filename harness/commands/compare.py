@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.commands.report import open_store
-from harness.measure import fmt_ns, geometric_mean
-from harness.report import text_table
-from harness.store import REPORTS_DIR, Cell
+from harness.figures import fmt_ns, geometric_mean
+from harness.report.bench_page import text_table
+from harness.store.db import REPORTS_DIR, Cell
 
 METRICS = ("compile", "ttfm", "mask p50", "advance p50")
 

@@ -19,7 +19,11 @@ from typing import Any
 
 from harness import corpus, engines, paths
 from harness import vocab as vocabularies
-from harness.differ import Differ, Disagreement, References, SpecDiff, WalkPlan
+from harness.bench.controller import DEFAULT_SETS
+from harness.diff.differ import Differ, Disagreement, References, SpecDiff, WalkPlan
+from harness.diff.findings import Collector, dump, table_html
+from harness.diff.instances import InstanceCounts, check_instances
+from harness.diff.minimize import Minimal, minimize
 from harness.embed import html_text
 from harness.engines.base import Engine
 from harness.errors import (
@@ -29,13 +33,9 @@ from harness.errors import (
     UnknownName,
     UnsupportedSpec,
 )
-from harness.findings import Collector, dump, table_html
-from harness.instances import InstanceCounts, check_instances
-from harness.isolation import OK, run_isolated
-from harness.measure import fmt_seconds, parse_bytes
-from harness.minimize import Minimal, minimize
+from harness.figures import fmt_seconds, parse_bytes
 from harness.paths import POLICY_LAYOUTS, REFERENCE
-from harness.runner import DEFAULT_SETS
+from harness.process.isolation import OK, run_isolated
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

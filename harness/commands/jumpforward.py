@@ -25,9 +25,9 @@ from harness import vocab as vocabularies
 from harness.embed import csv_cell
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
-from harness.isolation import run_isolated
-from harness.jumpforward import ForcedDisagreement, analyze_path, compare_forced
+from harness.jumpforward.analysis import ForcedDisagreement, analyze_path, compare_forced
 from harness.paths import TokenPath
+from harness.process.isolation import run_isolated
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

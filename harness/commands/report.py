@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness import report
 from harness.errors import TokensieveError
-from harness.store import REPORTS_DIR, Store
+from harness.report import bench_page as report
+from harness.store.db import REPORTS_DIR, Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

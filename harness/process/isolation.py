@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.errors import TokensieveError
-from harness.measure import tree_rss
+from harness.figures import tree_rss
 
 OK = "ok"
 ERROR = "error"

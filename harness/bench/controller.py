@@ -2,7 +2,7 @@
 under which limits, and where their results go.
 
 A cell is one (engine, spec, vocabulary). Cells are grouped per (engine, vocabulary): a
-worker process (`harness.worker`) prepares the vocabulary once and then measures the
+worker process (`harness.bench.worker`) prepares the vocabulary once and then measures the
 group's cells one at a time. The controller never imports an engine's package: it only
 reads the workers' replies, so whatever an engine does costs at most its cell:
 
@@ -50,17 +50,17 @@ from typing import IO, Any
 import psutil
 
 from harness import corpus, paths
-from harness.errors import TokensieveError
-from harness.measure import fmt_bytes, fmt_seconds, tree_rss
-from harness.spec import Spec
-from harness.store import Store
-from harness.worker import (
+from harness.bench.worker import (
     check_engine,
     check_vocab,
     load_vocab,
     make_engine,
     spec_to_json,
 )
+from harness.errors import TokensieveError
+from harness.figures import fmt_bytes, fmt_seconds, tree_rss
+from harness.spec import Spec
+from harness.store.db import Store
 
 DEFAULT_SETS = ("outlines-bench", "llm-formats", "pathological", "handwritten", "schemastore")
 SCALING_SIZES = (8192, 16384, 32768, 65536)
@@ -302,13 +302,13 @@ class Outcome:
 
 
 class WorkerProcess:
-    """One `python -m harness.worker` child and what it is doing."""
+    """One `python -m harness.bench.worker` child and what it is doing."""
 
     def __init__(self, group: Group, walk_budget_s: float, prepare_timeout: float) -> None:
         self.group = group
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness.worker", "--parent", str(os.getpid())],
+            [sys.executable, "-m", "harness.bench.worker", "--parent", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,

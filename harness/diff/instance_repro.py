@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
+from harness.diff.instances import FALSE_REJECTION, InstanceFailure, validate, walk
+from harness.diff.minimize import tiny_vocabulary
 from harness.embed import literal
 from harness.errors import TokensieveError
-from harness.instances import FALSE_REJECTION, InstanceFailure, validate, walk
-from harness.minimize import tiny_vocabulary
 from harness.spec import Spec
 
 # Engines whose instance failures get a repro, and what the script drives.

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.embed import csv_cell, html_text
-from harness.measure import fmt_bytes, fmt_ns, fmt_seconds, geometric_mean, percentile, summarize
-from harness.store import FAILED, STATUSES, Cell, Run, Store
+from harness.figures import fmt_bytes, fmt_ns, fmt_seconds, geometric_mean, percentile, summarize
+from harness.store.db import FAILED, STATUSES, Cell, Run, Store
 
 # MaskBench's published figures (README of ../shared/corpora: Llama-3.1 tokenizer, single
 # thread, 2025-03-27 run), in microseconds.

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.differ import Differ, Disagreement, References, WalkPlan
+from harness.diff.differ import Differ, Disagreement, References, WalkPlan
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.vocab import GreedyEncoder, Vocabulary

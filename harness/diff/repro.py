@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.corpus import python_regex
+from harness.diff.minimize import Minimal
 from harness.embed import comment, literal
-from harness.minimize import Minimal
 
 # Bytes tried first when completing a match, so witnesses read as text.
 _PREFERRED = list(range(0x61, 0x7B)) + list(range(0x30, 0x3A)) + list(range(0x20, 0x7F))

@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import instance_repro, repro
-from harness.differ import Disagreement
-from harness.embed import html_text, markdown_text
-from harness.instances import (
+from harness.diff import instance_repro, repro
+from harness.diff.differ import Disagreement
+from harness.diff.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
     INVALID_OUTPUT,
     InstanceCounts,
     InstanceFailure,
 )
-from harness.minimize import Minimal
+from harness.diff.minimize import Minimal
+from harness.embed import html_text, markdown_text
 
 INSTANCE_BUGS = (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
 # Instance repros written per run: each shrinks its text with up to a few hundred compiles.

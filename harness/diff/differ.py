@@ -6,14 +6,14 @@ tokens) and along seeded random walks that sample each next token from the refer
 mask (mixing short and long tokens, stopping with EOS where the text may end). At every
 state it compares each engine's full mask and accepting status with the reference's; a
 state counts once per engine, however many tokens differ, and each disagreement is
-triaged (`harness.triage`) into a policy or a bug.
+triaged (`harness.diff.triage`) into a policy or a bug.
 
 Which engines face which specs:
 - regexes: every engine;
 - JSON schemas: the engines that compile the converted regex (outlines-core, TokensDFA),
   which then share the reference's language exactly. Engines with their own JSON grammar
   speak a different (valid) language, whitespace and escapes included, so their check is
-  the instance one (`harness.instances`), not a mask comparison.
+  the instance one (`harness.diff.instances`), not a mask comparison.
 """
 
 from __future__ import annotations
@@ -26,10 +26,17 @@ from typing import Any
 
 import numpy as np
 
+from harness.diff.triage import (
+    POLICY,
+    StateView,
+    Verdict,
+    ascii_classes,
+    triage,
+    uses_class_escapes,
+)
 from harness.engines import EngineError
 from harness.engines.base import Compiled, Engine, Matcher
 from harness.errors import TokensieveError
-from harness.triage import POLICY, StateView, Verdict, ascii_classes, triage, uses_class_escapes
 from harness.vocab import Vocabulary
 
 # How many token ids of each side a disagreement keeps (the full counts are kept too).

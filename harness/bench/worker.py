@@ -1,5 +1,5 @@
-"""The measuring side of the runner: `python -m harness.worker`, one process per
-(engine, vocabulary) batch of cells, started and watched by `harness.runner`.
+"""The measuring side of the runner: `python -m harness.bench.worker`, one process per
+(engine, vocabulary) batch of cells, started and watched by `harness.bench.controller`.
 
 Protocol: JSON lines. The controller writes a header line on stdin, `{"engine", "vocab",
 "walk_budget_s"}`; the worker loads the vocabulary, prepares it (timed, reported once as
@@ -56,7 +56,7 @@ from harness import vocab as vocab_mod
 from harness.engines import EngineError
 from harness.engines.base import Compiled, Engine
 from harness.errors import SpecError, UnknownName, UnsupportedSpec
-from harness.measure import clock, rss, summarize
+from harness.figures import clock, rss, summarize
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -382,7 +382,7 @@ def serve(inp: IO[str], out: IO[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m harness.worker [--parent PID]`: PID is the controller's, so that a
+    """`python -m harness.bench.worker [--parent PID]`: PID is the controller's, so that a
     worker whose controller is already gone exits at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     args = list(sys.argv[1:] if argv is None else argv)
