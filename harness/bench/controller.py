@@ -52,8 +52,6 @@ import psutil
 from harness import corpus, paths
 from harness.bench.worker import (
     check_engine,
-    check_vocab,
-    load_vocab,
     make_engine,
     spec_to_json,
 )
@@ -61,6 +59,7 @@ from harness.errors import TokensieveError
 from harness.figures import fmt_bytes, fmt_seconds, tree_rss
 from harness.spec import Spec
 from harness.store.db import Store
+from harness.vocab import resolve as vocab_names
 
 DEFAULT_SETS = ("outlines-bench", "llm-formats", "pathological", "handwritten", "schemastore")
 SCALING_SIZES = (8192, 16384, 32768, 65536)
@@ -117,7 +116,7 @@ class Options:
         for name in self.engines:
             check_engine(name)
         for name in self.vocabs:
-            check_vocab(name)
+            vocab_names.check(name)
         for name in self.sets:
             corpus.set_info(name)
         for label, value in (("--paths", self.paths), ("--max-steps", self.max_steps)):
@@ -566,7 +565,7 @@ class Runner:
     # --- planning --------------------------------------------------------------------
 
     def plan(self) -> list[CellPlan]:
-        full = load_vocab(self.options.vocabs[0]).size if self.options.scaling else 0
+        full = vocab_names.load(self.options.vocabs[0]).size if self.options.scaling else 0
         return plan_cells(self.options, self.specs, self.scaling, full)
 
     def _prepare_paths(
@@ -582,7 +581,7 @@ class Runner:
         for vocab_name, spec_id, study in wanted:
             voc = vocabs.get(vocab_name)
             if voc is None:
-                voc = vocabs[vocab_name] = load_vocab(vocab_name)
+                voc = vocabs[vocab_name] = vocab_names.load(vocab_name)
             n = SCALING_PATHS if study == "scaling" else self.options.paths
             out[(spec_id, vocab_name)] = token_paths(self._by_id[spec_id], voc, n)
         if wanted:

@@ -42,7 +42,6 @@ import gc
 import importlib
 import json
 import os
-import re
 import signal
 import sys
 import traceback
@@ -64,8 +63,6 @@ from harness.vocab import Vocabulary
 # (to accept the names) and by the worker (to build them); the registry never sees them.
 EXTRA_ENGINES_ENV = "TOKENSIEVE_EXTRA_ENGINES"
 
-_SYNTHETIC = re.compile(r"^synthetic-(\d+)-(\d+)$")
-_SUBSET = re.compile(r"^(.+)\[:(\d+)\]$")
 
 
 # --- names -------------------------------------------------------------------------------
@@ -100,31 +97,6 @@ def make_engine(name: str) -> Engine:
         engine: Engine = getattr(importlib.import_module(module_name), class_name)()
         return engine
     return engines.get(name)
-
-
-def check_vocab(name: str) -> None:
-    """Raise UnknownName unless `name` is a loadable vocabulary name, a subset of one
-    (`llama3[:8192]`) or a synthetic one (`synthetic-SIZE-SEED`)."""
-    subset = _SUBSET.match(name)
-    if subset:
-        check_vocab(subset.group(1))
-        return
-    if _SYNTHETIC.match(name):
-        return
-    known = vocab_mod.names()
-    if name not in known:
-        raise UnknownName("vocabulary", name, [*known, "synthetic-SIZE-SEED", "NAME[:N]"])
-
-
-def load_vocab(name: str) -> Vocabulary:
-    """The vocabulary called `name`, as `check_vocab` accepts it."""
-    subset = _SUBSET.match(name)
-    if subset:
-        return vocab_mod.subset(load_vocab(subset.group(1)), int(subset.group(2)))
-    synthetic = _SYNTHETIC.match(name)
-    if synthetic:
-        return vocab_mod.synthetic(int(synthetic.group(1)), int(synthetic.group(2)))
-    return vocab_mod.load(name)
 
 
 def spec_to_json(spec: Spec) -> dict[str, Any]:
@@ -342,7 +314,7 @@ def serve(inp: IO[str], out: IO[str]) -> int:
     try:
         engine = make_engine(header["engine"])
         version = engine.version()
-        voc = load_vocab(header["vocab"])
+        voc = vocab_mod.load(header["vocab"])
         settle()
         rss_before = rss()
         started = clock()

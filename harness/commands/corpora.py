@@ -4,12 +4,12 @@ MaskBench download."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections import Counter
 from typing import Any
 
 from harness import corpus, paths
+from harness import vocab as vocabularies
 from harness.errors import MissingData, TokensieveError, UnknownName
 from harness.vocab import Vocabulary
 
@@ -63,16 +63,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     download.set_defaults(func=run_download)
 
 
-def load_vocab(name: str) -> Vocabulary:
-    """A real vocabulary by name, or `synthetic-SIZE-SEED` for a synthetic one."""
-    from harness import vocab
-
-    m = re.fullmatch(r"synthetic-(\d+)-(\d+)", name)
-    if m:
-        return vocab.synthetic(int(m.group(1)), int(m.group(2)))
-    return vocab.load(name)
-
-
 # --- listing ---------------------------------------------------------------------------
 
 
@@ -109,7 +99,7 @@ def _paths_line(found: tuple[corpus.Entry, ...], vocab: Vocabulary, args: Any) -
 
 
 def run_list(args: argparse.Namespace) -> int:
-    vocab = load_vocab(args.vocab) if args.vocab else None
+    vocab = vocabularies.load(args.vocab) if args.vocab else None
     rows = [("set", "kind", "specs", "source")]
     details: list[list[str]] = []
     for info in corpus.sets():
@@ -185,7 +175,7 @@ def run_show(args: argparse.Namespace) -> int:
             text = value if spec.kind == "regex" else paths.serialize(value, args.layout)
             print(f"  #{i} {source:<15} {text!r}")
         return 0
-    vocab = load_vocab(vocab_name)
+    vocab = vocabularies.load(vocab_name)
     check_note = None
     try:
         got = paths.paths_for(spec, vocab, seed, args.n, args.layout, check=args.check)

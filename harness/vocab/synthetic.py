@@ -1,116 +1,14 @@
-"""Canonical vocabularies: token id -> bytes, special ids, EOS id, and a real encoder.
-
-Every engine adapter is fed from this one type, so all engines see exactly the same
-vocabulary. `load` gives the real vocabularies shipped in PyPI packages (implemented in
-`harness.vocab_loaders`); `synthetic` and `subset` make small ones for tests and scaling
-studies; `describe` summarises any of them.
+"""Small vocabularies made on purpose: `synthetic` (deterministic random, with the tokens
+engines tend to get wrong) for tests, and `subset` (the first N ids of a real one) for
+compile-time scaling studies. Both encode with `GreedyEncoder`.
 """
 
 from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-Encoder = Callable[[str], list[int]]
-
-
-@dataclass(eq=False)
-class Vocabulary:
-    """Token id -> bytes. Special ids are never matched as text; `eos_id` ends generation.
-
-    `encoder_factory` builds the real tokenizer lazily (text -> ids), so loading a cached
-    vocabulary does not pay for building an encoder nobody asks for.
-    """
-
-    name: str
-    tokens: list[bytes]
-    eos_id: int
-    special_ids: frozenset[int]
-    encoder_factory: Callable[[], Encoder] | None = field(default=None, repr=False)
-    _encoder: Encoder | None = field(default=None, init=False, repr=False)
-
-    @property
-    def size(self) -> int:
-        return len(self.tokens)
-
-    @property
-    def mask_words(self) -> int:
-        """Length of the int32 bitmask: bit i % 32 of word i // 32 is token i."""
-        return (len(self.tokens) + 31) // 32
-
-    def encode(self, text: str) -> list[int]:
-        if self._encoder is None:
-            if self.encoder_factory is None:
-                raise ValueError(f"vocabulary {self.name} has no encoder")
-            self._encoder = self.encoder_factory()
-        return self._encoder(text)
-
-    def decode(self, ids: Sequence[int]) -> bytes:
-        return b"".join(self.tokens[i] for i in ids if i not in self.special_ids)
-
-
-# --- Loading -----------------------------------------------------------------------------
-# The real loaders live in `harness.vocab_loaders`; they pull in tiktoken and friends, so
-# they are imported on first use rather than by everything that only needs the dataclass.
-
-
-def load(name: str) -> Vocabulary:
-    """A real vocabulary shipped in a PyPI package, parsed once and cached on disk."""
-    from harness import vocab_loaders
-
-    return vocab_loaders.load(name)
-
-
-def names() -> list[str]:
-    """The names `load` accepts."""
-    from harness import vocab_loaders
-
-    return vocab_loaders.names()
-
-
-# --- Greedy encoder ----------------------------------------------------------------------
-
-
-class GreedyEncoder:
-    """Longest-match-first tokenizer over the non-special tokens of a vocabulary.
-
-    Only for synthetic and subset vocabularies, which have no real tokenizer: it is not
-    what any model's tokenizer does, but it is deterministic and, as long as every single
-    byte is a token, it can encode any text. Among ids with identical bytes the lowest wins.
-    """
-
-    def __init__(self, tokens: Sequence[bytes], special_ids: frozenset[int]) -> None:
-        self._ids: dict[bytes, int] = {}
-        for token_id, token in enumerate(tokens):
-            if token and token_id not in special_ids:
-                self._ids.setdefault(token, token_id)
-        self._lengths = sorted({len(token) for token in self._ids}, reverse=True)
-
-    def __call__(self, text: str) -> list[int]:
-        data = text.encode()
-        ids: list[int] = []
-        pos = 0
-        while pos < len(data):
-            token_id, length = self._longest_at(data, pos)
-            ids.append(token_id)
-            pos += length
-        return ids
-
-    def _longest_at(self, data: bytes, pos: int) -> tuple[int, int]:
-        remaining = len(data) - pos
-        for length in self._lengths:
-            if length > remaining:
-                continue
-            token_id = self._ids.get(data[pos : pos + length])
-            if token_id is not None:
-                return token_id, length
-        raise ValueError(f"no token covers byte {data[pos]:#04x} at offset {pos}")
-
-
-# --- Synthetic vocabularies --------------------------------------------------------------
+from harness.vocab.model import GreedyEncoder, Vocabulary
 
 SYNTHETIC_MIN_SIZE = 320
 _ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -208,9 +106,6 @@ def _random_char(rng: random.Random) -> str:
     return chr(rng.randint(low, high))
 
 
-# --- Subsets -----------------------------------------------------------------------------
-
-
 def subset(vocab: Vocabulary, n: int) -> Vocabulary:
     """The first `n` ids of `vocab`, for compile-time scaling studies.
 
@@ -251,39 +146,3 @@ def _missing_single_bytes(
             covered.add(token[0])
             extra.append(token)
     return extra
-
-
-# --- Description -------------------------------------------------------------------------
-
-
-def describe(vocab: Vocabulary) -> dict[str, Any]:
-    """Summary facts for `tokensieve vocab NAME`; byte strings are given as their repr.
-
-    The longest token and the invalid-UTF-8 count consider non-special tokens only: the
-    special ids' bytes are their names, which no engine ever matches against text.
-    """
-    ordinary = [i for i in range(vocab.size) if i not in vocab.special_ids]
-    longest = max(ordinary, key=lambda i: (len(vocab.tokens[i]), -i), default=None)
-    return {
-        "name": vocab.name,
-        "size": vocab.size,
-        "special_ids": len(vocab.special_ids),
-        "eos_id": vocab.eos_id,
-        "eos_bytes": repr(vocab.tokens[vocab.eos_id]),
-        "invalid_utf8_tokens": sum(1 for i in ordinary if not _is_utf8(vocab.tokens[i])),
-        "longest_token": None
-        if longest is None
-        else {
-            "id": longest,
-            "length": len(vocab.tokens[longest]),
-            "bytes": repr(vocab.tokens[longest]),
-        },
-    }
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True

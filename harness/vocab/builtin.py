@@ -1,12 +1,11 @@
-"""Loaders for the real vocabularies that ship inside PyPI packages, with an on-disk cache.
+"""The five real vocabularies that ship inside PyPI packages (llama3, tekken, gpt2,
+mistral-spm, o200k), each read from the package's own file with its real encoder, and
+cached on disk after the first parse (`harness.vocab.cache`).
 
 Nothing here touches the network: tiktoken's own constructors download their rank files,
-so every tiktoken `Encoding` is built directly from the file the package ships.
-
-A parsed vocabulary is cached as `$TOKENSIEVE_CACHE/vocab/<name>-<package version>.vocab`
-(default cache root `~/.cache/tokensieve`), a small binary file rather than a pickle so that
-reading a shared cache can never run code. Encoders are not cached: `encoder_factory`
-rebuilds one from the package file the first time `Vocabulary.encode` is called.
+so every tiktoken `Encoding` is built directly from the file the package ships. Encoders
+are not cached: `encoder_factory` rebuilds one from the package file the first time
+`Vocabulary.encode` is called.
 """
 
 from __future__ import annotations
@@ -15,31 +14,18 @@ import base64
 import functools
 import gzip
 import importlib.util
-import itertools
 import json
-import os
-import struct
-import sys
-import tempfile
 import warnings
-from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
+from harness.cache import cache_root
 from harness.errors import MissingData, UnknownName
-from harness.vocab import Encoder, Vocabulary
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """What a parser extracts from a package; everything a `Vocabulary` needs but the encoder."""
-
-    tokens: list[bytes]
-    eos_id: int
-    special_ids: frozenset[int]
+from harness.vocab import cache, sentencepiece
+from harness.vocab.cache import Parsed
+from harness.vocab.model import Encoder, Vocabulary
 
 
 @dataclass(frozen=True)
@@ -51,88 +37,6 @@ class Source:
     files: tuple[str, ...]  # paths relative to the package directory
     parse: Callable[[list[Path]], Parsed]
     encoder: Callable[[list[Path]], Encoder]
-
-
-# --- Cache -------------------------------------------------------------------------------
-
-# Bump when a parser changes what it produces, so stale cache files are rebuilt.
-CACHE_FORMAT = 1
-_MAGIC = b"TSVOCAB\x00"
-_HEADER = struct.Struct("<8sI")
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("TOKENSIEVE_CACHE") or "~/.cache/tokensieve").expanduser()
-
-
-def _write_cache(path: Path, name: str, parsed: Parsed) -> None:
-    header = json.dumps(
-        {
-            "format": CACHE_FORMAT,
-            "name": name,
-            "count": len(parsed.tokens),
-            "eos_id": parsed.eos_id,
-            "special_ids": sorted(parsed.special_ids),
-        }
-    ).encode()
-    lengths = _little_endian(array("I", map(len, parsed.tokens)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Write to a temporary file in the same directory, then rename: a concurrent reader
-    # sees either no file or a complete one, never a torn write.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(_HEADER.pack(_MAGIC, len(header)))
-            out.write(header)
-            out.write(lengths.tobytes())
-            out.write(b"".join(parsed.tokens))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _read_cache(path: Path, name: str) -> Parsed | None:
-    """The cached vocabulary, or None if absent, stale or damaged (then it is rebuilt)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    try:
-        return _decode_cache(data, name)
-    except (ValueError, KeyError, TypeError, struct.error):
-        return None
-
-
-def _decode_cache(data: bytes, name: str) -> Parsed | None:
-    magic, header_len = _HEADER.unpack_from(data)
-    if magic != _MAGIC:
-        return None
-    start = _HEADER.size
-    header = json.loads(data[start : start + header_len])
-    if header["format"] != CACHE_FORMAT or header["name"] != name:
-        return None
-    count = header["count"]
-    start += header_len
-    lengths = array("I")
-    lengths.frombytes(data[start : start + 4 * count])
-    blob = data[start + 4 * count :]
-    lengths = _little_endian(lengths)
-    if len(lengths) != count or sum(lengths) != len(blob):
-        return None
-    offsets = itertools.accumulate(lengths, initial=0)
-    tokens = [blob[a:b] for a, b in itertools.pairwise(offsets)]
-    return Parsed(tokens, header["eos_id"], frozenset(header["special_ids"]))
-
-
-def _little_endian(values: array) -> array:
-    # The file is little-endian; swap in place on the rare big-endian host (an involution,
-    # so the same call serves reading and writing).
-    if values.itemsize != 4:
-        raise ValueError("array('I') is not 32-bit on this platform")
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values
 
 
 # --- Package files -----------------------------------------------------------------------
@@ -149,7 +53,7 @@ def _package_dir(name: str, source: Source) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _package_files(name: str, source: Source) -> list[Path]:
+def package_files(name: str, source: Source) -> list[Path]:
     root = _package_dir(name, source)
     paths = [root / rel for rel in source.files]
     for rel, path in zip(source.files, paths, strict=True):
@@ -354,120 +258,6 @@ def _gpt2_encoder(paths: list[Path]) -> Encoder:
     return _tiktoken_encoder("gpt2", r50k_pat_str, ranks, {GPT2_ENDOFTEXT: parsed.eos_id}, 0)
 
 
-# --- mistral-spm -------------------------------------------------------------------------
-
-
-def _spm_parse(paths: list[Path]) -> Parsed:
-    import sentencepiece
-
-    processor = sentencepiece.SentencePieceProcessor(model_file=str(paths[0]))
-    tokens: list[bytes] = []
-    special: set[int] = set()
-    for token_id in range(processor.get_piece_size()):
-        piece = processor.id_to_piece(token_id)
-        if processor.is_byte(token_id):
-            tokens.append(bytes([int(piece[3:5], 16)]))  # byte-fallback piece "<0xNN>"
-        elif processor.is_control(token_id) or processor.is_unknown(token_id):
-            tokens.append(piece.encode())
-            special.add(token_id)
-        else:
-            # Normal and user-defined pieces. User-defined ones ([REFERENCE_DOC_n]) are
-            # matched in input text by sentencepiece itself, so they are ordinary text
-            # here; making them special would let the encoder emit special ids.
-            tokens.append(piece.replace("\u2581", " ").encode())
-    return Parsed(tokens, processor.eos_id(), frozenset(special))
-
-
-def _spm_encoder(paths: list[Path]) -> Encoder:
-    import sentencepiece
-
-    # sentencepiece prepends a space ("dummy prefix") to every input, so decode(encode(t))
-    # would gain a leading space; the model proto turns that off (no protobuf runtime is
-    # installed, hence the hand edit). Caveat: text containing U+2581 itself cannot
-    # round-trip, since sentencepiece writes spaces as that same character.
-    model = _spm_without_dummy_prefix(paths[0].read_bytes())
-    processor = sentencepiece.SentencePieceProcessor(model_proto=model)
-    return functools.partial(_spm_encode, processor)
-
-
-def _spm_encode(processor: Any, text: str) -> list[int]:
-    # add_bos/add_eos default to off, so only text pieces come back.
-    return list(processor.encode(text))
-
-
-# Protobuf field numbers from sentencepiece_model.proto.
-_MODEL_NORMALIZER_SPEC = 3
-_NORMALIZER_ADD_DUMMY_PREFIX = 3
-_VARINT, _LEN = 0, 2
-
-
-def _spm_without_dummy_prefix(model: bytes) -> bytes:
-    out = bytearray()
-    for field, wire, start, end, payload in _proto_fields(model):
-        if field == _MODEL_NORMALIZER_SPEC and wire == _LEN:
-            spec = _proto_set_varint(model[payload:end], _NORMALIZER_ADD_DUMMY_PREFIX, 0)
-            out += _varint((field << 3) | _LEN) + _varint(len(spec)) + spec
-        else:
-            out += model[start:end]
-    return bytes(out)
-
-
-def _proto_set_varint(message: bytes, field: int, value: int) -> bytes:
-    kept = b"".join(
-        message[start:end]
-        for number, wire, start, end, _ in _proto_fields(message)
-        if not (number == field and wire == _VARINT)
-    )
-    return kept + _varint(field << 3 | _VARINT) + _varint(value)
-
-
-def _proto_fields(data: bytes) -> Iterator[tuple[int, int, int, int, int]]:
-    """(field number, wire type, start, end, payload start) for each top-level field."""
-    pos = 0
-    while pos < len(data):
-        start = pos
-        key, pos = _read_varint(data, pos)
-        wire = key & 7
-        payload = pos
-        if wire == _VARINT:
-            _, pos = _read_varint(data, pos)
-        elif wire == _LEN:
-            length, payload = _read_varint(data, pos)
-            pos = payload + length
-        elif wire == 1:  # fixed 64-bit
-            pos += 8
-        elif wire == 5:  # fixed 32-bit
-            pos += 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire} at offset {start}")
-        if pos > len(data):
-            raise ValueError("truncated protobuf message")
-        yield key >> 3, wire, start, pos, payload
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
 # --- o200k -------------------------------------------------------------------------------
 
 # From tiktoken_ext/openai_public.py, o200k_base() (it is local to that function, which
@@ -527,8 +317,8 @@ SOURCES: dict[str, Source] = {
         "mistral_common",
         "mistral-common",
         ("data/mistral_instruct_tokenizer_240323.model.v3",),
-        _spm_parse,
-        _spm_encoder,
+        sentencepiece.parse,
+        sentencepiece.encoder,
     ),
     "o200k": Source(
         "bpe_openai",
@@ -560,16 +350,17 @@ def cache_path(name: str) -> Path:
 def parse(name: str) -> Parsed:
     """Parse from the package files, bypassing the cache."""
     source = _source(name)
-    return source.parse(_package_files(name, source))
+    return source.parse(package_files(name, source))
 
 
 def load(name: str) -> Vocabulary:
+    """The vocabulary `name`, from the cache or parsed from its package (then cached)."""
     path = cache_path(name)
-    parsed = _read_cache(path, name)
+    parsed = cache.read(path, name)
     if parsed is None:
         parsed = parse(name)
         try:
-            _write_cache(path, name, parsed)
+            cache.write(path, name, parsed)
         except OSError as error:
             # The cache only saves time; a read-only home must not stop the run.
             warnings.warn(f"could not cache vocabulary {name!r} at {path}: {error}", stacklevel=2)
@@ -585,4 +376,4 @@ def load(name: str) -> Vocabulary:
 def build_encoder(name: str) -> Encoder:
     """The real tokenizer for `name`, rebuilt from the package files."""
     source = _source(name)
-    return source.encoder(_package_files(name, source))
+    return source.encoder(package_files(name, source))
