@@ -39,6 +39,9 @@ pub struct ClassTrie {
 }
 
 impl ClassTrie {
+    /// The prefix graph of the class strings of `trie`'s tokens (minus those holding a
+    /// `dead` byte) and of the ghosts' codes, laid flat, with the token classes (groups)
+    /// numbered in layout order.
     pub fn build(
         trie: &TokenTrie,
         classes: &[u8; 256],
@@ -46,18 +49,107 @@ impl ClassTrie {
         ghosts: &[Ghost],
         vocab_len: usize,
     ) -> Self {
-        // Hash-consed nodes; node 0 is the root.
-        let mut child = ChildTable::new(trie.nodes.len() / 4);
-        let mut parent: Vec<u32> = vec![NONE];
-        let mut class: Vec<u8> = vec![0];
-        let mut intern = |p: u32, c: u8, parent: &mut Vec<u32>, class: &mut Vec<u8>| -> u32 {
-            child.get_or_insert(p, c, || {
-                parent.push(p);
-                class.push(c);
-                (parent.len() - 1) as u32
-            })
+        let graph = PrefixGraph::intern(trie, classes, dead, ghosts);
+        let (nodes, new_id) = graph.layout();
+        Self::with_groups(nodes, &new_id, &graph, trie, ghosts, vocab_len)
+    }
+
+    /// The token classes: the nodes where some token (real or ghost) ends become groups,
+    /// numbered in layout order, their tokens gathered by a counting sort. `new_id` maps
+    /// a node of `graph` to its place in `flat`.
+    fn with_groups(
+        mut flat: Vec<ClassNode>,
+        new_id: &[u32],
+        graph: &PrefixGraph,
+        trie: &TokenTrie,
+        ghosts: &[Ghost],
+        vocab_len: usize,
+    ) -> Self {
+        let mut count = vec![0u32; flat.len()];
+        for &(id, bnode) in &graph.real_at {
+            count[new_id[id as usize] as usize] += trie.tokens_at(bnode).len() as u32;
+        }
+        for &(id, k) in &graph.ghost_at {
+            count[new_id[id as usize] as usize] += ghosts[k].token_ids.len() as u32;
+        }
+        let mut group_off = vec![0u32];
+        for (i, &c) in count.iter().enumerate() {
+            if c > 0 {
+                flat[i].group = (group_off.len() - 1) as u32;
+                group_off.push(group_off.last().unwrap() + c);
+            }
+        }
+        let mut cursor: Vec<u32> = group_off[..group_off.len() - 1].to_vec();
+        let mut group_tokens = vec![0u32; *group_off.last().unwrap() as usize];
+        let mut place = |node: u32, toks: &[u32]| -> u32 {
+            let g = flat[new_id[node as usize] as usize].group;
+            let at = cursor[g as usize] as usize;
+            group_tokens[at..at + toks.len()].copy_from_slice(toks);
+            cursor[g as usize] += toks.len() as u32;
+            g
         };
-        let mut real_at: Vec<(u32, usize)> = Vec::new(); // (class node, byte-trie node)
+        let mut tok_group = vec![NONE; vocab_len];
+        for &(id, bnode) in &graph.real_at {
+            let g = place(id, trie.tokens_at(bnode));
+            for &t in trie.tokens_at(bnode) {
+                tok_group[t as usize] = g;
+            }
+        }
+        let mut tok_ghost = vec![NONE; vocab_len];
+        let mut ghost_tokens = Vec::new();
+        for &(id, k) in &graph.ghost_at {
+            let g = place(id, &ghosts[k].token_ids);
+            for &t in &ghosts[k].token_ids {
+                tok_ghost[t as usize] = g;
+                ghost_tokens.push(t);
+            }
+        }
+        ghost_tokens.sort_unstable();
+        ghost_tokens.dedup();
+        let max_depth = flat.iter().map(|c| c.depth as usize).max().unwrap_or(0);
+        ClassTrie {
+            nodes: flat,
+            max_depth,
+            group_off,
+            group_tokens,
+            tok_group,
+            tok_ghost,
+            ghost_tokens,
+        }
+    }
+
+    pub fn num_groups(&self) -> usize {
+        self.group_off.len() - 1
+    }
+
+    #[inline]
+    pub fn group(&self, g: u32) -> &[u32] {
+        &self.group_tokens
+            [self.group_off[g as usize] as usize..self.group_off[g as usize + 1] as usize]
+    }
+}
+
+/// The class strings, hash-consed into a graph of (parent, class) nodes; node 0 is the
+/// root. Node ids are in creation order, not yet laid out.
+struct PrefixGraph {
+    parent: Vec<u32>,
+    class: Vec<u8>,
+    /// `(node, byte-trie node)` where some real tokens' class string ends.
+    real_at: Vec<(u32, usize)>,
+    /// `(node, ghost index)` where a ghost's class string ends.
+    ghost_at: Vec<(u32, usize)>,
+}
+
+impl PrefixGraph {
+    /// Walk the byte trie, skipping the subtree of every dead byte, then spell each ghost.
+    fn intern(trie: &TokenTrie, classes: &[u8; 256], dead: &[bool; 256], ghosts: &[Ghost]) -> Self {
+        let mut child = ChildTable::new(trie.nodes.len() / 4);
+        let mut g = PrefixGraph {
+            parent: vec![NONE],
+            class: vec![0],
+            real_at: Vec::new(),
+            ghost_at: Vec::new(),
+        };
         let mut stack = vec![0u32; trie.max_depth + 1];
         let nodes = &trie.nodes;
         let mut p = 1;
@@ -68,29 +160,38 @@ impl ClassTrie {
                 continue;
             }
             let d = n.depth as usize;
-            let id = intern(
-                stack[d - 1],
-                classes[n.byte as usize],
-                &mut parent,
-                &mut class,
-            );
+            let id = g.child(&mut child, stack[d - 1], classes[n.byte as usize]);
             stack[d] = id;
             if n.tok_hi > n.tok_lo {
-                real_at.push((id, p));
+                g.real_at.push((id, p));
             }
             p += 1;
         }
-        let mut ghost_at: Vec<(u32, usize)> = Vec::new(); // (class node, ghost index)
-        for (k, g) in ghosts.iter().enumerate() {
+        for (k, ghost) in ghosts.iter().enumerate() {
             let mut id = 0;
-            for &b in &g.code {
-                id = intern(id, classes[b as usize], &mut parent, &mut class);
+            for &b in &ghost.code {
+                id = g.child(&mut child, id, classes[b as usize]);
             }
-            ghost_at.push((id, k));
+            g.ghost_at.push((id, k));
         }
+        g
+    }
 
-        // Children lists by counting sort on the parent, then a depth-first layout. Any
-        // child order gives a valid layout: the walk only needs subtrees to be contiguous.
+    /// The child of `p` by class `c`, created on first use.
+    #[inline(always)]
+    fn child(&mut self, table: &mut ChildTable, p: u32, c: u8) -> u32 {
+        table.get_or_insert(p, c, || {
+            self.parent.push(p);
+            self.class.push(c);
+            (self.parent.len() - 1) as u32
+        })
+    }
+
+    /// Depth-first layout: the flat nodes (groups not yet set), and each node's position.
+    /// Children lists come from a counting sort on the parent; any child order gives a
+    /// valid layout, as the walk only needs subtrees to be contiguous.
+    fn layout(&self) -> (Vec<ClassNode>, Vec<u32>) {
+        let parent = &self.parent;
         let n = parent.len();
         let mut first = vec![0u32; n + 1];
         for &p in &parent[1..] {
@@ -124,79 +225,16 @@ impl ClassTrie {
         for &v in order.iter().skip(1).rev() {
             size[parent[v as usize] as usize] += size[v as usize];
         }
-        let mut flat: Vec<ClassNode> = order
+        let flat = order
             .iter()
             .map(|&v| ClassNode {
-                class: class[v as usize],
+                class: self.class[v as usize],
                 depth: depth_of[v as usize],
                 subtree: size[v as usize],
                 group: NONE,
             })
             .collect();
-
-        // Groups: nodes where some token (real or ghost) ends, numbered in layout order,
-        // with their tokens gathered by a counting sort.
-        let mut count = vec![0u32; n];
-        for &(id, bnode) in &real_at {
-            count[new_id[id as usize] as usize] += trie.tokens_at(bnode).len() as u32;
-        }
-        for &(id, k) in &ghost_at {
-            count[new_id[id as usize] as usize] += ghosts[k].token_ids.len() as u32;
-        }
-        let mut group_off = vec![0u32];
-        for (i, &c) in count.iter().enumerate() {
-            if c > 0 {
-                flat[i].group = (group_off.len() - 1) as u32;
-                group_off.push(group_off.last().unwrap() + c);
-            }
-        }
-        let mut cursor: Vec<u32> = group_off[..group_off.len() - 1].to_vec();
-        let mut group_tokens = vec![0u32; *group_off.last().unwrap() as usize];
-        let mut place = |node: u32, toks: &[u32]| -> u32 {
-            let g = flat[new_id[node as usize] as usize].group;
-            let at = cursor[g as usize] as usize;
-            group_tokens[at..at + toks.len()].copy_from_slice(toks);
-            cursor[g as usize] += toks.len() as u32;
-            g
-        };
-        let mut tok_group = vec![NONE; vocab_len];
-        for &(id, bnode) in &real_at {
-            let g = place(id, trie.tokens_at(bnode));
-            for &t in trie.tokens_at(bnode) {
-                tok_group[t as usize] = g;
-            }
-        }
-        let mut tok_ghost = vec![NONE; vocab_len];
-        let mut ghost_tokens = Vec::new();
-        for &(id, k) in &ghost_at {
-            let g = place(id, &ghosts[k].token_ids);
-            for &t in &ghosts[k].token_ids {
-                tok_ghost[t as usize] = g;
-                ghost_tokens.push(t);
-            }
-        }
-        ghost_tokens.sort_unstable();
-        ghost_tokens.dedup();
-        let max_depth = flat.iter().map(|c| c.depth as usize).max().unwrap_or(0);
-        ClassTrie {
-            nodes: flat,
-            max_depth,
-            group_off,
-            group_tokens,
-            tok_group,
-            tok_ghost,
-            ghost_tokens,
-        }
-    }
-
-    pub fn num_groups(&self) -> usize {
-        self.group_off.len() - 1
-    }
-
-    #[inline]
-    pub fn group(&self, g: u32) -> &[u32] {
-        &self.group_tokens
-            [self.group_off[g as usize] as usize..self.group_off[g as usize + 1] as usize]
+        (flat, new_id)
     }
 }
 

@@ -47,28 +47,7 @@ pub fn parse(pattern: &str) -> Result<Hir, Error> {
         .utf8(true)
         .build()
         .parse(pattern)
-        .map_err(|e| Error::Regex(one_line(&e)))
-}
-
-/// The parser's message on one line: what is wrong and where.
-fn one_line(e: &regex_syntax::Error) -> String {
-    match e {
-        regex_syntax::Error::Parse(p) => {
-            format!(
-                "{} at offset {} of the pattern",
-                p.kind(),
-                p.span().start.offset
-            )
-        }
-        regex_syntax::Error::Translate(t) => {
-            format!(
-                "{} at offset {} of the pattern",
-                t.kind(),
-                t.span().start.offset
-            )
-        }
-        other => other.to_string().replace('\n', " "),
-    }
+        .map_err(|e| Error::from(&e))
 }
 
 impl ByteDfa {
@@ -87,7 +66,7 @@ impl ByteDfa {
                     .nfa_size_limit(Some(SIZE_LIMIT)),
             )
             .build_from_hir(hir)
-            .map_err(|e| Error::Regex(e.to_string()))?;
+            .map_err(|e| Error::from(&e))?;
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
@@ -99,7 +78,7 @@ impl ByteDfa {
                     .determinize_size_limit(Some(SIZE_LIMIT)),
             )
             .build_from_nfa(&nfa)
-            .map_err(|e| Error::Regex(e.to_string()))?;
+            .map_err(|e| Error::from(&e))?;
         let live = Self::copy_live(&dfa);
         Ok(if minimize { live.minimized() } else { live })
     }
@@ -157,117 +136,23 @@ impl ByteDfa {
         out
     }
 
+    /// Copy the live part of `dfa` (states from which a full match is reachable), then
+    /// merge the byte classes that no longer differ.
     fn copy_live(dfa: &dense::DFA<Vec<u32>>) -> Self {
-        let start = dfa
-            .start_state(&start::Config::new().anchored(Anchored::Yes))
-            .expect("anchored start state exists: the DFA was built with StartKind::Anchored");
         let reps: Vec<u8> = dfa
             .byte_classes()
             .representatives(0..=255)
             .filter_map(|u| u.as_u8())
             .collect();
         let k = reps.len();
-
-        // Breadth-first copy of the reachable part, in regex-automata's own class order.
-        let mut ids = FxHashMap::default();
-        let mut order = vec![start];
-        ids.insert(start, 0u32);
-        let mut raw: Vec<u32> = Vec::new();
-        let mut i = 0;
-        while i < order.len() {
-            let sid = order[i];
-            for &b in &reps {
-                let next = dfa.next_state(sid, b);
-                if dfa.is_dead_state(next) || dfa.is_quit_state(next) {
-                    raw.push(DEAD);
-                    continue;
-                }
-                let id = *ids.entry(next).or_insert_with(|| {
-                    order.push(next);
-                    (order.len() - 1) as u32
-                });
-                raw.push(id);
-            }
-            i += 1;
-        }
-        let n = order.len();
-        let accepting: Vec<bool> = order
-            .iter()
-            .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
-            .collect();
-
-        // Live states: those that reach an accepting state (reverse search).
-        let mut rev: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for s in 0..n {
-            for &t in &raw[s * k..(s + 1) * k] {
-                if t != DEAD {
-                    rev[t as usize].push(s as u32);
-                }
-            }
-        }
-        let mut live = accepting.clone();
-        let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
-        while let Some(t) = stack.pop() {
-            for &s in &rev[t as usize] {
-                if !live[s as usize] {
-                    live[s as usize] = true;
-                    stack.push(s);
-                }
-            }
-        }
-
-        let mut renum = vec![DEAD; n];
-        let mut next_id = 0u32;
-        for s in 0..n {
-            if live[s] || s == 0 {
-                renum[s] = next_id;
-                next_id += 1;
-            }
-        }
-        let m = next_id as usize;
-        let mut table = vec![DEAD; m * k];
-        let mut acc = vec![false; m];
-        for s in 0..n {
-            let ns = renum[s];
-            if ns == DEAD {
-                continue;
-            }
-            acc[ns as usize] = accepting[s];
-            if !live[s] {
-                continue; // the start of an empty language keeps no transitions
-            }
-            for c in 0..k {
-                let t = raw[s * k + c];
-                if t != DEAD && live[t as usize] {
-                    table[ns as usize * k + c] = renum[t as usize];
-                }
-            }
-        }
-
-        // Coarsest byte classes for the pruned table: group identical columns.
-        let mut column_ids: FxHashMap<Vec<u32>, u8> = FxHashMap::default();
-        let mut class_map = vec![0u8; k];
-        let mut dead_class = None;
-        for (c, slot) in class_map.iter_mut().enumerate() {
-            let col: Vec<u32> = (0..m).map(|s| table[s * k + c]).collect();
-            let all_dead = col.iter().all(|&t| t == DEAD);
-            let len = column_ids.len() as u8;
-            let id = *column_ids.entry(col).or_insert(len);
-            if all_dead {
-                dead_class = Some(id);
-            }
-            *slot = id;
-        }
-        let n_classes = column_ids.len();
-        let mut new_table = vec![DEAD; m * n_classes];
-        for s in 0..m {
-            for c in 0..k {
-                new_table[s * n_classes + class_map[c] as usize] = table[s * k + c];
-            }
-        }
+        let (raw, accepting) = reachable_table(dfa, &reps);
+        let live = live_states(&raw, &accepting, k);
+        let (table, accepting) = keep_live(&raw, &accepting, &live, k);
+        let merged = merge_columns(&table, accepting.len(), k);
+        let n_classes = merged.n_classes;
         let mut classes = [0u8; 256];
         for b in 0..=255u8 {
-            classes[b as usize] = class_map[dfa.byte_classes().get(b) as usize];
+            classes[b as usize] = merged.class_map[dfa.byte_classes().get(b) as usize];
         }
         let mut class_size = vec![0u16; n_classes];
         let mut class_rep = vec![0u8; n_classes];
@@ -278,9 +163,9 @@ impl ByteDfa {
         ByteDfa {
             classes,
             n_classes,
-            dead_class,
-            table: new_table,
-            accepting: acc,
+            dead_class: merged.dead_class,
+            table: merged.table,
+            accepting,
             class_size,
             class_rep,
         }
@@ -377,6 +262,141 @@ impl ByteDfa {
     }
 }
 
+/// Breadth-first copy of the part of `dfa` reachable from its anchored start, one column
+/// per class of regex-automata's (`reps` holds a byte of each): the flat table, with the
+/// dead and quit states as `DEAD`, and whether each state accepts.
+fn reachable_table(dfa: &dense::DFA<Vec<u32>>, reps: &[u8]) -> (Vec<u32>, Vec<bool>) {
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::Yes))
+        .expect("anchored start state exists: the DFA was built with StartKind::Anchored");
+    let mut ids = FxHashMap::default();
+    let mut order = vec![start];
+    ids.insert(start, 0u32);
+    let mut raw: Vec<u32> = Vec::new();
+    let mut i = 0;
+    while i < order.len() {
+        let sid = order[i];
+        for &b in reps {
+            let next = dfa.next_state(sid, b);
+            if dfa.is_dead_state(next) || dfa.is_quit_state(next) {
+                raw.push(DEAD);
+                continue;
+            }
+            let id = *ids.entry(next).or_insert_with(|| {
+                order.push(next);
+                (order.len() - 1) as u32
+            });
+            raw.push(id);
+        }
+        i += 1;
+    }
+    let accepting = order
+        .iter()
+        .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
+        .collect();
+    (raw, accepting)
+}
+
+/// Live states of a `k`-column table: those that reach an accepting state (a search
+/// backwards from the accepting ones).
+fn live_states(raw: &[u32], accepting: &[bool], k: usize) -> Vec<bool> {
+    let n = accepting.len();
+    let mut rev: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for s in 0..n {
+        for &t in &raw[s * k..(s + 1) * k] {
+            if t != DEAD {
+                rev[t as usize].push(s as u32);
+            }
+        }
+    }
+    let mut live = accepting.to_vec();
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+    while let Some(t) = stack.pop() {
+        for &s in &rev[t as usize] {
+            if !live[s as usize] {
+                live[s as usize] = true;
+                stack.push(s);
+            }
+        }
+    }
+    live
+}
+
+/// The table restricted to live states (plus the start, kept even when dead), renumbered
+/// in order; transitions into other states become `DEAD`. Returns it and acceptance.
+fn keep_live(raw: &[u32], accepting: &[bool], live: &[bool], k: usize) -> (Vec<u32>, Vec<bool>) {
+    let n = accepting.len();
+    let mut renum = vec![DEAD; n];
+    let mut next_id = 0u32;
+    for s in 0..n {
+        if live[s] || s == 0 {
+            renum[s] = next_id;
+            next_id += 1;
+        }
+    }
+    let m = next_id as usize;
+    let mut table = vec![DEAD; m * k];
+    let mut acc = vec![false; m];
+    for s in 0..n {
+        let ns = renum[s];
+        if ns == DEAD {
+            continue;
+        }
+        acc[ns as usize] = accepting[s];
+        if !live[s] {
+            continue; // the start of an empty language keeps no transitions
+        }
+        for c in 0..k {
+            let t = raw[s * k + c];
+            if t != DEAD && live[t as usize] {
+                table[ns as usize * k + c] = renum[t as usize];
+            }
+        }
+    }
+    (table, acc)
+}
+
+/// A table whose identical columns were merged.
+struct MergedColumns {
+    /// Old column -> new class.
+    class_map: Vec<u8>,
+    n_classes: usize,
+    /// The class whose column is all `DEAD`, if any.
+    dead_class: Option<u8>,
+    /// `state * n_classes + class`.
+    table: Vec<u32>,
+}
+
+/// Coarsest byte classes of an `m`-state, `k`-column table: identical columns merge.
+fn merge_columns(table: &[u32], m: usize, k: usize) -> MergedColumns {
+    let mut column_ids: FxHashMap<Vec<u32>, u8> = FxHashMap::default();
+    let mut class_map = vec![0u8; k];
+    let mut dead_class = None;
+    for (c, slot) in class_map.iter_mut().enumerate() {
+        let col: Vec<u32> = (0..m).map(|s| table[s * k + c]).collect();
+        let all_dead = col.iter().all(|&t| t == DEAD);
+        let len = column_ids.len() as u8;
+        let id = *column_ids.entry(col).or_insert(len);
+        if all_dead {
+            dead_class = Some(id);
+        }
+        *slot = id;
+    }
+    let n_classes = column_ids.len();
+    let mut new_table = vec![DEAD; m * n_classes];
+    for s in 0..m {
+        for c in 0..k {
+            new_table[s * n_classes + class_map[c] as usize] = table[s * k + c];
+        }
+    }
+    MergedColumns {
+        class_map,
+        n_classes,
+        dead_class,
+        table: new_table,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,13 +478,15 @@ mod tests {
 
     #[test]
     fn patterns_matching_invalid_utf8_are_refused() {
-        let err = ByteDfa::from_regex(r"(?-u:\xFF)").unwrap_err().to_string();
-        assert!(err.contains("invalid UTF-8"), "{err}");
+        let err = ByteDfa::from_regex(r"(?-u:\xFF)").unwrap_err();
+        assert!(matches!(err, Error::Unsupported(_)), "{err:?}");
+        assert!(err.to_string().contains("invalid UTF-8"), "{err}");
     }
 
     #[test]
     fn invalid_regex_reports_the_parser_message() {
-        let err = ByteDfa::from_regex("(").unwrap_err().to_string();
-        assert!(err.contains("unclosed group"), "{err}");
+        let err = ByteDfa::from_regex("(").unwrap_err();
+        assert!(matches!(err, Error::InvalidPattern(_)), "{err:?}");
+        assert!(err.to_string().contains("unclosed group"), "{err}");
     }
 }

@@ -23,11 +23,13 @@ use rayon::prelude::*;
 use regex_syntax::hir::Hir;
 use rustc_hash::FxHashMap;
 
-use crate::bitmask::{ones, set_bit};
+use crate::automaton::TokenAutomaton;
+use crate::bitmask::{ones, set_bit, Mask};
 use crate::classtrie::{ClassTrie, NONE};
 use crate::dfa::{parse, ByteDfa, DEAD};
 use crate::error::Error;
-use crate::literals::{mute, Ghost};
+use crate::literals::{mute, Ghost, Muted};
+use crate::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
 /// How literal runs are treated.
@@ -299,6 +301,7 @@ impl Index {
         }
     }
 
+    /// Build the index of a parsed regex, one stage after the other (see the module doc).
     pub fn from_hir(hir: &Hir, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
         let t_start = Instant::now();
         let mut stats = Stats {
@@ -311,180 +314,37 @@ impl Index {
         stats.vocab_trie_nodes = vtrie.nodes.len();
         stats.text_tokens = vtrie.sorted_ids.len();
 
-        // In canonical mode the literals are muted before any DFA is built. The parser
-        // only accepts patterns that match UTF-8 text, so ghosts are spelled with bytes
-        // that valid UTF-8 never holds.
-        let t = Instant::now();
-        let muted = match mode {
-            Mode::Exact => None,
-            Mode::CanonicalLiterals => mute(hir, vtrie, &never_in_utf8()),
-        };
-        stats.mute_s = t.elapsed().as_secs_f64();
-
-        let t = Instant::now();
-        let dfa = ByteDfa::from_hir(muted.as_ref().map_or(hir, |m| &m.hir), true)?;
-        stats.dfa_s = t.elapsed().as_secs_f64();
-        let mut dead = dfa.dead_bytes();
-        let mut ghosts: Vec<Ghost> = Vec::new();
-        if let Some(m) = muted {
-            // a real token holding a ghost byte could otherwise walk a ghost's path
-            for (d, &g) in dead.iter_mut().zip(&m.ghost_bytes) {
-                *d |= g;
-            }
-            stats.muted_literals = m.muted_literals;
-            ghosts = m.ghosts;
-        }
-        stats.ghosts = ghosts.len();
-        stats.dfa_states = dfa.num_states();
-        stats.byte_classes = dfa.num_classes();
-        stats.dead_bytes = dead.iter().filter(|&&d| d).count();
-
-        let t = Instant::now();
-        let trie = ClassTrie::build(vtrie, dfa.classes(), &dead, &ghosts, vocab.len());
-        stats.classes_s = t.elapsed().as_secs_f64();
-        stats.class_trie_nodes = trie.nodes.len();
-        stats.token_classes = trie.num_groups();
-        stats.tokens_dropped = trie
-            .tok_group
-            .iter()
-            .enumerate()
-            .filter(|&(t, &g)| {
-                g == NONE && !vocab.is_special(t as u32) && !vocab.token(t as u32).is_empty()
-            })
-            .count();
-
-        let t = Instant::now();
-        let mut ids = StateIds {
-            single: vec![NONE; dfa.num_states()],
-            many: FxHashMap::default(),
-            sets: Vec::new(),
-        };
-        let mut frontier = Vec::new();
-        ids.id(&NextSet::One(0), &mut frontier);
-        let mut rows: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut overs: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut pos = 0;
-        while pos < ids.sets.len() {
-            let end = (pos + CHUNK).min(ids.sets.len());
-            let batch: Vec<NextSet> = ids.sets[pos..end].to_vec();
-            let expanded: Vec<Expansion> = batch
-                .par_iter()
-                .map(|set| expand(set.members(), &trie, &dfa))
-                .collect();
-            for e in expanded {
-                rows.push(
-                    e.rows
-                        .iter()
-                        .map(|(g, s)| (*g, ids.id(s, &mut frontier)))
-                        .collect(),
-                );
-                overs.push(
-                    e.overrides
-                        .iter()
-                        .map(|(t, s)| (*t, ids.id(s, &mut frontier)))
-                        .collect(),
-                );
-            }
-            pos = end;
-        }
-        stats.walk_s = t.elapsed().as_secs_f64();
+        let (dfa, muted) = dfa_stage(hir, vtrie, mode, &mut stats)?;
+        let (dead, ghosts) = dead_bytes_stage(&dfa, muted, &mut stats);
+        let trie = class_trie_stage(vtrie, &dfa, &dead, &ghosts, vocab, &mut stats);
+        let walked = parallel_stage(&trie, &dfa, &mut stats);
         let ghost_width = ghosts.first().map_or(0, |g| g.code.len());
         let ghost_text: FxHashMap<Vec<u8>, Vec<u8>> = ghosts
             .iter()
             .map(|g| (g.code.clone(), vocab.token(g.token_ids[0]).to_vec()))
             .collect();
-        let accepting: Vec<bool> = ids
-            .sets
-            .iter()
-            .map(|s| s.members().iter().any(|&d| dfa.is_accepting(d)))
-            .collect();
-
-        let t = Instant::now();
-        let words = vocab.mask_words();
-        let mut mask_ids: FxHashMap<(Vec<u32>, bool), u32> = FxHashMap::default();
-        let mut keys: Vec<(Vec<u32>, bool)> = Vec::new();
-        let mask_of: Vec<u32> = rows
-            .iter()
-            .zip(&accepting)
-            .map(|(r, &acc)| {
-                let key = (r.iter().map(|p| p.0).collect::<Vec<u32>>(), acc);
-                let n = mask_ids.len() as u32;
-                *mask_ids.entry(key.clone()).or_insert_with(|| {
-                    keys.push(key);
-                    n
-                })
-            })
-            .collect();
-        let eos = vocab.eos_id();
-        let built: Vec<Vec<u32>> = keys
-            .par_iter()
-            .map(|(groups, acc)| {
-                let mut m = vec![0u32; words];
-                for &g in groups {
-                    for &tok in trie.group(g) {
-                        set_bit(&mut m, tok);
-                    }
-                }
-                if *acc {
-                    set_bit(&mut m, eos);
-                }
-                m
-            })
-            .collect();
-        let masks: Vec<u32> = built.concat();
-
-        let mut default_next = Vec::with_capacity(rows.len());
-        let mut exc_off = vec![0u32];
-        let mut exc = Vec::new();
-        for r in &rows {
-            let d = most_common_target(r);
-            default_next.push(d);
-            exc.extend(r.iter().filter(|p| p.1 != d));
-            exc_off.push(exc.len() as u32);
-        }
-        let mut over_off = vec![0u32];
-        let mut over = Vec::new();
-        for o in &overs {
-            over.extend_from_slice(o);
-            over_off.push(over.len() as u32);
-        }
-        stats.masks_s = t.elapsed().as_secs_f64();
-        stats.states = rows.len();
-        stats.distinct_masks = keys.len();
-        stats.transitions_stored = exc.len() + over.len() + default_next.len();
+        let table = table_stage(&walked, &trie, vocab, &mut stats);
         stats.total_s = t_start.elapsed().as_secs_f64();
 
         Ok(Index {
-            eos_id: eos,
+            eos_id: vocab.eos_id(),
             vocab_len: vocab.len(),
-            words,
-            accepting,
-            mask_of,
-            masks,
+            words: vocab.mask_words(),
+            accepting: walked.accepting,
+            mask_of: table.mask_of,
+            masks: table.masks,
             tok_group: trie.tok_group,
-            default_next,
-            exc_off,
-            exc,
-            over_off,
-            over,
+            default_next: table.default_next,
+            exc_off: table.exc_off,
+            exc: table.exc,
+            over_off: table.over_off,
+            over: table.over,
             dfa,
-            members: ids.sets,
+            members: walked.sets,
             ghost_text,
             ghost_width,
             stats,
         })
-    }
-
-    pub fn initial_state(&self) -> u32 {
-        0
-    }
-
-    pub fn num_states(&self) -> usize {
-        self.accepting.len()
-    }
-
-    pub fn is_accepting(&self, state: u32) -> bool {
-        self.accepting.get(state as usize).copied().unwrap_or(false)
     }
 
     /// The state's mask, stored once and shared by every state with the same mask.
@@ -492,35 +352,6 @@ impl Index {
     pub fn mask(&self, state: u32) -> &[u32] {
         let m = self.mask_of[state as usize] as usize * self.words;
         &self.masks[m..m + self.words]
-    }
-
-    #[inline]
-    pub fn fill_mask(&self, state: u32, out: &mut [u32]) {
-        out.copy_from_slice(self.mask(state));
-    }
-
-    pub fn allowed(&self, state: u32) -> Vec<u32> {
-        ones(self.mask(state))
-    }
-
-    pub fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        let s = state as usize;
-        if s >= self.num_states() || token as usize >= self.vocab_len || token == self.eos_id {
-            return None;
-        }
-        let over = &self.over[self.over_off[s] as usize..self.over_off[s + 1] as usize];
-        if let Ok(i) = over.binary_search_by_key(&token, |p| p.0) {
-            return Some(over[i].1);
-        }
-        if self.mask(state)[(token / 32) as usize] & (1 << (token % 32)) == 0 {
-            return None;
-        }
-        let g = self.tok_group[token as usize];
-        let exc = &self.exc[self.exc_off[s] as usize..self.exc_off[s + 1] as usize];
-        match exc.binary_search_by_key(&g, |p| p.0) {
-            Ok(i) => Some(exc[i].1),
-            Err(_) => Some(self.default_next[s]),
-        }
     }
 
     /// The text the regex forces from `state` (jump-forward): the longest byte string
@@ -576,12 +407,55 @@ impl Index {
     pub fn stats(&self) -> &Stats {
         &self.stats
     }
+}
 
-    pub fn vocab_len(&self) -> usize {
+impl TokenAutomaton for Index {
+    fn initial_state(&self) -> u32 {
+        0
+    }
+
+    fn num_states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.accepting.get(state as usize).copied().unwrap_or(false)
+    }
+
+    #[inline]
+    fn fill_mask(&self, state: u32, out: &mut Mask) {
+        out.copy_from_slice(self.mask(state));
+    }
+
+    fn allowed(&self, state: u32) -> Vec<u32> {
+        ones(self.mask(state))
+    }
+
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        let s = state as usize;
+        if s >= self.num_states() || token as usize >= self.vocab_len || token == self.eos_id {
+            return None;
+        }
+        let over = &self.over[self.over_off[s] as usize..self.over_off[s + 1] as usize];
+        if let Ok(i) = over.binary_search_by_key(&token, |p| p.0) {
+            return Some(over[i].1);
+        }
+        if self.mask(state)[(token / 32) as usize] & (1 << (token % 32)) == 0 {
+            return None;
+        }
+        let g = self.tok_group[token as usize];
+        let exc = &self.exc[self.exc_off[s] as usize..self.exc_off[s + 1] as usize];
+        match exc.binary_search_by_key(&g, |p| p.0) {
+            Ok(i) => Some(exc[i].1),
+            Err(_) => Some(self.default_next[s]),
+        }
+    }
+
+    fn vocab_len(&self) -> usize {
         self.vocab_len
     }
 
-    pub fn memory_bytes(&self) -> usize {
+    fn memory_bytes(&self) -> usize {
         self.masks.len() * 4
             + self.mask_of.len() * 4
             + self.accepting.len()
@@ -592,6 +466,231 @@ impl Index {
             + self.dfa.memory_bytes()
             + self.members.len() * std::mem::size_of::<NextSet>()
     }
+}
+
+/// Stage 1, the DFA: the regex's minimized [`ByteDfa`]. In canonical mode the literals
+/// are muted first, and the muting is returned for the next stage.
+fn dfa_stage(
+    hir: &Hir,
+    vtrie: &TokenTrie,
+    mode: Mode,
+    stats: &mut Stats,
+) -> Result<(ByteDfa, Option<Muted>), Error> {
+    // The parser only accepts patterns that match UTF-8 text, so ghosts are spelled with
+    // bytes that valid UTF-8 never holds.
+    let t = Instant::now();
+    let muted = match mode {
+        Mode::Exact => None,
+        Mode::CanonicalLiterals => mute(hir, vtrie, &never_in_utf8()),
+    };
+    stats.mute_s = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let dfa = ByteDfa::from_hir(muted.as_ref().map_or(hir, |m| &m.hir), true)?;
+    stats.dfa_s = t.elapsed().as_secs_f64();
+    stats.dfa_states = dfa.num_states();
+    stats.byte_classes = dfa.num_classes();
+    Ok((dfa, muted))
+}
+
+/// Stage 2, dead bytes: those no live transition uses, plus the bytes ghosts are spelled
+/// with; a token holding one is dropped. Returns them with the ghosts.
+fn dead_bytes_stage(
+    dfa: &ByteDfa,
+    muted: Option<Muted>,
+    stats: &mut Stats,
+) -> ([bool; 256], Vec<Ghost>) {
+    let mut dead = dfa.dead_bytes();
+    let mut ghosts: Vec<Ghost> = Vec::new();
+    if let Some(m) = muted {
+        // a real token holding a ghost byte could otherwise walk a ghost's path
+        for (d, &g) in dead.iter_mut().zip(&m.ghost_bytes) {
+            *d |= g;
+        }
+        stats.muted_literals = m.muted_literals;
+        ghosts = m.ghosts;
+    }
+    stats.ghosts = ghosts.len();
+    stats.dead_bytes = dead.iter().filter(|&&d| d).count();
+    (dead, ghosts)
+}
+
+/// Stage 3, token classes and the prefix graph: the [`ClassTrie`] of the tokens' class
+/// strings (ghosts included), without the tokens holding a dead byte.
+fn class_trie_stage(
+    vtrie: &TokenTrie,
+    dfa: &ByteDfa,
+    dead: &[bool; 256],
+    ghosts: &[Ghost],
+    vocab: &Vocabulary,
+    stats: &mut Stats,
+) -> ClassTrie {
+    let t = Instant::now();
+    let trie = ClassTrie::build(vtrie, dfa.classes(), dead, ghosts, vocab.len());
+    stats.classes_s = t.elapsed().as_secs_f64();
+    stats.class_trie_nodes = trie.nodes.len();
+    stats.token_classes = trie.num_groups();
+    stats.tokens_dropped = trie
+        .tok_group
+        .iter()
+        .enumerate()
+        .filter(|&(t, &g)| {
+            g == NONE && !vocab.is_special(t as u32) && !vocab.token(t as u32).is_empty()
+        })
+        .count();
+    trie
+}
+
+/// The token-level states found by the search, with each one's transitions.
+struct Walked {
+    /// Per state, its DFA states.
+    sets: Vec<NextSet>,
+    /// Per state, `(group, next state)` for every group allowed, by group.
+    rows: Vec<Vec<(u32, u32)>>,
+    /// Per state, `(token, next state)` for tokens read through a ghost, by token.
+    overs: Vec<Vec<(u32, u32)>>,
+    accepting: Vec<bool>,
+}
+
+/// Stage 4, parallel construction: a breadth-first search over token-level states from
+/// the start, each chunk of the frontier walked in parallel and its results numbered in
+/// order, so state numbers do not depend on the threads.
+fn parallel_stage(trie: &ClassTrie, dfa: &ByteDfa, stats: &mut Stats) -> Walked {
+    let t = Instant::now();
+    let mut ids = StateIds {
+        single: vec![NONE; dfa.num_states()],
+        many: FxHashMap::default(),
+        sets: Vec::new(),
+    };
+    let mut frontier = Vec::new();
+    ids.id(&NextSet::One(0), &mut frontier);
+    let mut rows: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut overs: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut pos = 0;
+    while pos < ids.sets.len() {
+        let end = (pos + CHUNK).min(ids.sets.len());
+        let batch: Vec<NextSet> = ids.sets[pos..end].to_vec();
+        let expanded: Vec<Expansion> = batch
+            .par_iter()
+            .map(|set| expand(set.members(), trie, dfa))
+            .collect();
+        for e in expanded {
+            rows.push(
+                e.rows
+                    .iter()
+                    .map(|(g, s)| (*g, ids.id(s, &mut frontier)))
+                    .collect(),
+            );
+            overs.push(
+                e.overrides
+                    .iter()
+                    .map(|(t, s)| (*t, ids.id(s, &mut frontier)))
+                    .collect(),
+            );
+        }
+        pos = end;
+    }
+    stats.walk_s = t.elapsed().as_secs_f64();
+    let accepting = ids
+        .sets
+        .iter()
+        .map(|s| s.members().iter().any(|&d| dfa.is_accepting(d)))
+        .collect();
+    Walked {
+        sets: ids.sets,
+        rows,
+        overs,
+        accepting,
+    }
+}
+
+/// The stored form of the states' masks and transitions.
+struct Table {
+    mask_of: Vec<u32>,
+    masks: Vec<u32>,
+    default_next: Vec<u32>,
+    exc_off: Vec<u32>,
+    exc: Vec<(u32, u32)>,
+    over_off: Vec<u32>,
+    over: Vec<(u32, u32)>,
+}
+
+/// Stage 5, the minimized table: each distinct mask stored once, and the transitions of
+/// a state as one default target plus the groups and ghost tokens that go elsewhere.
+fn table_stage(walked: &Walked, trie: &ClassTrie, vocab: &Vocabulary, stats: &mut Stats) -> Table {
+    let t = Instant::now();
+    let (mask_of, masks, distinct) = distinct_masks(walked, trie, vocab);
+    let mut default_next = Vec::with_capacity(walked.rows.len());
+    let mut exc_off = vec![0u32];
+    let mut exc = Vec::new();
+    for r in &walked.rows {
+        let d = most_common_target(r);
+        default_next.push(d);
+        exc.extend(r.iter().filter(|p| p.1 != d));
+        exc_off.push(exc.len() as u32);
+    }
+    let mut over_off = vec![0u32];
+    let mut over = Vec::new();
+    for o in &walked.overs {
+        over.extend_from_slice(o);
+        over_off.push(over.len() as u32);
+    }
+    stats.masks_s = t.elapsed().as_secs_f64();
+    stats.states = walked.rows.len();
+    stats.distinct_masks = distinct;
+    stats.transitions_stored = exc.len() + over.len() + default_next.len();
+    Table {
+        mask_of,
+        masks,
+        default_next,
+        exc_off,
+        exc,
+        over_off,
+        over,
+    }
+}
+
+/// Number the states' masks (a mask is its allowed groups and whether EOS is allowed)
+/// and build each distinct one in parallel. Returns each state's mask number, the masks
+/// laid end to end, and how many there are.
+fn distinct_masks(
+    walked: &Walked,
+    trie: &ClassTrie,
+    vocab: &Vocabulary,
+) -> (Vec<u32>, Vec<u32>, usize) {
+    let words = vocab.mask_words();
+    let mut mask_ids: FxHashMap<(Vec<u32>, bool), u32> = FxHashMap::default();
+    let mut keys: Vec<(Vec<u32>, bool)> = Vec::new();
+    let mask_of: Vec<u32> = walked
+        .rows
+        .iter()
+        .zip(&walked.accepting)
+        .map(|(r, &acc)| {
+            let key = (r.iter().map(|p| p.0).collect::<Vec<u32>>(), acc);
+            let n = mask_ids.len() as u32;
+            *mask_ids.entry(key.clone()).or_insert_with(|| {
+                keys.push(key);
+                n
+            })
+        })
+        .collect();
+    let eos = vocab.eos_id();
+    let built: Vec<Vec<u32>> = keys
+        .par_iter()
+        .map(|(groups, acc)| {
+            let mut m = vec![0u32; words];
+            for &g in groups {
+                for &tok in trie.group(g) {
+                    set_bit(&mut m, tok);
+                }
+            }
+            if *acc {
+                set_bit(&mut m, eos);
+            }
+            m
+        })
+        .collect();
+    (mask_of, built.concat(), keys.len())
 }
 
 fn most_common_target(row: &[(u32, u32)]) -> u32 {

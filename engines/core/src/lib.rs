@@ -12,9 +12,12 @@
 //!   mask once. Its optional `canonical_literals` mode replaces literal runs of the regex
 //!   by *ghost symbols* standing for their minimal tokenization.
 //!
+//! Both implement [`TokenAutomaton`], the token-level surface (states, masks, transitions).
+//!
 //! Shared pieces: [`Vocabulary`] (token bytes, specials, EOS, and its [`TokenTrie`] built
 //! once), [`ByteDfa`] (the pruned, class-compressed DFA both builders start from).
 
+mod automaton;
 mod bitmask;
 mod classtrie;
 pub mod dfa;
@@ -25,6 +28,7 @@ mod naive;
 pub mod trie;
 mod vocab;
 
+pub use automaton::TokenAutomaton;
 pub use bitmask::{get_bit, ones, set_bit, Mask};
 pub use dfa::ByteDfa;
 pub use error::Error;

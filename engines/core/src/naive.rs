@@ -5,6 +5,7 @@
 //! continuation still makes a full match). Nothing is shared between tokens or states, so
 //! the result is easy to trust; TokensDFA is checked against it.
 
+use crate::automaton::TokenAutomaton;
 use crate::bitmask::{ones, set_bit, Mask};
 use crate::dfa::{ByteDfa, DEAD};
 use crate::error::Error;
@@ -76,15 +77,22 @@ impl NaiveIndex {
         }
     }
 
-    pub fn initial_state(&self) -> u32 {
+    fn mask(&self, state: u32) -> &[u32] {
+        let m = state as usize * self.words;
+        &self.masks[m..m + self.words]
+    }
+}
+
+impl TokenAutomaton for NaiveIndex {
+    fn initial_state(&self) -> u32 {
         0
     }
 
-    pub fn num_states(&self) -> usize {
+    fn num_states(&self) -> usize {
         self.dfa_state.len()
     }
 
-    pub fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
         let s = *self.dfa_state.get(state as usize)?;
         if token as usize >= self.vocab_len || self.special[token as usize] {
             return None;
@@ -99,23 +107,18 @@ impl NaiveIndex {
         }
     }
 
-    pub fn is_accepting(&self, state: u32) -> bool {
+    fn is_accepting(&self, state: u32) -> bool {
         self.dfa_state
             .get(state as usize)
             .is_some_and(|&s| self.dfa.is_accepting(s))
     }
 
-    pub fn vocab_len(&self) -> usize {
+    fn vocab_len(&self) -> usize {
         self.vocab_len
     }
 
-    fn mask(&self, state: u32) -> &[u32] {
-        let m = state as usize * self.words;
-        &self.masks[m..m + self.words]
-    }
-
-    /// Write the allowed-token bitmask of `state` into `out`.
-    pub fn fill_mask(&self, state: u32, out: &mut Mask) {
+    /// An unknown state allows nothing.
+    fn fill_mask(&self, state: u32, out: &mut Mask) {
         if (state as usize) < self.num_states() {
             out.copy_from_slice(self.mask(state));
         } else {
@@ -123,12 +126,11 @@ impl NaiveIndex {
         }
     }
 
-    /// Allowed token ids of `state`, sorted, EOS included when accepting.
-    pub fn allowed(&self, state: u32) -> Vec<u32> {
+    fn allowed(&self, state: u32) -> Vec<u32> {
         ones(self.mask(state))
     }
 
-    pub fn memory_bytes(&self) -> usize {
+    fn memory_bytes(&self) -> usize {
         self.masks.len() * 4
             + (self.dfa_state.len() + self.state_of.len()) * 4
             + self.dfa.memory_bytes()

@@ -5,7 +5,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use proptest::prelude::*;
-use tokensdfa_core::{Index, Mode, NaiveIndex, Vocabulary};
+use tokensdfa_core::{Index, Mode, NaiveIndex, TokenAutomaton, Vocabulary};
 
 mod common;
 use common::{cases, regex_strategy, vocab_strategy};

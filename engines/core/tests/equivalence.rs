@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
-use tokensdfa_core::{Index, Mode, NaiveIndex, Vocabulary};
+use tokensdfa_core::{Index, Mode, NaiveIndex, TokenAutomaton, Vocabulary};
 
 mod common;
 use common::{cases, regex_strategy, vocab, vocab_strategy};

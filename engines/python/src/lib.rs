@@ -3,19 +3,62 @@
 //! Only conversion lives here: Python values in, core calls (with the GIL released while
 //! building), results and errors out. Masks are written straight into the caller's int32
 //! numpy buffer.
+//!
+//! A regex that cannot be compiled raises one of three `ValueError` subclasses, by the
+//! core's error kind: `PatternError` (malformed), `UnsupportedPatternError` (a feature the
+//! core lacks) and `LimitError` (a size limit was hit). Other bad arguments raise
+//! `ValueError` itself.
 
 use std::sync::Arc;
 
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyReadwriteArray1};
+use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use tokensdfa_core as core;
+use tokensdfa_core::TokenAutomaton;
 
+create_exception!(
+    tokensdfa,
+    PatternError,
+    PyValueError,
+    "The regex does not parse or is malformed."
+);
+create_exception!(
+    tokensdfa,
+    UnsupportedPatternError,
+    PyValueError,
+    "The regex is valid but uses a feature tokensdfa does not implement (look-around, \
+     back-references, Unicode word boundaries, matching invalid UTF-8)."
+);
+create_exception!(
+    tokensdfa,
+    LimitError,
+    PyValueError,
+    "Compiling the regex hit a size limit (nesting depth, NFA or DFA size)."
+);
+
+/// The Python exception of a core error, with the core's message.
 fn value_error(e: core::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    let message = e.to_string();
+    match e {
+        core::Error::InvalidPattern(_) => PatternError::new_err(message),
+        core::Error::Unsupported(_) => UnsupportedPatternError::new_err(message),
+        core::Error::LimitExceeded(_) => LimitError::new_err(message),
+        core::Error::Vocabulary(_) | core::Error::Option(_) => PyValueError::new_err(message),
+    }
+}
+
+/// `IndexError` unless `state` is one of the `num_states` states.
+fn check_state(state: u32, num_states: usize) -> PyResult<()> {
+    if (state as usize) < num_states {
+        Ok(())
+    } else {
+        Err(PyIndexError::new_err(format!("no state {state}")))
+    }
 }
 
 /// Borrow the caller's int32 buffer as the u32 words the core writes.
@@ -81,14 +124,67 @@ impl PyVocabulary {
     }
 }
 
+/// The methods both index classes share, written once over [`core::TokenAutomaton`]:
+/// `token_automaton_methods!(Class { own methods })` emits the class's one `#[pymethods]`
+/// block, its own methods followed by the shared ones. The class holds the automaton in
+/// `inner` and the vocabulary's mask width in `words`.
+macro_rules! token_automaton_methods {
+    ($class:ident { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            #[getter]
+            fn initial_state(&self) -> u32 {
+                self.inner.initial_state()
+            }
+
+            #[getter]
+            fn num_states(&self) -> usize {
+                self.inner.num_states()
+            }
+
+            #[getter]
+            fn memory_bytes(&self) -> usize {
+                self.inner.memory_bytes()
+            }
+
+            fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+                self.inner.next_state(state, token)
+            }
+
+            fn is_accepting(&self, state: u32) -> bool {
+                self.inner.is_accepting(state)
+            }
+
+            fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
+                self.check_state(state)?;
+                self.inner.fill_mask(state, mask_slice(&mut out, self.words)?);
+                Ok(())
+            }
+
+            /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
+            fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
+                self.check_state(state)?;
+                Ok(self.inner.allowed(state))
+            }
+        }
+
+        impl $class {
+            fn check_state(&self, state: u32) -> PyResult<()> {
+                check_state(state, self.inner.num_states())
+            }
+        }
+    };
+}
+
 #[pyclass(name = "NaiveIndex", module = "tokensdfa", frozen)]
 struct PyNaiveIndex {
     inner: core::NaiveIndex,
     words: usize,
 }
 
-#[pymethods]
-impl PyNaiveIndex {
+token_automaton_methods!(PyNaiveIndex {
     #[new]
     fn new(py: Python<'_>, regex: &str, vocab: &PyVocabulary) -> PyResult<Self> {
         let v = vocab.inner.clone();
@@ -101,53 +197,7 @@ impl PyNaiveIndex {
             words: vocab.inner.mask_words(),
         })
     }
-
-    #[getter]
-    fn initial_state(&self) -> u32 {
-        self.inner.initial_state()
-    }
-
-    #[getter]
-    fn num_states(&self) -> usize {
-        self.inner.num_states()
-    }
-
-    #[getter]
-    fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-
-    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        self.inner.next_state(state, token)
-    }
-
-    fn is_accepting(&self, state: u32) -> bool {
-        self.inner.is_accepting(state)
-    }
-
-    fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
-        self.check_state(state)?;
-        self.inner
-            .fill_mask(state, mask_slice(&mut out, self.words)?);
-        Ok(())
-    }
-
-    /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
-    fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
-        self.check_state(state)?;
-        Ok(self.inner.allowed(state))
-    }
-}
-
-impl PyNaiveIndex {
-    fn check_state(&self, state: u32) -> PyResult<()> {
-        if (state as usize) < self.inner.num_states() {
-            Ok(())
-        } else {
-            Err(PyIndexError::new_err(format!("no state {state}")))
-        }
-    }
-}
+});
 
 #[pyclass(name = "Index", module = "tokensdfa", frozen)]
 struct PyIndex {
@@ -155,8 +205,7 @@ struct PyIndex {
     words: usize,
 }
 
-#[pymethods]
-impl PyIndex {
+token_automaton_methods!(PyIndex {
     /// `mode` is "exact" (masks equal the naive index's) or "canonical_literals" (literal
     /// runs only in their minimal tokenization). `threads` sizes the build's pool.
     #[new]
@@ -180,36 +229,6 @@ impl PyIndex {
         })
     }
 
-    #[getter]
-    fn initial_state(&self) -> u32 {
-        self.inner.initial_state()
-    }
-
-    #[getter]
-    fn num_states(&self) -> usize {
-        self.inner.num_states()
-    }
-
-    #[getter]
-    fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-
-    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        self.inner.next_state(state, token)
-    }
-
-    fn is_accepting(&self, state: u32) -> bool {
-        self.inner.is_accepting(state)
-    }
-
-    fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
-        self.check_state(state)?;
-        self.inner
-            .fill_mask(state, mask_slice(&mut out, self.words)?);
-        Ok(())
-    }
-
     /// A read-only int32 numpy view of the state's stored mask (no copy); it keeps the
     /// index alive.
     fn mask_view<'py>(slf: Bound<'py, Self>, state: u32) -> PyResult<Bound<'py, PyArray1<i32>>> {
@@ -222,11 +241,6 @@ impl PyIndex {
         let arr = unsafe { PyArray1::borrow_from_array(&view, slf.clone().into_any()) };
         arr.getattr("flags")?.setattr("writeable", false)?;
         Ok(arr)
-    }
-
-    fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
-        self.check_state(state)?;
-        Ok(self.inner.allowed(state))
     }
 
     /// The text the regex forces from `state` (empty where EOS or two bytes are possible).
@@ -263,17 +277,7 @@ impl PyIndex {
         d.set_item("total_s", s.total_s)?;
         Ok(d)
     }
-}
-
-impl PyIndex {
-    fn check_state(&self, state: u32) -> PyResult<()> {
-        if (state as usize) < self.inner.num_states() {
-            Ok(())
-        } else {
-            Err(PyIndexError::new_err(format!("no state {state}")))
-        }
-    }
-}
+});
 
 /// The byte-level DFA of a regex (the automaton every index starts from), for the
 /// differ's byte-granular questions: does a byte string keep a match reachable, is it a
@@ -319,20 +323,32 @@ impl PyByteDfa {
 
 impl PyByteDfa {
     fn check_state(&self, state: u32) -> PyResult<()> {
-        if (state as usize) < self.inner.num_states() {
-            Ok(())
-        } else {
-            Err(PyIndexError::new_err(format!("no state {state}")))
-        }
+        check_state(state, self.inner.num_states())
     }
+}
+
+/// Parse `regex` with the dialect every index uses, without building anything: returns
+/// None, or raises PatternError (it does not parse), UnsupportedPatternError (it uses a
+/// feature the indexes lack) or LimitError (it nests too deep). A cheap validity check.
+#[pyfunction]
+fn check_pattern(regex: &str) -> PyResult<()> {
+    core::dfa::parse(regex).map(|_| ()).map_err(value_error)
 }
 
 #[pymodule]
 fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(check_pattern, m)?)?;
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;
     m.add_class::<PyIndex>()?;
     m.add_class::<PyByteDfa>()?;
+    let py = m.py();
+    m.add("PatternError", py.get_type::<PatternError>())?;
+    m.add(
+        "UnsupportedPatternError",
+        py.get_type::<UnsupportedPatternError>(),
+    )?;
+    m.add("LimitError", py.get_type::<LimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

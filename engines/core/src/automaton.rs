@@ -1,0 +1,39 @@
+//! The surface both token-level automata share, [`NaiveIndex`](crate::NaiveIndex) and
+//! [`Index`](crate::Index): states numbered from [`initial_state`], a bitmask of the
+//! allowed tokens in each state, and where each allowed token leads.
+//!
+//! [`initial_state`]: TokenAutomaton::initial_state
+
+use crate::bitmask::Mask;
+
+/// A token-level automaton over a vocabulary: state `s` allows token `t` iff bit `t` of
+/// its mask is set ([`crate::bitmask`] layout), EOS exactly where the text so far is a
+/// full match.
+pub trait TokenAutomaton {
+    /// The state before any token, always 0.
+    fn initial_state(&self) -> u32;
+
+    /// States are numbered `0..num_states()`.
+    fn num_states(&self) -> usize;
+
+    /// Heap bytes held by the automaton's tables.
+    fn memory_bytes(&self) -> usize;
+
+    /// Tokens of the vocabulary it was built for.
+    fn vocab_len(&self) -> usize;
+
+    /// The state after `token`, or `None` if the token is not allowed (EOS, a special
+    /// token, an unknown id or state included).
+    fn next_state(&self, state: u32, token: u32) -> Option<u32>;
+
+    /// Whether the text read to reach `state` is a full match (false for an unknown state).
+    fn is_accepting(&self, state: u32) -> bool;
+
+    /// Write the allowed-token bitmask of `state` into `out`, `mask_words()` of the
+    /// vocabulary long. `state` must be below [`num_states`](Self::num_states).
+    fn fill_mask(&self, state: u32, out: &mut Mask);
+
+    /// Allowed token ids of `state`, ascending, EOS included when accepting. `state`
+    /// must be below [`num_states`](Self::num_states).
+    fn allowed(&self, state: u32) -> Vec<u32>;
+}
