@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness import corpus, engines, paths
+from harness import corpora, engines
 from harness import vocab as vocabularies
+from harness.corpora import converter, paths
 from harness.errors import TokensieveError
 from harness.figures import percentile
 
@@ -53,7 +54,7 @@ class _Base:
 
     def setup(self, engine: str, spec: str, vocab: str) -> None:
         self.engine, self.prepared, self.vocab = _prepare(engine, vocab)
-        self.spec = corpus.get(spec)
+        self.spec = converter.with_regex(corpora.get(spec))
         # compiles once here, so an unsupported combination is skipped before timing
         self.compiled = _compile(self.engine, self.prepared, self.spec)
 
@@ -132,7 +133,7 @@ class Speedup:
     def setup(self, spec: str, vocab: str) -> None:
         self.naive, self.naive_prepared, _ = _prepare("naive", vocab)
         self.fast, self.fast_prepared, _ = _prepare("tokensdfa", vocab)
-        self.spec = corpus.get(spec)
+        self.spec = converter.with_regex(corpora.get(spec))
 
     def track_speedup_over_naive(self, spec: str, vocab: str) -> float:
         naive, fast = [], []

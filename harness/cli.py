@@ -1,44 +1,62 @@
 """The `tokensieve` command line. Each subcommand lives in its own module of
-`harness.commands` and exposes `register(subparsers)`, which adds its parser and sets
-`func(args) -> int`; modules are discovered, so a new command is one new file."""
+`harness.commands` and exposes `register(subparsers)`, which adds its parser (with the
+shared options of `harness.commands.options`) and sets `func(args) -> int`.
+
+Failures end in one line on stderr and an exit code: 2 for bad input (argparse's own
+errors included), 1 for a failing environment (a full disk), 130 for Ctrl-C; never a
+traceback for anything tokensieve expects.
+"""
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import pkgutil
 import sys
 
-import harness.commands
+from harness.commands.options import Parser
 from harness.errors import TokensieveError
 
-# listed first in --help, in this order; any other command module follows by name
-FIRST = ("bench", "report", "compare", "diff", "corpora", "engines", "vocab")
+# in --help in this order
+COMMANDS = (
+    "bench",
+    "report",
+    "compare",
+    "diff",
+    "jumpforward",
+    "gate",
+    "corpora",
+    "engines",
+    "vocab",
+)
 
 
-def command_names() -> list[str]:
-    found = {m.name for m in pkgutil.iter_modules(harness.commands.__path__)}
-    return [n for n in FIRST if n in found] + sorted(found - set(FIRST))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> Parser:
+    parser = Parser(
         prog="tokensieve",
         description="Benchmark and cross-check constrained-decoding engines on real vocabularies.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in command_names():
+    for name in COMMANDS:
         importlib.import_module(f"harness.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a bad argument already reported on one line
+        return int(exc.code or 0)
     try:
         return int(args.func(args) or 0)
     except TokensieveError as exc:
-        print(f"tokensieve: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"tokensieve {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"tokensieve {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the environment's: a full disk, a read-only directory
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"tokensieve {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
-"""The project's error types: every engine failure surfaces as one of these, never raw."""
+"""The project's error types: every failure tokensieve expects surfaces as one of these,
+never raw. The command line prints one line for each (`tokensieve: error: ...`) and exits
+with `exit_code`: 2 for bad input (a name, a value, a file), 1 for a failing environment
+(a full disk, a read-only directory)."""
 
 from __future__ import annotations
 
 
 class TokensieveError(Exception):
     """Base of every error tokensieve raises on purpose."""
+
+    exit_code = 2
 
 
 class SpecError(TokensieveError):
@@ -27,6 +32,16 @@ class UnsupportedSpec(TokensieveError):
         super().__init__(f"{engine}: unsupported spec {spec_id}: {message}")
 
 
+class EngineError(TokensieveError):
+    """An engine failed while running a compiled spec (filling a mask, advancing)."""
+
+    def __init__(self, engine: str, spec_id: str, message: str) -> None:
+        self.engine = engine
+        self.spec_id = spec_id
+        self.message = message
+        super().__init__(f"{engine}: runtime error on {spec_id}: {message}")
+
+
 class EngineUnavailable(TokensieveError):
     """The engine's package is missing or failed to import."""
 
@@ -44,3 +59,10 @@ class BadInput(TokensieveError):
 
 class MissingData(TokensieveError):
     """Data a command needs (a package file, a corpus directory) is absent."""
+
+
+class EnvironmentFailure(TokensieveError):
+    """The machine, not the input, failed the command: a full disk, a read-only directory.
+    Everything finished before it is kept."""
+
+    exit_code = 1

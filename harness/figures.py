@@ -1,4 +1,5 @@
-"""Timing and memory helpers shared by the worker, the runner, the report and compare.
+"""Figures: the clock, percentiles and summaries of measured durations, and their human
+formatting; shared by the bench, the report, `compare` and the gate.
 
 Durations are integer nanoseconds from `time.perf_counter_ns` everywhere they are
 recorded; percentiles are by nearest rank (no interpolation), so every reported figure is
@@ -8,11 +9,8 @@ a latency that was actually observed.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Iterable, Sequence
-
-import psutil
 
 clock = time.perf_counter_ns
 
@@ -46,27 +44,6 @@ def geometric_mean(values: Iterable[float]) -> float | None:
     """Geometric mean of the positive values; None when there are none."""
     logs = [math.log(v) for v in values if v > 0]
     return math.exp(sum(logs) / len(logs)) if logs else None
-
-
-def tree_rss(pid: int | None = None) -> int | None:
-    """Resident set size of a process and all its descendants, in bytes; None once the
-    process is gone. Descendants count because an engine may run helpers of its own."""
-    try:
-        proc = psutil.Process(os.getpid() if pid is None else pid)
-        total = proc.memory_info().rss
-        for child in proc.children(recursive=True):
-            try:
-                total += child.memory_info().rss
-            except psutil.Error:
-                continue
-        return int(total)
-    except psutil.Error:
-        return None
-
-
-def rss() -> int:
-    """This process's resident set size, in bytes."""
-    return int(psutil.Process().memory_info().rss)
 
 
 # --- formatting --------------------------------------------------------------------------

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from harness import corpus, engines, paths
+from harness import corpora, engines
+from harness.corpora import converter, paths
 from harness.engines.base import Compiled, Engine
 from harness.errors import MissingData, TokensieveError
 from harness.figures import geometric_mean, percentile
@@ -223,7 +224,7 @@ def run_gate(
     log: Callable[[str], None] = lambda _: None,
 ) -> tuple[list[Check], Measurements]:
     """Measure and compare. `engine_factory` lets a test hand in a slowed TokensDFA."""
-    specs = [corpus.get(s) for s in spec_ids]
+    specs = [converter.with_regex(corpora.get(s)) for s in spec_ids]
     tdfa = engine_factory("tokensdfa")
     others = {n: engine_factory(n) for n in ("naive", "outlines-core")}
     prepared = {e.name: e.prepare(vocab) for e in [tdfa, *others.values()]}

@@ -13,13 +13,16 @@ SpecKind = Literal["regex", "json_schema"]
 class Spec:
     """One constraint. `id` is stable across runs (`SET/NAME`); `text` is the regex or the
     schema serialized as JSON; `features` lists regex features (unicode-classes,
-    inline-flags, lookaround, backreference, anchors) that an engine may not support."""
+    inline-flags, lookaround, backreference, anchors) that an engine may not support.
+    `converted`, for a schema only, is the regex the one schema converter made of it
+    (`harness.corpora.converter.with_regex`), carried so that a worker never converts."""
 
     id: str
     kind: SpecKind
     text: str
     features: frozenset[str] = field(default_factory=frozenset)
     examples: tuple[str, ...] = ()
+    converted: str | None = None
 
     @staticmethod
     def regex(id: str, pattern: str, **kw: Any) -> Spec:
@@ -29,3 +32,25 @@ class Spec:
     def schema(id: str, schema: dict[str, Any] | str, **kw: Any) -> Spec:
         text = schema if isinstance(schema, str) else json.dumps(schema)
         return Spec(id=id, kind="json_schema", text=text, **kw)
+
+    def to_json(self) -> dict[str, Any]:
+        """What crosses a process boundary (examples stay behind: workers get paths)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "text": self.text,
+            "features": sorted(self.features),
+        }
+        if self.converted is not None:
+            out["converted"] = self.converted
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Spec:
+        return Spec(
+            id=data["id"],
+            kind=data["kind"],
+            text=data["text"],
+            features=frozenset(data.get("features", ())),
+            converted=data.get("converted"),
+        )

@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 from jsonschema.validators import validator_for
 
-from harness import cli, corpus
+from harness import cli, corpora
+from harness.corpora import catalog, converter, maskbench, regex_syntax
 from harness.errors import MissingData, UnknownName, UnsupportedSpec
+from harness.process import Status
 from harness.spec import Spec
 
-REGEX_SETS = [s.name for s in corpus.sets() if s.kind == "regex"]
-FILE_SETS = [s.name for s in corpus.sets() if s.origin != "maskbench"]
+REGEX_SETS = [s.name for s in corpora.sets() if s.kind == "regex"]
+FILE_SETS = [s.name for s in corpora.sets() if s.origin != "maskbench"]
 # Features the Rust reference (regex-automata DFAs) cannot compile: look-around,
 # backreferences, and Unicode word boundaries (recorded under "anchors").
 RUST_GAPS = {"lookaround", "backreference", "anchors"}
@@ -38,13 +40,13 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def maskbench_or_skip() -> Path:
     try:
-        return corpus.maskbench_dir()
+        return maskbench.directory()
     except MissingData as exc:
         pytest.skip(str(exc))
 
 
 def test_manifest_names_every_set_once() -> None:
-    names = [s.name for s in corpus.sets()]
+    names = [s.name for s in corpora.sets()]
     assert names == [
         "outlines-bench",
         "llm-formats",
@@ -58,7 +60,7 @@ def test_manifest_names_every_set_once() -> None:
 
 @pytest.mark.parametrize("name", FILE_SETS)
 def test_set_loads_with_stable_unique_ids(name: str) -> None:
-    found = corpus.entries(name)
+    found = corpora.entries(name)
     assert found, name
     ids = [e.spec.id for e in found]
     assert len(ids) == len(set(ids))
@@ -66,16 +68,16 @@ def test_set_loads_with_stable_unique_ids(name: str) -> None:
         assert e.spec.id == f"{name}/{e.name}"
         assert re.fullmatch(r"[A-Za-z0-9._+-]+", e.name), e.spec.id
         assert e.source
-        assert corpus.get(e.spec.id) == e.spec
+        assert corpora.get(e.spec.id) == e.spec
     # A second load (from a fresh parse, not the in-process cache) gives the same ids.
-    corpus._regex_file.cache_clear()
-    corpus._schema_dir.cache_clear()
-    corpus._schemastore.cache_clear()
-    assert [e.spec.id for e in corpus.entries(name)] == ids
+    catalog._regex_file.cache_clear()
+    catalog._schema_dir.cache_clear()
+    catalog._schemastore.cache_clear()
+    assert [e.spec.id for e in corpora.entries(name)] == ids
 
 
 def test_counts_per_set() -> None:
-    counts = {name: len(corpus.entries(name)) for name in FILE_SETS}
+    counts = {name: len(corpora.entries(name)) for name in FILE_SETS}
     assert counts["outlines-bench"] == 9
     assert counts["llm-formats"] >= 60
     assert counts["pathological"] >= 40
@@ -86,7 +88,7 @@ def test_counts_per_set() -> None:
 
 def test_outlines_bench_is_verbatim() -> None:
     """Spot checks against outlines-core's benchmarks/bench_regex_guide.py."""
-    got = {e.name: e.spec.text for e in corpus.entries("outlines-bench")}
+    got = {e.name: e.spec.text for e in corpora.entries("outlines-bench")}
     assert set(got) == {
         "email",
         "complex_phone",
@@ -109,12 +111,12 @@ def test_outlines_bench_is_verbatim() -> None:
 
 @pytest.mark.parametrize("name", REGEX_SETS)
 def test_every_regex_compiles_or_has_an_explaining_feature(name: str) -> None:
-    for e in corpus.entries(name):
+    for e in corpora.entries(name):
         pattern = e.spec.text
         try:
             compiled = re.compile(pattern)
         except re.error:
-            gap = corpus.python_re_gap(pattern)
+            gap = regex_syntax.python_re_gap(pattern)
             assert gap is not None, e.spec.id
             assert gap.split(":")[0] in e.spec.features, e.spec.id
             continue
@@ -127,7 +129,7 @@ def test_every_regex_compiles_or_has_an_explaining_feature(name: str) -> None:
 def test_regexes_compile_in_the_reference_unless_a_feature_says_why(name: str) -> None:
     tokensdfa = pytest.importorskip("tokensdfa", reason="the tokensdfa extension is not built")
     byte_vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b"<eos>"], 256, [256])
-    for e in corpus.entries(name):
+    for e in corpora.entries(name):
         if e.name in {"count-word-1-255", "dot-255", "dot-0-255"}:
             continue  # valid but slow to determinize over Unicode; covered by the paths tests
         try:
@@ -137,8 +139,8 @@ def test_regexes_compile_in_the_reference_unless_a_feature_says_why(name: str) -
 
 
 def test_features_are_recorded_and_detected() -> None:
-    every = {f for name in REGEX_SETS for e in corpus.entries(name) for f in e.spec.features}
-    assert every == set(corpus.FEATURES)
+    every = {f for name in REGEX_SETS for e in corpora.entries(name) for f in e.spec.features}
+    assert every == set(regex_syntax.FEATURES)
     cases = {
         r"\d+": {"unicode-classes"},
         r"\p{L}+": {"unicode-classes"},
@@ -160,7 +162,7 @@ def test_features_are_recorded_and_detected() -> None:
         r"\\d": set(),
     }
     for pattern, expected in cases.items():
-        assert corpus.regex_features(pattern) == expected, pattern
+        assert regex_syntax.regex_features(pattern) == expected, pattern
 
 
 def test_declared_features_must_match_the_pattern(tmp_path: Path) -> None:
@@ -172,18 +174,18 @@ def test_declared_features_must_match_the_pattern(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="declares features"):
-        corpus._regex_file("bad", path)
+        catalog._regex_file("bad", path)
 
 
 def test_python_gap_is_only_excused_by_a_feature() -> None:
-    assert corpus.python_regex(r"\p{L}+") is None
-    assert corpus.python_regex(r"a\z") is None
+    assert regex_syntax.python_regex(r"\p{L}+") is None
+    assert regex_syntax.python_regex(r"a\z") is None
     with pytest.raises(ValueError, match="does not compile"):
-        corpus.python_regex(r"(unclosed")
+        regex_syntax.python_regex(r"(unclosed")
 
 
 def test_handwritten_schemas_validate_their_examples() -> None:
-    found = corpus.entries("handwritten")
+    found = corpora.entries("handwritten")
     for e in found:
         schema = json.loads(e.spec.text)
         cls = validator_for(schema)
@@ -201,7 +203,7 @@ def test_handwritten_schemas_validate_their_examples() -> None:
 
 
 def test_schemastore_comes_from_installed_packages() -> None:
-    found = corpus.entries("schemastore")
+    found = corpora.entries("schemastore")
     ids = {e.spec.id for e in found}
     for name in ("github-workflows", "compose-spec", "renovate", "dependabot"):
         assert f"schemastore/{name}" in ids
@@ -212,18 +214,18 @@ def test_schemastore_comes_from_installed_packages() -> None:
 
 
 def test_schema_to_regex_converts_or_says_why() -> None:
-    weather = corpus.get("handwritten/function-get-weather")
-    regex = corpus.schema_to_regex(weather)
+    weather = corpora.get("handwritten/function-get-weather")
+    regex = converter.schema_to_regex(weather)
     assert re.fullmatch(regex, '{"location":"Paris","unit":"celsius"}')
     assert not re.fullmatch(regex, '{"location":"Paris","unit":"kelvin"}')
     rejected = Spec.schema("t/not-convertible", {"type": "string", "format": "regex"})
-    with pytest.raises(UnsupportedSpec, match="outlines-core: unsupported spec t/not-convertible"):
-        corpus.schema_to_regex(rejected)
+    with pytest.raises(UnsupportedSpec, match="unsupported spec t/not-convertible"):
+        converter.schema_to_regex(rejected)
     # The verdict is cached: the second call answers without a child process.
-    corpus.stop_converter()
+    converter.stop()
     with pytest.raises(UnsupportedSpec):
-        corpus.schema_to_regex(rejected)
-    assert not corpus._converter.running
+        converter.schema_to_regex(rejected)
+    assert not converter._service.running
 
 
 def test_converter_crash_is_a_verdict_and_the_converter_recovers(
@@ -232,35 +234,33 @@ def test_converter_crash_is_a_verdict_and_the_converter_recovers(
     """pixi's pyproject schema makes the builder allocate over 2 GB and abort; under a
     512 MB limit that happens at once. The caller gets a verdict, and the next schema is
     converted by a fresh child."""
-    pixi = {e.name: e for e in corpus.entries("schemastore")}.get("pyproject-pixi")
+    pixi = {e.name: e for e in corpora.entries("schemastore")}.get("pyproject-pixi")
     if pixi is None:
         pytest.skip("validate-pyproject-schema-store no longer ships pixi's schema")
-    monkeypatch.setattr(corpus, "CONVERT_MEMORY_BYTES", 512 << 20)
-    corpus.stop_converter()
+    monkeypatch.setattr(converter._service._worker, "address_space", 512 << 20)
+    converter.stop()
     try:
-        status, _ = corpus._converter.ask(pixi.spec.text)
-        assert status == "crashed"
-        assert corpus._converter.ask(json.dumps({"type": "integer"})) == (
-            "ok",
-            ["ok", "(-)?(0|[1-9][0-9]*)"],
-        )
+        crashed = converter._service.ask(pixi.spec.text, 60)
+        assert crashed.status in (Status.CRASH, Status.OOM), crashed
+        fresh = converter._service.ask(json.dumps({"type": "integer"}), 60)
+        assert fresh.ok and fresh.value["verdict"] == ["ok", "(-)?(0|[1-9][0-9]*)"]
     finally:
-        corpus.stop_converter()
+        converter.stop()
 
 
 def test_unknown_names_are_one_line_errors() -> None:
     with pytest.raises(UnknownName, match="unknown corpus set 'nope'"):
-        corpus.entries("nope")
+        corpora.entries("nope")
     with pytest.raises(UnknownName, match="unknown spec 'outlines-bench/nope'"):
-        corpus.get("outlines-bench/nope")
+        corpora.get("outlines-bench/nope")
     with pytest.raises(UnknownName):
-        corpus.get("no-slash")
+        corpora.get("no-slash")
 
 
 def test_cli_lists_every_set(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert cli.main(["corpora", "--corpus-dir", str(tmp_path), "--no-convert"]) == 0
     out = capsys.readouterr().out
-    for s in corpus.sets():
+    for s in corpora.sets():
         assert s.name in out
     assert "features: unicode-classes" in out
     assert "absent: MaskBench data not found" in out
@@ -289,7 +289,7 @@ def test_cli_show_tokenizes_with_a_vocabulary(capsys: pytest.CaptureFixture[str]
 
 def test_maskbench_absent_is_one_clear_line(tmp_path: Path) -> None:
     with pytest.raises(MissingData) as info:
-        corpus.entries("maskbench", tmp_path / "nowhere")
+        corpora.entries("maskbench", tmp_path / "nowhere")
     message = str(info.value)
     assert "\n" not in message
     assert "--corpus-dir" in message and "download maskbench" in message
@@ -297,7 +297,7 @@ def test_maskbench_absent_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_maskbench_loads_and_valid_instances_validate() -> None:
     directory = maskbench_or_skip()
-    found = corpus.entries("maskbench", directory)
+    found = corpora.entries("maskbench", directory)
     assert len(found) == len(list(directory.glob("*.json")))
     assert all(e.spec.id.startswith("maskbench/") for e in found)
     assert sum(len(e.valid) for e in found) > 0
@@ -328,9 +328,9 @@ def test_download_extracts_maskbench_from_a_local_zip(tmp_path: Path) -> None:
         for name, data in _archive_files().items():
             zf.writestr(name, data)
     dest = tmp_path / "maskbench"
-    assert corpus.download_maskbench(dest, archive.as_uri()) == 2
+    assert maskbench.download(dest, archive.as_uri()) == 2
     assert sorted(p.name for p in dest.iterdir()) == ["Github_easy---o1.json", "Handwritten_2.json"]
-    found = corpus.entries("maskbench", dest)
+    found = corpora.entries("maskbench", dest)
     assert [e.spec.id for e in found] == ["maskbench/Github_easy---o1", "maskbench/Handwritten_2"]
     assert found[0].valid == (3,) and found[1].invalid == (3,)
     assert not (tmp_path / "evil.json").exists()
@@ -358,6 +358,6 @@ def test_download_of_an_archive_without_maskbench_fails_clearly(tmp_path: Path) 
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("repo/README.md", "nothing here")
     with pytest.raises(MissingData, match="no maskbench/data"):
-        corpus.download_maskbench(tmp_path / "d", archive.as_uri())
+        maskbench.download(tmp_path / "d", archive.as_uri())
     with pytest.raises(MissingData, match="cannot download"):
-        corpus.download_maskbench(tmp_path / "d", (tmp_path / "missing.zip").as_uri())
+        maskbench.download(tmp_path / "d", (tmp_path / "missing.zip").as_uri())

@@ -12,19 +12,12 @@ import pytest
 
 from harness import engines
 from harness.cli import main
+from harness.corpora.regex_syntax import ascii_classes, uses_class_escapes
 from harness.diff import repro
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.minimize import minimize, tiny_vocabulary
-from harness.diff.triage import (
-    StateView,
-    ascii_classes,
-    passes_through_match,
-    spells_surrogate,
-    triage,
-    uses_class_escapes,
-)
+from harness.diff.triage import StateView, passes_through_match, spells_surrogate, triage
 from harness.engines.base import Engine
-from harness.process.isolation import CRASH, ERROR, OK, OOM, TIMEOUT, run_isolated
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -225,40 +218,6 @@ def test_repro_reports_fixed_when_engine_agrees(tmp_path: Path) -> None:
     assert not reproduced and "FIXED" in output
 
 
-# --- isolation ---------------------------------------------------------------------------
-
-
-def _sleep() -> None:
-    time.sleep(30)
-
-
-def _die() -> None:
-    os._exit(3)
-
-
-def _grow() -> bytes:
-    blob = bytearray(1 << 30)
-    for i in range(0, len(blob), 4096):
-        blob[i] = 1
-    time.sleep(10)
-    return bytes(blob[:1])
-
-
-def _fail() -> None:
-    from harness.errors import SpecError
-
-    raise SpecError("e", "s", "bad")
-
-
-def test_isolation_statuses() -> None:
-    assert run_isolated(lambda: 41 + 1, 10) == (OK, 42)
-    assert run_isolated(_sleep, 0.5)[0] == TIMEOUT
-    assert run_isolated(_die, 10) == (CRASH, 3)
-    assert run_isolated(_grow, 30, memory_limit=256 << 20)[0] == OOM
-    status, message = run_isolated(_fail, 10)
-    assert status == ERROR and "bad" in message
-
-
 # --- the command -------------------------------------------------------------------------
 
 
@@ -279,7 +238,7 @@ def test_diff_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
             "2",
             "--cover",
             "40",
-            "--reports",
+            "--reports-dir",
             str(tmp_path),
             "--run",
             "t",
@@ -311,15 +270,28 @@ def _build_index() -> int:
     return int(tokensdfa.Index("(ab)+", vocab).num_states)
 
 
+def _build_in_child(send: object) -> None:
+    send.send(_build_index())  # type: ignore[attr-defined]
+
+
 def test_index_builds_in_a_child_forked_after_a_build() -> None:
     """A child forked after this process built an index (and so started its pool) must
-    still build: rayon's global pool would leave it waiting forever."""
+    still build: rayon's global pool would leave it waiting forever. tokensieve itself
+    spawns its workers, but a user of the `tokensdfa` module may well fork."""
+    import multiprocessing as mp
+
     expected = _build_index()
-    assert run_isolated(_build_index, 60) == (OK, expected)
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_build_in_child, args=(send,))
+    child.start()
+    assert recv.poll(60), "the forked child never finished building"
+    assert recv.recv() == expected
+    child.join(10)
 
 
 def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
-    from harness.commands.diff import InstancePlan, diff_cell
+    from harness.diff.service import InstancePlan, diff_cell
 
     llg = _available("llguidance")
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -332,3 +304,73 @@ def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
     assert [(c.engine, c.valid, c.invalid, c.samples) for c in outcome.instances] == [
         ("llguidance", 1, 1, 2)
     ]
+
+
+def _diff_args(reports: Path, run: str) -> list[str]:
+    return [
+        "diff",
+        "--vocab",
+        "synthetic-1000-7",
+        "--engines",
+        "outlines-core,tokensdfa",
+        "--corpus",
+        "outlines-bench",
+        "--limit-specs",
+        "3",
+        "--walks",
+        "2",
+        "--cover",
+        "40",
+        "--reports-dir",
+        str(reports),
+        "--run",
+        run,
+    ]
+
+
+def _diff_cells(db: Path, run: str) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(db) as con:
+            query = "SELECT count(*) FROM diff_cells WHERE run = ?"
+            return int(con.execute(query, (run,)).fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_diff_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None:
+    """Killed after its first cell and resumed, a diff reports the same findings, repros
+    and counts as the same diff run in one go."""
+    import signal
+    import subprocess
+    import sys
+
+    _available("outlines-core")
+    assert main(_diff_args(tmp_path, "whole")) == 0
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, "-m", "harness.cli", *_diff_args(tmp_path, "part")]
+    first = subprocess.Popen(
+        argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while _diff_cells(tmp_path / "results.sqlite", "part") < 1 and time.monotonic() < deadline:
+        assert first.poll() is None
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert 1 <= _diff_cells(tmp_path / "results.sqlite", "part") < 3
+    assert main([*_diff_args(tmp_path, "part"), "--resume"]) == 0
+
+    def findings(run: str) -> dict[str, tuple[int, bool | None]]:
+        data = json.loads((tmp_path / run / "diff.json").read_text())
+        assert data["complete"]
+        return {f["id"]: (f["occurrences"], f["reproduces"]) for f in data["findings"]}
+
+    whole = json.loads((tmp_path / "whole" / "diff.json").read_text())
+    part = json.loads((tmp_path / "part" / "diff.json").read_text())
+    assert findings("part") == findings("whole")
+    assert part["summary"] == whole["summary"]
+    assert sorted((c["spec"], c["vocab"], c["status"]) for c in part["cells"]) == sorted(
+        (c["spec"], c["vocab"], c["status"]) for c in whole["cells"]
+    )

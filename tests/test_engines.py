@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from harness import engines
+from harness.corpora.converter import CONVERTER, schema_to_regex
 from harness.engines.base import Engine
-from harness.errors import SpecError, UnknownName, UnsupportedSpec
-from harness.schema_regex import schema_to_regex
+from harness.errors import EngineError, SpecError, UnknownName, UnsupportedSpec
 from harness.spec import Spec
 from harness.vocab import Vocabulary, synthetic
 
@@ -269,7 +269,7 @@ def test_schema_example_reaches_accepting(name: str) -> None:
 def test_wrong_mask_buffer_is_project_error() -> None:
     engine = _available("llguidance")
     compiled = engine.compile(_prepared(engine), Spec.regex("test/digits", "[0-9]+"))
-    with pytest.raises(engines.EngineError):
+    with pytest.raises(EngineError):
         compiled.matcher().fill_mask(np.zeros(VOCAB.mask_words - 1, dtype=np.int32))
 
 
@@ -282,17 +282,22 @@ def test_registry_lists_every_engine() -> None:
     assert [e.name for e in engines.all_engines()] == list(engines.ENGINE_NAMES)
 
 
-def test_schema_converter_names_requesting_engine() -> None:
+def test_schema_converter_tells_unsupported_from_invalid() -> None:
+    """A valid schema the converter cannot handle is unsupported; a schema that is not
+    JSON, or breaks its meta-schema, is invalid: decided by the schema, never by the
+    converter's message."""
     pytest.importorskip("outlines_core")
     with pytest.raises(UnsupportedSpec) as unsupported:
-        schema_to_regex('{"type": "string", "format": "bogus"}', engine="naive", spec_id="s/1")
-    assert (unsupported.value.engine, unsupported.value.spec_id) == ("naive", "s/1")
-    with pytest.raises(SpecError) as bad:
-        schema_to_regex('{"type": "object", "required": 3', engine="tokensdfa", spec_id="s/2")
-    assert (bad.value.engine, bad.value.spec_id) == ("tokensdfa", "s/2")
-    schema = '{"type": "object", "properties": {"a": {"type": "integer"}}}'
+        schema_to_regex(Spec.schema("s/1", {"type": "string", "format": "bogus"}))
+    assert (unsupported.value.engine, unsupported.value.spec_id) == (CONVERTER, "s/1")
+    with pytest.raises(UnsupportedSpec) as asked:
+        schema_to_regex(Spec.schema("s/1", {"type": "string", "format": "bogus"}), "naive")
+    assert asked.value.engine == "naive" and CONVERTER in asked.value.message
+    with pytest.raises(SpecError) as invalid:
+        schema_to_regex(Spec.schema("s/2", '{"type": "object", "required": 3'))
+    assert invalid.value.spec_id == "s/2"
+    schema = Spec.schema("s/3", {"type": "object", "properties": {"a": {"type": "integer"}}})
     assert "[ ]?" in schema_to_regex(schema)
-    assert "[ ]?" not in schema_to_regex(schema, r"[\n ]*")
 
 
 def _produces(compiled: Any, text: bytes) -> bool:

@@ -13,7 +13,7 @@ import pytest
 from harness import engines
 from harness import vocab as vocabularies
 from harness.engines.base import Compiled, Engine, Matcher
-from harness.engines.naive import IndexCompiled
+from harness.engines.rust_index import IndexCompiled
 from harness.engines.tokensdfa import TokensDFAEngine
 from harness.errors import TokensieveError
 from harness.gate import DEFAULT_THRESHOLDS, Check, Threshold, load_thresholds, run_gate

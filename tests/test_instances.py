@@ -155,7 +155,7 @@ def test_instance_repro_shrinks_and_reproduces(
 def test_whitespace_layouts_follow_each_policy() -> None:
     """Flexible whitespace takes all three layouts; outlines' `[ ]?` takes compact and
     spaced but not indented text, which the checker then reports with its layout."""
-    from harness.paths import POLICY_LAYOUTS
+    from harness.corpora.paths import POLICY_LAYOUTS
 
     for name in ("llguidance", "xgrammar", "naive"):
         engine = _available(name)

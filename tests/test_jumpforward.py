@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import tokensdfa
@@ -108,7 +109,7 @@ def test_engines_without_forced_text_are_not_analyzed() -> None:
 
 
 def test_report_embeds_the_jumpforward_summary(tmp_path) -> None:
-    from harness.report.bench_page import jumpforward_section
+    from harness.report import jumpforward_section
 
     assert "Not measured" in "".join(jumpforward_section(tmp_path))
     row = {"set": "s", "engine": "tokensdfa", "forced_text_pct": 12.5}
@@ -119,9 +120,32 @@ def test_report_embeds_the_jumpforward_summary(tmp_path) -> None:
     assert "<td>12.5</td>" in page and "7 states compared" in page
 
 
-def test_limit_spreads_over_the_set() -> None:
-    from harness.commands.jumpforward import spread
+def test_jumpforward_command_end_to_end(tmp_path: Path) -> None:
+    """Every (engine, spec) measured and cross-checked in a worker; the files written and
+    the summary printed."""
+    from harness.cli import main
 
-    specs = [Spec.regex(f"s/{i}", "a") for i in range(10)]
-    assert [s.id for s in spread(specs, 3)] == ["s/0", "s/3", "s/6"]
-    assert spread(specs, None) == specs
+    code = main(
+        [
+            "jumpforward",
+            "--vocab",
+            "synthetic-1000-0",
+            "--engines",
+            "tokensdfa,llguidance",
+            "--corpus",
+            "outlines-bench",
+            "--limit-specs",
+            "2",
+            "--paths",
+            "1",
+            "--reports-dir",
+            str(tmp_path),
+            "--run",
+            "j",
+        ]
+    )
+    assert code == 0
+    data = json.loads((tmp_path / "j" / "jumpforward.json").read_text())
+    assert {r["engine"] for r in data["summary"]} == {"tokensdfa", "llguidance"}
+    assert data["states_compared"] > 0 and not data["skipped"]
+    assert "<table" in (tmp_path / "j" / "jumpforward.html").read_text()

@@ -15,7 +15,9 @@ from typing import ClassVar
 
 import pytest
 
-from harness import corpus, paths
+from harness import corpora
+from harness.corpora import converter, paths, schema_order, texts
+from harness.engines import reference
 from harness.errors import MissingData, UnsupportedSpec
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -76,7 +78,7 @@ SAMPLE = [
 
 
 def test_regex_paths_match_and_mix_examples_with_draws() -> None:
-    spec = corpus.get("llm-formats/ipv4-strict")
+    spec = corpora.get("llm-formats/ipv4-strict")
     got = paths.paths_for(spec, byte_vocab(), seed=0, n=6)
     assert len(got) == 6
     assert {p.source for p in got} == {"example", "hypothesis"}
@@ -97,15 +99,16 @@ def test_same_seed_same_paths_across_processes(private_cache: Path) -> None:
     """A fresh interpreter with an empty cache, asking in the opposite order, must draw
     the same texts and ids."""
     vocab = byte_vocab()
-    here = {sid: paths.paths_for(corpus.get(sid), vocab, seed=3) for sid in SAMPLE}
+    here = {sid: paths.paths_for(corpora.get(sid), vocab, seed=3) for sid in SAMPLE}
     script = (
         "import json, sys\n"
         "sys.path.insert(0, 'tests')\n"
         "from test_paths import byte_vocab, SAMPLE\n"
-        "from harness import corpus, paths\n"
+        "from harness import corpora\n"
+        "from harness.corpora import paths\n"
         "v = byte_vocab()\n"
         "def row(s):\n"
-        "    got = paths.paths_for(corpus.get(s), v, seed=3)\n"
+        "    got = paths.paths_for(corpora.get(s), v, seed=3)\n"
         "    return [[p.text, list(p.ids), p.source] for p in got]\n"
         "out = {s: row(s) for s in reversed(SAMPLE)}\n"
         "print(json.dumps(out))\n"
@@ -126,7 +129,7 @@ def test_same_seed_same_paths_across_processes(private_cache: Path) -> None:
 
 
 def test_different_seeds_draw_different_texts() -> None:
-    spec = corpus.get("llm-formats/uuid-lower")
+    spec = corpora.get("llm-formats/uuid-lower")
     a = {p.text for p in paths.paths_for(spec, byte_vocab(), seed=0) if p.source == "hypothesis"}
     b = {p.text for p in paths.paths_for(spec, byte_vocab(), seed=1) if p.source == "hypothesis"}
     assert a and b and a != b
@@ -135,7 +138,7 @@ def test_different_seeds_draw_different_texts() -> None:
 def test_cache_hit_returns_identical_paths_and_is_keyed_by_vocab_and_seed(
     private_cache: Path,
 ) -> None:
-    spec = corpus.get("outlines-bench/ssn")
+    spec = corpora.get("outlines-bench/ssn")
     first = paths.paths_for(spec, byte_vocab(), seed=5)
     files = sorted((private_cache / "paths" / "outlines-bench").rglob("*.json"))
     assert files and all(not f.name.startswith(".") for f in files)
@@ -154,31 +157,31 @@ def test_cache_hit_returns_identical_paths_and_is_keyed_by_vocab_and_seed(
 
 
 def test_n_bounds_the_number_of_paths() -> None:
-    spec = corpus.get("llm-formats/hex-color-6")
+    spec = corpora.get("llm-formats/hex-color-6")
     assert len(paths.paths_for(spec, byte_vocab(), n=3)) == 3
-    assert len(paths.paths_for(spec, byte_vocab())) == paths.DEFAULT_N["regex"]
+    assert len(paths.paths_for(spec, byte_vocab())) == texts.DEFAULT_N["regex"]
 
 
 def test_python_incompatible_regex_keeps_its_examples_only() -> None:
-    spec = corpus.get("pathological/unicode-letters")
-    texts = paths.texts_for(spec)
-    assert [t for t, _ in texts.items] == list(spec.examples)
-    assert texts.notes and "cannot compile" in texts.notes[0]
+    spec = corpora.get("pathological/unicode-letters")
+    drawn = texts.texts_for(spec)
+    assert [t for t, _ in drawn.items] == list(spec.examples)
+    assert drawn.notes and "cannot compile" in drawn.notes[0]
 
 
 def test_non_ascii_patterns_fall_back_to_unicode_draws() -> None:
-    spec = corpus.get("pathological/unicode-emoji-range")
-    drawn = [t for t, s in paths.texts_for(spec).items if s == "hypothesis"]
+    spec = corpora.get("pathological/unicode-emoji-range")
+    drawn = [t for t, s in texts.texts_for(spec).items if s == "hypothesis"]
     assert drawn and all(re.fullmatch(spec.text, t) for t in drawn)
 
 
 def test_schema_layouts_and_sources() -> None:
-    spec = corpus.get("handwritten/function-get-weather")
+    spec = corpora.get("handwritten/function-get-weather")
     vocab = byte_vocab()
     compact = paths.paths_for(spec, vocab, layout="compact")
     spaced = paths.paths_for(spec, vocab, layout="spaced")
     pretty = paths.paths_for(spec, vocab, layout="pretty")
-    assert len(compact) == paths.DEFAULT_N["json_schema"]
+    assert len(compact) == texts.DEFAULT_N["json_schema"]
     assert [p.source for p in compact][:2] == ["example", "example"]
     assert "generated" in {p.source for p in compact}
     for c, s, p in zip(compact, spaced, pretty, strict=True):
@@ -188,7 +191,7 @@ def test_schema_layouts_and_sources() -> None:
         assert s.text == json.dumps(value, ensure_ascii=False)
         assert p.text == json.dumps(value, indent=2, ensure_ascii=False)
     # outlines-core's whitespace `[ ]?` accepts compact and spaced, not pretty.
-    regex = corpus.schema_to_regex(spec)
+    regex = converter.schema_to_regex(spec)
     assert all(re.fullmatch(regex, p.text) for p in compact + spaced)
     assert not any(re.fullmatch(regex, p.text) for p in pretty)
     assert paths.POLICY_LAYOUTS["regex-builder"] == ("compact", "spaced")
@@ -202,13 +205,13 @@ def test_generated_instances_are_valid_and_in_schema_order() -> None:
         "handwritten/person-nested",
         "handwritten/order-shared-defs",
     ):
-        spec = corpus.get(sid)
+        spec = corpora.get(sid)
         schema = json.loads(spec.text)
         validator = validator_for(schema)(schema)
         got = paths.paths_for(spec, byte_vocab(), n=6)
         generated = [p for p in got if p.source == "generated"]
         assert generated, sid
-        regex = corpus.schema_to_regex(spec)
+        regex = converter.schema_to_regex(spec)
         for p in generated:
             assert validator.is_valid(json.loads(p.text)), (sid, p.text)
         # The converted regex fixes property order; ordering makes the first ones match.
@@ -225,7 +228,7 @@ def test_schema_order_follows_properties_refs_and_branches() -> None:
         },
     }
     value = {"a": [{"y": 1, "x": 2}], "c": {"p": 1, "q": 2}, "b": {"y": 0, "x": 0}, "z": 9}
-    ordered = paths.schema_order(value, schema)
+    ordered = schema_order.schema_order(value, schema)
     assert json.dumps(ordered) == (
         '{"b": {"x": 0, "y": 0}, "a": [{"x": 2, "y": 1}], "c": {"q": 2, "p": 1}, "z": 9}'
     )
@@ -233,7 +236,7 @@ def test_schema_order_follows_properties_refs_and_branches() -> None:
 
 def test_maskbench_paths_use_its_valid_instances() -> None:
     try:
-        found = corpus.entries("maskbench")
+        found = corpora.entries("maskbench")
     except MissingData as exc:
         pytest.skip(str(exc))
     entry = next(e for e in found if len(e.valid) >= 2)
@@ -245,7 +248,7 @@ def test_maskbench_paths_use_its_valid_instances() -> None:
 def test_synthetic_vocabulary_paths_are_exact_and_reproducible() -> None:
     vocab = synthetic_or_skip()
     for sid in SAMPLE:
-        spec = corpus.get(sid)
+        spec = corpora.get(sid)
         first = paths.paths_for(spec, vocab, seed=0)
         assert first, sid
         for p in first:
@@ -253,8 +256,8 @@ def test_synthetic_vocabulary_paths_are_exact_and_reproducible() -> None:
             assert p.exact
     # Same texts from the cache-free path: clear the in-memory fingerprint and recompute.
     paths._fingerprints.clear()
-    assert paths.paths_for(corpus.get(SAMPLE[0]), vocab, seed=0) == paths.paths_for(
-        corpus.get(SAMPLE[0]), vocab, seed=0
+    assert paths.paths_for(corpora.get(SAMPLE[0]), vocab, seed=0) == paths.paths_for(
+        corpora.get(SAMPLE[0]), vocab, seed=0
     )
 
 
@@ -292,12 +295,12 @@ def test_reference_accepts_real_paths_and_rejections_are_recorded(
 ) -> None:
     pytest.importorskip("tokensdfa", reason="the tokensdfa extension is not built")
     vocab = byte_vocab()
-    spec = corpus.get("outlines-bench/email")
+    spec = corpora.get("outlines-bench/email")
     got = paths.paths_for(spec, vocab, check=True)
     assert got and all(p.reference is True and p.failed_step is None for p in got)
     # The same paths walked through a narrower language: "a+b@mail.co.uk" fails at "+".
     narrow = Spec.regex("t/narrow", "[a-z.]+@[a-z.]+", examples=())
-    index = paths.reference_index(narrow, vocab)
+    index = reference.for_spec(narrow, vocab)
     by_text = {p.text: paths.check_path(index, p) for p in got}
     assert by_text["a+b@mail.co.uk"] == (False, 1)
     assert by_text["john.doe@example.com"] == (True, None)
@@ -311,8 +314,8 @@ def test_reference_accepts_real_paths_and_rejections_are_recorded(
 def test_reference_rejection_is_kept_on_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
     vocab = byte_vocab()
     spec = Spec.regex("t/two", "ab|abc", examples=("ab", "abc"))
-    monkeypatch.setattr(paths, "_reference_version", lambda: "fake-1")
-    monkeypatch.setattr(paths, "reference_index", lambda s, v: RejectAbc())
+    monkeypatch.setattr(reference, "version", lambda: "fake-1")
+    monkeypatch.setattr(reference, "for_spec", lambda s, v: RejectAbc())
     got = paths.paths_for(spec, vocab, check=True)
     assert [p.text for p in got] == ["ab", "abc"]
     assert [p.reference for p in got] == [True, False]
@@ -334,7 +337,7 @@ class RejectAbc:
 
 def test_reference_unavailable_features_raise_unsupported() -> None:
     pytest.importorskip("tokensdfa", reason="the tokensdfa extension is not built")
-    spec = corpus.get("pathological/lookahead-negative")
+    spec = corpora.get("pathological/lookahead-negative")
     with pytest.raises(UnsupportedSpec, match="look-around"):
         paths.paths_for(spec, byte_vocab(), check=True)
     # Without the check the paths still exist.
@@ -349,12 +352,12 @@ def test_real_vocabulary_paths_decode_exactly_and_pass_the_reference() -> None:
     except (MissingData, ImportError) as exc:
         pytest.skip(f"gpt2 vocabulary unavailable: {exc}")
     for sid in ("outlines-bench/ssn", "llm-formats/uuid-lower", "handwritten/classification-enum"):
-        got = paths.paths_for(corpus.get(sid), gpt2)
+        got = paths.paths_for(corpora.get(sid), gpt2)
         assert got, sid
         assert all(p.exact for p in got), sid
         # Real BPE merges: fewer tokens than bytes on these ASCII texts.
         assert sum(len(p.ids) for p in got) < sum(len(p.text.encode()) for p in got)
     if importlib.util.find_spec("tokensdfa") is None:
         return
-    checked = paths.paths_for(corpus.get("outlines-bench/ssn"), gpt2, check=True)
+    checked = paths.paths_for(corpora.get("outlines-bench/ssn"), gpt2, check=True)
     assert [p.reference for p in checked] == [True] * len(checked)

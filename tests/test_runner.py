@@ -21,15 +21,20 @@ from typing import Any
 import psutil
 import pytest
 
-from harness import cli
-from harness.bench.controller import Options, Runner, scaling_selection, spread
+from harness import cli, report
+from harness.bench.controller import Runner
+from harness.bench.metrics import CellMetrics, CellResult
+from harness.bench.options import Options
+from harness.bench.plan import scaling_selection
 from harness.commands import compare
-from harness.engines.naive import IndexCompiled, NaiveEngine
+from harness.corpora import spread
+from harness.engines.naive import NaiveEngine
+from harness.engines.rust_index import IndexCompiled
 from harness.errors import SpecError, UnsupportedSpec
 from harness.figures import parse_bytes, percentile, summarize
-from harness.report import bench_page as report
+from harness.process import Status
 from harness.spec import Spec
-from harness.store.db import Cell, Store
+from harness.store import Cell, Store
 from harness.vocab import Vocabulary
 
 TESTS = Path(__file__).resolve().parent
@@ -167,12 +172,12 @@ def test_each_fault_costs_only_its_cell(faulty_run: tuple[Store, str, float]) ->
     assert "deliberately invalid" in (cells["email"].message or "")
     assert cells["ssn"].message == "deliberately unsupported"
     ok = cells["complex_phone"].metrics
-    assert ok["compile_ns"] > 0 and ok["ttfm_ns"] >= ok["compile_ns"]
-    assert ok["fill"]["n"] == len(ok["fill_ns"]) > 0
-    assert ok["num_states"] > 0 and ok["engine_memory_bytes"] > 0
+    assert ok.compile_ns and ok.ttfm_ns and ok.ttfm_ns >= ok.compile_ns
+    assert ok.fill["n"] == len(ok.fill_ns) > 0
+    assert ok.num_states and ok.engine_memory_bytes
     counted = cells["simple_phone"].metrics
-    assert counted["compile_ns"] > 0 and "num_states" not in counted
-    assert counted["states_error"].startswith("crash: killed by signal SIGABRT")
+    assert counted.compile_ns and counted.num_states is None
+    assert str(counted.states_error).startswith("crash: killed by signal SIGABRT")
 
 
 def test_a_worker_restarts_after_each_fatal_cell(faulty_run: tuple[Store, str, float]) -> None:
@@ -181,7 +186,7 @@ def test_a_worker_restarts_after_each_fatal_cell(faulty_run: tuple[Store, str, f
     # the first worker, then one after each of crash (counting states), crash, crash,
     # timeout and oom
     assert [p.status for p in preps] == ["ok"] * 6
-    assert len({p.metrics["pid"] for p in preps}) == 6
+    assert len({p.metrics.pid for p in preps}) == 6
 
 
 def test_preparation_failures_cover_the_whole_group(faulty_run: tuple[Store, str, float]) -> None:
@@ -286,7 +291,7 @@ def test_a_killed_run_resumes_without_measuring_a_cell_twice(
     first.kill()  # SIGKILL: no cleanup at all
     first.wait()
     with Store(db) as store:
-        pids = [p.metrics["pid"] for p in store.preparations("r")]
+        pids = [p.metrics.pid for p in store.preparations("r")]
         after_kill = len(store.cells("r"))
     deadline = time.monotonic() + 5
     while not all(map(_gone, pids)) and time.monotonic() < deadline:
@@ -305,12 +310,18 @@ def test_a_killed_run_resumes_without_measuring_a_cell_twice(
     assert third.returncode == 0, err
     with Store(db) as store:
         cells = store.cells("r")
-        sessions = store.run("r").meta["sessions"]
+        sessions = store.sessions("r")
     keys = [c.key for c in cells]
     assert len(keys) == len(set(keys)) == 9  # the primary key would refuse a second insert
     assert {c.status for c in cells} == {"ok"}
-    assert [s["status"] for s in sessions] == ["running", "interrupted", "complete"]
-    assert sum(s["measured"] for s in sessions[1:]) == 9 - after_kill
+    assert [s.status for s in sessions] == ["killed", "interrupted", "complete"]
+    assert [s.killed for s in sessions] == [True, False, False]
+    # counted from the cells, so the killed session keeps what it stored
+    assert [s.measured for s in sessions] == [
+        after_kill,
+        sum(s.measured for s in sessions[1:2]),
+        9 - after_kill - sessions[1].measured,
+    ]
     assert b"slow" in out
 
 
@@ -378,11 +389,11 @@ def test_percentiles_are_nearest_rank() -> None:
 def test_store_refuses_a_cell_twice(tmp_path: Path) -> None:
     with Store(tmp_path / "db.sqlite") as store:
         store.create_run("r", {})
-        store.add_cell("r", "e", "s/a", "v", "main", "ok", None, {})
+        store.add_cell("r", ("e", "s/a", "v", "main"), CellResult(Status.OK))
         with pytest.raises(sqlite3.IntegrityError):
-            store.add_cell("r", "e", "s/a", "v", "main", "crash", None, {})
-        with pytest.raises(ValueError, match="unknown cell status"):
-            store.add_cell("r", "e", "s/b", "v", "main", "weird", None, {})
+            store.add_cell("r", ("e", "s/a", "v", "main"), CellResult(Status.CRASH))
+        with pytest.raises(ValueError, match="weird"):
+            CellResult(Status("weird"))
 
 
 def test_spread_covers_the_whole_set() -> None:
@@ -401,19 +412,19 @@ def test_scaling_selection_alternates_kinds() -> None:
     assert [s.id for s in scaling_selection(specs, 3)] == ["a/1", "c/1", "b/1"]
 
 
-def _cell(engine: str, compile_ns: float, p50: float, p90: float, status: str = "ok") -> Cell:
-    metrics = {
-        "compile_ns": compile_ns,
-        "ttfm_ns": compile_ns,
-        "fill": {"n": 10, "p50": p50, "p90": p90},
-        "advance": {"n": 0},
-    }
+def _cell(engine: str, compile_ns: int, p50: float, p90: float, status: str = "ok") -> Cell:
+    metrics = CellMetrics(
+        compile_ns=compile_ns,
+        ttfm_ns=compile_ns,
+        fill={"n": 10, "p50": p50, "p90": p90},
+        advance={"n": 0},
+    )
     return Cell("r", engine, "s/x", "v", "main", status, None, metrics, "")
 
 
 def test_compare_flags_only_changes_beyond_noise() -> None:
-    a = [_cell("fast", 10e6, 1000, 1100), _cell("noisy", 10e6, 1000, 3000)]
-    b = [_cell("fast", 30e6, 400, 450), _cell("noisy", 10.5e6, 2000, 2500)]
+    a = [_cell("fast", 10_000_000, 1000, 1100), _cell("noisy", 10_000_000, 1000, 3000)]
+    b = [_cell("fast", 30_000_000, 400, 450), _cell("noisy", 10_500_000, 2000, 2500)]
     found, status_changes = compare.changes(a, b, 1.25, 100e3)
     flagged = {(c.engine, c.metric): round(c.ratio, 2) for c in found if not c.noisy}
     # "noisy" doubled its mask p50, but its own p90/p50 spread is 3x: not beyond noise

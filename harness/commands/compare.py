@@ -14,12 +14,11 @@ import argparse
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
-from harness.commands.report import open_store
+from harness.commands import options as opt
 from harness.figures import fmt_ns, geometric_mean
-from harness.report.bench_page import text_table
-from harness.store.db import REPORTS_DIR, Cell
+from harness.report import text_table
+from harness.store import Cell, Store
 
 METRICS = ("compile", "ttfm", "mask p50", "advance p50")
 
@@ -31,41 +30,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("run_a", metavar="RUN_A")
-    parser.add_argument("run_b", metavar="RUN_B")
+    parser.add_argument("run_a", metavar="RUN_A", type=opt.run_name)
+    parser.add_argument("run_b", metavar="RUN_B", type=opt.run_name)
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=ratio,
         default=1.25,
         metavar="T",
         help="smallest ratio counted as a change (default 1.25)",
     )
     parser.add_argument(
         "--floor-us",
-        type=float,
+        type=opt.non_negative,
         default=100.0,
         metavar="US",
         help="smallest absolute difference of a single-shot metric counted (default 100 µs)",
     )
-    parser.add_argument(
-        "--reports-dir",
-        metavar="DIR",
-        default=str(REPORTS_DIR),
-        help="where results.sqlite lives (default reports/)",
-    )
+    opt.add_reports_dir(parser)
     parser.set_defaults(func=run)
+
+
+def ratio(text: str) -> float:
+    value = opt.seconds(text)  # finite and positive, then:
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a ratio threshold must be at least 1, got {text!r}")
+    return value
 
 
 def reading(cell: Cell, metric: str) -> tuple[float, float] | None:
     """(median, p90) of `metric` in `cell`; p90 == median for single-shot metrics."""
     m = cell.metrics
-    if metric == "compile" and len(m.get("compile_samples_ns") or []) >= 3:
-        samples = sorted(m["compile_samples_ns"])
-        return float(m["compile_ns"]), float(samples[math.ceil(0.9 * len(samples)) - 1])
+    if metric == "compile" and len(m.compile_samples_ns) >= 3:
+        samples = sorted(m.compile_samples_ns)
+        return float(m.compile_ns or 0), float(samples[math.ceil(0.9 * len(samples)) - 1])
     if metric in ("compile", "ttfm"):
-        value = m.get(f"{metric}_ns")
+        value = m.compile_ns if metric == "compile" else m.ttfm_ns
         return None if value is None else (float(value), float(value))
-    summary = m.get("fill" if metric == "mask p50" else "advance") or {}
+    summary = m.fill if metric == "mask p50" else m.advance
     if not summary.get("n"):
         return None
     return float(summary["p50"]), float(summary["p90"])
@@ -116,7 +117,7 @@ def changes(
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_store(Path(args.reports_dir)) as store:
+    with Store(opt.reports_dir(args) / "results.sqlite", readonly=True) as store:
         store.run(args.run_a)
         store.run(args.run_b)
         cells_a, cells_b = store.cells(args.run_a), store.cells(args.run_b)

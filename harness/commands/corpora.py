@@ -8,8 +8,10 @@ import sys
 from collections import Counter
 from typing import Any
 
-from harness import corpus, paths
+from harness import corpora
 from harness import vocab as vocabularies
+from harness.commands import options as opt
+from harness.corpora import converter, maskbench, paths, texts
 from harness.errors import MissingData, TokensieveError, UnknownName
 from harness.vocab import Vocabulary
 
@@ -26,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "then cached). With --vocab, also the token paths per set.",
     )
     parser.add_argument("--corpus-dir", help="directory holding MaskBench's *.json files")
-    parser.add_argument("--vocab", help="also count token paths for this vocabulary")
+    parser.add_argument(
+        "--vocab", type=opt.vocab_name, help="also count token paths for this vocabulary"
+    )
     parser.add_argument("--seed", type=int, default=0, help="path seed (default 0)")
     parser.add_argument(
         "--check",
@@ -39,9 +43,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     show = actions.add_parser("show", help="print one spec (SET/NAME) with its token paths")
     show.add_argument("spec_id", metavar="SET/NAME")
-    show.add_argument("--vocab", default=argparse.SUPPRESS, help="tokenize with this vocabulary")
+    show.add_argument(
+        "--vocab",
+        type=opt.vocab_name,
+        default=argparse.SUPPRESS,
+        help="tokenize with this vocabulary",
+    )
     show.add_argument("--seed", type=int, default=argparse.SUPPRESS, help="path seed")
-    show.add_argument("--n", type=int, help="number of paths (default 8 regex, 4 schema)")
+    show.add_argument("--n", type=opt.count(1), help="number of paths (default 8 regex, 4 schema)")
     show.add_argument("--layout", choices=paths.SCHEMA_LAYOUTS, default="compact")
     show.add_argument(
         "--check",
@@ -59,27 +68,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     download = actions.add_parser("download", help="download a public corpus (maskbench)")
     download.add_argument("what", metavar="NAME", help="maskbench")
     download.add_argument("--dest", help="target directory (default: the cache)")
-    download.add_argument("--url", default=corpus.MASKBENCH_URL, help="archive URL")
+    download.add_argument("--url", default=maskbench.MASKBENCH_URL, help="archive URL")
     download.set_defaults(func=run_download)
 
 
 # --- listing ---------------------------------------------------------------------------
 
 
-def _feature_line(found: tuple[corpus.Entry, ...]) -> str:
+def _feature_line(found: tuple[corpora.Entry, ...]) -> str:
     counts: Counter[str] = Counter()
     for e in found:
         counts.update(e.spec.features or ["none"])
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def _conversion_line(found: tuple[corpus.Entry, ...]) -> str:
-    counts = Counter(corpus.conversion_status(e.spec) for e in found)
+def _conversion_line(found: tuple[corpora.Entry, ...]) -> str:
+    counts = Counter(converter.conversion_status(e.spec) for e in found)
     order = ["ok", "rejected", "too-large", "timeout", "crashed"]
     return ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
 
 
-def _paths_line(found: tuple[corpus.Entry, ...], vocab: Vocabulary, args: Any) -> str:
+def _paths_line(found: tuple[corpora.Entry, ...], vocab: Vocabulary, args: Any) -> str:
     n_specs = n_paths = n_rejected = n_unchecked = 0
     for e in found:
         try:
@@ -102,9 +111,9 @@ def run_list(args: argparse.Namespace) -> int:
     vocab = vocabularies.load(args.vocab) if args.vocab else None
     rows = [("set", "kind", "specs", "source")]
     details: list[list[str]] = []
-    for info in corpus.sets():
+    for info in corpora.sets():
         try:
-            found = corpus.entries(info.name, args.corpus_dir)
+            found = corpora.entries(info.name, args.corpus_dir)
         except MissingData as exc:
             rows.append((info.name, info.kind, "-", info.source))
             details.append([f"absent: {exc}"])
@@ -118,7 +127,7 @@ def run_list(args: argparse.Namespace) -> int:
             invalid = sum(len(e.invalid) for e in found)
             lines.append(f"instances: {valid} valid, {invalid} invalid")
             if not args.no_convert:
-                lines.append(f"to regex ({corpus.CONVERTER}): {_conversion_line(found)}")
+                lines.append(f"to regex ({converter.CONVERTER}): {_conversion_line(found)}")
         if vocab is not None:
             counted = _paths_line(found, vocab, args)
             lines.append(f"paths ({vocab.name}, seed {args.seed}): {counted}")
@@ -146,7 +155,7 @@ def _token_repr(vocab: Vocabulary, token_id: int) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    entry = corpus.get_entry(args.spec_id, getattr(args, "corpus_dir", None))
+    entry = corpora.get_entry(args.spec_id, getattr(args, "corpus_dir", None))
     spec = entry.spec
     seed = getattr(args, "seed", 0)
     print(f"spec:     {spec.id}")
@@ -161,17 +170,17 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"schema:   {_clip(spec.text, args.full)}")
         print(f"instances: {len(entry.valid)} valid, {len(entry.invalid)} invalid")
         try:
-            regex = corpus.schema_to_regex(spec)
-            print(f"to regex ({corpus.CONVERTER}): ok, {len(regex):,} characters")
+            regex = converter.schema_to_regex(spec)
+            print(f"to regex ({converter.CONVERTER}): ok, {len(regex):,} characters")
         except TokensieveError as exc:
-            print(f"to regex ({corpus.CONVERTER}): no: {exc}")
-    texts = paths.texts_for(spec, seed, args.n)
-    for note in texts.notes:
+            print(f"to regex ({converter.CONVERTER}): no: {exc}")
+    drawn = texts.texts_for(spec, seed, args.n)
+    for note in drawn.notes:
         print(f"note:     {note}")
     vocab_name = getattr(args, "vocab", None)
     if vocab_name is None:
         print(f"texts (seed {seed}; --vocab NAME tokenizes them):")
-        for i, (value, source) in enumerate(texts.items):
+        for i, (value, source) in enumerate(drawn.items):
             text = value if spec.kind == "regex" else paths.serialize(value, args.layout)
             print(f"  #{i} {source:<15} {text!r}")
         return 0
@@ -210,7 +219,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_download(args: argparse.Namespace) -> int:
     if args.what not in DOWNLOADS:
         raise UnknownName("download", args.what, list(DOWNLOADS))
-    count = corpus.download_maskbench(args.dest, args.url)
-    target = args.dest or corpus.default_download_dir()
+    count = maskbench.download(args.dest, args.url)
+    target = args.dest or maskbench.default_download_dir()
     print(f"wrote {count} MaskBench files to {target}", file=sys.stderr)
     return 0

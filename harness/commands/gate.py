@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from harness import vocab as vocabularies
+from harness.commands import options as opt
 from harness.gate import DEFAULT_SPECS, DEFAULT_THRESHOLDS, load_thresholds, run_gate
 
 
@@ -21,12 +22,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bitset; compare each ratio with benchmarks/thresholds.toml. Exit 1 naming every "
         "ratio past its threshold. Absolute times go to the result file only.",
     )
-    p.add_argument("--vocab", default="llama3", help="vocabulary (llama3)")
-    p.add_argument("--specs", default=",".join(DEFAULT_SPECS), help="comma list of spec ids")
+    p.add_argument("--vocab", type=opt.vocab_name, default="llama3", help="vocabulary (llama3)")
+    p.add_argument(
+        "--specs",
+        action=opt.ListAction,
+        item=opt.spec_id,
+        metavar="IDS",
+        help=f"spec ids, comma-separated or repeated (default {','.join(DEFAULT_SPECS)})",
+    )
     p.add_argument("--thresholds", type=Path, default=DEFAULT_THRESHOLDS, help="TOML file")
-    p.add_argument("--rounds", type=int, default=3, help="compiles per engine and spec (3)")
-    p.add_argument("--reps", type=int, default=20, help="fills per state (20)")
-    p.add_argument("--reports", default="reports", help="reports directory")
+    p.add_argument(
+        "--rounds", type=opt.count(1), default=3, help="compiles per engine and spec (3)"
+    )
+    p.add_argument("--reps", type=opt.count(1), default=20, help="fills per state (20)")
+    opt.add_reports_dir(p)
     p.set_defaults(func=run)
 
 
@@ -36,17 +45,17 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     checks, measured = run_gate(
         vocab,
-        [s for s in args.specs.split(",") if s],
+        opt.listed(args.specs, DEFAULT_SPECS),
         thresholds,
         rounds=args.rounds,
         reps=args.reps,
         log=lambda line: print(f"  {line}", flush=True),
     )
-    out = Path(args.reports) / "gate"
+    out = opt.reports_dir(args) / "gate"
     out.mkdir(parents=True, exist_ok=True)
     record = {
         "vocab": args.vocab,
-        "specs": args.specs,
+        "specs": ",".join(opt.listed(args.specs, DEFAULT_SPECS)),
         "seconds": round(time.perf_counter() - started, 1),
         "checks": [
             {

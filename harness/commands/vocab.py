@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from harness import vocab
+from harness.commands import options as opt
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,7 +15,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Size, special ids, EOS, invalid-UTF-8 token count and longest token of "
         "a vocabulary shipped in a PyPI package. Without NAME, list the names.",
     )
-    parser.add_argument("name", nargs="?", metavar="NAME", help="e.g. llama3, tekken, gpt2")
+    parser.add_argument(
+        "name",
+        nargs="?",
+        type=opt.vocab_name,
+        metavar="NAME",
+        help="e.g. llama3, tekken, gpt2, llama3[:8192], synthetic-1000-0",
+    )
     parser.set_defaults(func=run)
 
 

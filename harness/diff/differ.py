@@ -20,23 +20,17 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from harness.diff.triage import (
-    POLICY,
-    StateView,
-    Verdict,
-    ascii_classes,
-    triage,
-    uses_class_escapes,
-)
-from harness.engines import EngineError
-from harness.engines.base import Compiled, Engine, Matcher
-from harness.errors import TokensieveError
+from harness.diff.disagreement import Disagreement, SpecDiff
+from harness.diff.references import References, policies_needing_reference
+from harness.diff.triage import StateView, Verdict, triage
+from harness.engines import reference
+from harness.engines.base import Compiled, Engine, Matcher, allowed_ids, is_allowed
+from harness.errors import EngineError, TokensieveError
 from harness.vocab import Vocabulary
 
 # How many token ids of each side a disagreement keeps (the full counts are kept too).
@@ -61,129 +55,6 @@ class WalkPlan:
     # Seconds one engine may spend filling masks in one cell; a slow engine (xgrammar
     # takes 0.3 s per mask on some regexes) then covers fewer states instead of stalling.
     engine_budget_s: float = 30.0
-
-
-@dataclass
-class Disagreement:
-    engine: str
-    version: str
-    spec_id: str
-    vocab: str
-    regex: str
-    prefix_ids: tuple[int, ...]
-    prefix: bytes
-    reference_only: tuple[int, ...]
-    engine_only: tuple[int, ...]
-    n_reference_only: int
-    n_engine_only: int
-    accepting_expected: bool
-    accepting_actual: bool
-    verdict: str  # "policy" or "bug"
-    rule: str
-    why: str
-    # does the engine's mask equal TokensDFA exact's (which should equal the reference)?
-    agrees_with_tokensdfa: bool
-    what: str = "mask"  # "mask", or "advance" when the engine refused a token it allowed
-
-    def to_json(self, tokens: Sequence[bytes]) -> dict[str, Any]:
-        def show(ids: Sequence[int]) -> list[dict[str, Any]]:
-            return [{"id": i, "hex": tokens[i].hex(), "text": _text(tokens[i])} for i in ids]
-
-        return {
-            "engine": self.engine,
-            "version": self.version,
-            "spec": self.spec_id,
-            "vocab": self.vocab,
-            "regex": self.regex,
-            "prefix_ids": list(self.prefix_ids),
-            "prefix_hex": self.prefix.hex(),
-            "prefix_text": _text(self.prefix),
-            "reference_only": show(self.reference_only),
-            "engine_only": show(self.engine_only),
-            "n_reference_only": self.n_reference_only,
-            "n_engine_only": self.n_engine_only,
-            "accepting_expected": self.accepting_expected,
-            "accepting_actual": self.accepting_actual,
-            "verdict": self.verdict,
-            "rule": self.rule,
-            "why": self.why,
-            "agrees_with_tokensdfa": self.agrees_with_tokensdfa,
-            "what": self.what,
-        }
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", errors="backslashreplace")
-
-
-@dataclass
-class SpecDiff:
-    spec_id: str
-    vocab: str
-    regex: str
-    states: dict[str, int] = field(default_factory=dict)  # per engine, distinct states
-    disagreements: list[Disagreement] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)  # engine -> why not compared
-
-
-def bits_to_ids(mask: np.ndarray, size: int) -> np.ndarray:
-    return np.flatnonzero(np.unpackbits(mask.view(np.uint8), bitorder="little")[:size])
-
-
-class References:
-    """The reference indexes of one regex over one vocabulary: naive (the definition),
-    TokensDFA exact (checked against it, and the source of forced text), the byte DFA (for
-    triage), and the reference under each policy an engine declares, built on demand."""
-
-    def __init__(self, regex: str, vocab: Vocabulary) -> None:
-        import tokensdfa
-
-        self.regex = regex
-        self.vocab = vocab
-        self.native_vocab = tokensdfa.Vocabulary(
-            list(vocab.tokens), vocab.eos_id, sorted(vocab.special_ids)
-        )
-        self.naive = tokensdfa.NaiveIndex(regex, self.native_vocab)
-        self.exact = tokensdfa.Index(regex, self.native_vocab)
-        self.dfa = tokensdfa.ByteDfa(regex)
-        self._policy: dict[str, Any] = {}
-        self._dotall: Any | None = None
-        self._dotall_built = False
-
-    @property
-    def dotall_dfa(self) -> Any | None:
-        """The byte DFA of the regex with `.` matching newline (for triage)."""
-        import tokensdfa
-
-        if not self._dotall_built:
-            self._dotall_built = True
-            try:
-                self._dotall = tokensdfa.ByteDfa(f"(?s:{self.regex})")
-            except ValueError:
-                self._dotall = None
-        return self._dotall
-
-    def policy_index(self, name: str, engine: Engine) -> Any | None:
-        """The naive index of the regex as `engine` reads it under policy `name`, or None
-        when the policy does not change the regex."""
-        import tokensdfa
-
-        table = engine.policies.class_table
-        key = f"{name}:{table}"
-        if key not in self._policy:
-            index = None
-            if name == "ascii-classes" and uses_class_escapes(self.regex):
-                try:
-                    pattern = ascii_classes(self.regex, dict(table))
-                    index = tokensdfa.NaiveIndex(pattern, self.native_vocab)
-                except ValueError:
-                    index = None  # no ASCII spelling (negated escape in a class)
-            self._policy[key] = index
-        return self._policy[key]
-
-
-def policies_needing_reference(engine: Engine) -> list[str]:
-    return [] if engine.policies.unicode_classes else ["ascii-classes"]
 
 
 class _Lane:
@@ -271,7 +142,7 @@ class Differ:
             if len(found) >= plan.cover_states:
                 break
             naive.fill_mask(state, mask)
-            allowed = [int(t) for t in bits_to_ids(mask, self.vocab.size) if t != self.vocab.eos_id]
+            allowed = [int(t) for t in allowed_ids(mask, self.vocab.size) if t != self.vocab.eos_id]
             short = [t for t in allowed if len(self.vocab.tokens[t]) <= 2]
             rest = [t for t in allowed if len(self.vocab.tokens[t]) > 2]
             tried = short + (rng.sample(rest, COVER_SAMPLE) if len(rest) > COVER_SAMPLE else rest)
@@ -328,13 +199,13 @@ class Differ:
     def _choose(self, rng: random.Random, accepting: bool, plan: WalkPlan) -> int | None:
         if accepting and rng.random() < plan.eos_probability:
             return None  # EOS: the walk ends here
-        allowed = bits_to_ids(self.ref_mask, self.vocab.size)
+        allowed = allowed_ids(self.ref_mask, self.vocab.size)
         allowed = allowed[allowed != self.vocab.eos_id]
         # Prefer tokens every live engine also allows, so the lanes stay together.
         shared = allowed
         for lane in self.lanes:
             if lane.live and lane.fresh:
-                theirs = bits_to_ids(lane.mask, self.vocab.size)
+                theirs = allowed_ids(lane.mask, self.vocab.size)
                 both = np.intersect1d(shared, theirs, assume_unique=True)
                 if both.size:
                     shared = both
@@ -410,11 +281,11 @@ class Differ:
         return out
 
     def _ids(self, mask: np.ndarray) -> frozenset[int]:
-        ids = bits_to_ids(mask, self.vocab.size)
+        ids = allowed_ids(mask, self.vocab.size)
         return frozenset(int(i) for i in ids if i != self.vocab.eos_id)
 
     def _advance(self, lane: _Lane, ids: list[int], token: int) -> None:
-        allowed_here = lane.fresh and bool((lane.mask[token >> 5] >> (token & 31)) & 1)
+        allowed_here = lane.fresh and is_allowed(lane.mask, token)
         try:
             took = lane.matcher.advance(token)
         except (EngineError, TokensieveError) as exc:
@@ -431,14 +302,11 @@ class Differ:
                 f"advance refused token {token} ({self.vocab.tokens[token]!r}) its own mask allows"
             )
             self.result.disagreements.append(
-                Disagreement(
-                    engine=lane.engine.name,
-                    version=lane.version,
-                    spec_id=self.spec_id,
-                    vocab=self.vocab.name,
-                    regex=self.refs.regex,
-                    prefix_ids=tuple(ids),
-                    prefix=prefix,
+                self._disagreement(
+                    lane.engine.name,
+                    lane.version,
+                    ids,
+                    prefix,
                     reference_only=(token,),
                     engine_only=(),
                     n_reference_only=1,
@@ -466,14 +334,11 @@ class Differ:
         ref_only = sorted(expected - actual)
         eng_only = sorted(actual - expected)
         self.result.disagreements.append(
-            Disagreement(
-                engine="tokensdfa",
-                version=_tokensdfa_version(),
-                spec_id=self.spec_id,
-                vocab=self.vocab.name,
-                regex=self.refs.regex,
-                prefix_ids=tuple(ids),
-                prefix=self.vocab.decode(ids),
+            self._disagreement(
+                "tokensdfa",
+                reference.version(),
+                ids,
+                self.vocab.decode(ids),
                 reference_only=tuple(ref_only[:KEEP_IDS]),
                 engine_only=tuple(eng_only[:KEEP_IDS]),
                 n_reference_only=len(ref_only),
@@ -485,6 +350,21 @@ class Differ:
                 why="TokensDFA exact differs from the naive index it must equal",
                 agrees_with_tokensdfa=False,
             )
+        )
+
+    def _disagreement(
+        self, engine: str, version: str, ids: list[int], prefix: bytes, **rest: Any
+    ) -> Disagreement:
+        """A disagreement at the state after `ids` of this walk's spec and vocabulary."""
+        return Disagreement(
+            engine=engine,
+            version=version,
+            spec_id=self.spec_id,
+            vocab=self.vocab.name,
+            regex=self.refs.regex,
+            prefix_ids=tuple(ids),
+            prefix=prefix,
+            **rest,
         )
 
     def _record(
@@ -500,14 +380,11 @@ class Differ:
         eng_only = sorted(view.engine_only, key=lambda t: (len(self.vocab.tokens[t]), t))
         exact = self._ids(self.exact_mask)
         self.result.disagreements.append(
-            Disagreement(
-                engine=lane.engine.name,
-                version=lane.version,
-                spec_id=self.spec_id,
-                vocab=self.vocab.name,
-                regex=self.refs.regex,
-                prefix_ids=tuple(ids),
-                prefix=prefix,
+            self._disagreement(
+                lane.engine.name,
+                lane.version,
+                ids,
+                prefix,
                 reference_only=tuple(ref_only[:KEEP_IDS]),
                 engine_only=tuple(eng_only[:KEEP_IDS]),
                 n_reference_only=len(ref_only),
@@ -521,18 +398,3 @@ class Differ:
                 what=what,
             )
         )
-
-
-def _tokensdfa_version() -> str:
-    import tokensdfa
-
-    return str(tokensdfa.__version__)
-
-
-def count_by_verdict(disagreements: Sequence[Disagreement]) -> dict[str, dict[str, int]]:
-    """Per engine: number of policy and bug disagreements."""
-    out: dict[str, dict[str, int]] = {}
-    for d in disagreements:
-        row = out.setdefault(d.engine, {"policy": 0, "bug": 0})
-        row["policy" if d.verdict == POLICY else "bug"] += 1
-    return out

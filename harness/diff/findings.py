@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.diff import instance_repro, repro
-from harness.diff.differ import Disagreement
+from harness.diff.disagreement import Disagreement
 from harness.diff.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
@@ -26,7 +26,7 @@ from harness.diff.instances import (
     InstanceFailure,
 )
 from harness.diff.minimize import Minimal
-from harness.embed import html_text, markdown_text
+from harness.embed import markdown_text
 
 INSTANCE_BUGS = (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
 # Instance repros written per run: each shrinks its text with up to a few hundred compiles.
@@ -177,7 +177,7 @@ class Collector:
                 version=d.version,
                 rule=d.rule,
                 minimal=minimal,
-                example=d.to_json(tokens),
+                example=d.example(tokens),
             )
             self.findings[key] = finding
         finding.occurrences.append(
@@ -233,22 +233,6 @@ class Collector:
                 }
             )
         return out
-
-
-def table_html(rows: list[dict[str, Any]], link: str | None = None) -> str:
-    if not rows:
-        return "<p>(none)</p>"
-    head = "".join(f"<th>{html_text(k)}</th>" for k in rows[0])
-    body = []
-    for r in rows:
-        cells = []
-        for k, v in r.items():
-            text = html_text(", ".join(map(str, v)) if isinstance(v, list) else str(v))
-            if k == link and v:
-                text = f'<a href="{html_text(v)}">{text}</a>'
-            cells.append(f"<td>{text}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
 def dump(path: Path, value: Any) -> None:

@@ -22,8 +22,6 @@ from harness.embed import literal
 from harness.errors import TokensieveError
 from harness.spec import Spec
 
-# Engines whose instance failures get a repro, and what the script drives.
-TARGETS = {"llguidance": "llguidance", "xgrammar": "xgrammar", "naive": "converter"}
 MAX_CHECKS = 400
 # Seconds one shrink may take: each check compiles the schema afresh, and a large schema
 # takes xgrammar a second or more; past the budget the text shrunk so far is kept.
@@ -32,7 +30,8 @@ SHRINK_BUDGET_S = 60.0
 
 @dataclass(frozen=True)
 class InstanceRepro:
-    engine: str  # "llguidance", "xgrammar" or "converter" (outlines-core's)
+    engine: str  # the adapter whose failure it is (its `instance_repro` drives the script)
+    target: str  # what the script drives: "llguidance", "xgrammar" or "converter"
     kind: str
     schema: Any
     text: str
@@ -90,8 +89,8 @@ def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
 
 def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | None:
     """The shortest text that still shows `failure` on a byte-level vocabulary."""
-    target = TARGETS.get(failure.engine)
-    if target is None or failure.policy is not None:
+    engine = engines.get(failure.engine)
+    if engine.instance_repro is None or failure.policy is not None:
         return None
     rejection = failure.kind == FALSE_REJECTION
 
@@ -108,80 +107,22 @@ def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | N
         return None
     text = _shrink(failure.text, keeps)
     why = "valid per jsonschema" if rejection else str(_invalid(schema, text))
-    return InstanceRepro(target, failure.kind, schema, text, why)
-
-
-_ENGINE_CODE = {
-    "llguidance": """
-def accepts(text):
-    import llguidance
-
-    data = text.encode()
-    tokens = [b"<eos>"] + sorted({bytes([b]) for b in data})
-
-    class Source:
-        eos_token_id = 0
-        bos_token_id = None
-        special_token_ids = [0]
-
-        def __init__(self):
-            self.tokens = tokens
-
-        def __call__(self, s):
-            s = s.encode() if isinstance(s, str) else s
-            return [tokens.index(bytes([b])) for b in s]
-
-    tok = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Source()), n_vocab=len(tokens))
-    grammar = llguidance.LLMatcher.grammar_from_json_schema(
-        json.dumps(SCHEMA), overrides={"whitespace_flexible": True}
-    )
-    m = llguidance.LLMatcher(tok, grammar, log_level=0)
-    for b in data:
-        t = tokens.index(bytes([b]))
-        if m.validate_tokens([t]) != 1 or not m.consume_token(t):
-            return False
-    return bool(m.is_accepting())
-""",
-    "xgrammar": """
-def accepts(text):
-    import xgrammar as xgr
-
-    data = text.encode()
-    tokens = [b""] + sorted({bytes([b]) for b in data})  # id 0: EOS, never text
-    info = xgr.TokenizerInfo(tokens, xgr.VocabType.RAW, vocab_size=len(tokens), stop_token_ids=[0])
-    compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
-    m = xgr.GrammarMatcher(compiler.compile_json_schema(json.dumps(SCHEMA), any_whitespace=True))
-    for b in data:
-        if not m.accept_token(tokens.index(bytes([b]))):
-            return False
-    return bool(m.is_completed())
-""",
-    "converter": """
-def accepts(text):
-    # the language outlines-core builds for the schema, read by Python's re
-    from outlines_core.json_schema import build_regex_from_schema
-
-    return re.fullmatch(build_regex_from_schema(json.dumps(SCHEMA)), text) is not None
-""",
-}
-
-_PACKAGES = {
-    "llguidance": "llguidance",
-    "xgrammar": "xgrammar",
-    "converter": "outlines-core",
-}
+    target = engine.instance_repro_target or engine.name
+    return InstanceRepro(engine.name, target, failure.kind, schema, text, why)
 
 
 def script(r: InstanceRepro, title: str, paragraph: str) -> str:
     """The repro script's source. The schema, the text and the explanation (which quotes
     jsonschema's message, which quotes the instance) enter only as `repr` literals in code
     positions; the docstring is fixed text (see `harness.embed`)."""
+    engine = engines.get(r.engine)
     expect = "refuses" if r.kind == FALSE_REJECTION else "accepts"
     why_label = "why TEXT is valid" if r.kind == FALSE_REJECTION else "why TEXT is invalid"
     return (
         "#!/usr/bin/env python3\n"
         '"""A tokensieve instance finding as a standalone repro: TITLE and EXPLANATION below\n'
-        f"say what it shows. Needs only {_PACKAGES[r.engine]} and the standard library. "
+        f"say what it shows. Needs only {engine.instance_repro_package} and the standard "
+        "library. "
         f"Prints\nREPRODUCED and exits 1 while the engine {expect} TEXT; FIXED and 0 once "
         'it does not.\n"""\n\nimport json\nimport re\nimport sys\n\n'
         f"TITLE = {literal(title)}\n"
@@ -189,7 +130,9 @@ def script(r: InstanceRepro, title: str, paragraph: str) -> str:
         f"SCHEMA = json.loads({literal(json.dumps(r.schema))})\n"
         f"TEXT = {literal(r.text)}\n"
         f"KIND = {literal(r.kind)}\n"
-        f"# {why_label} (jsonschema):\nWHY = {literal(r.why)}\n" + _ENGINE_CODE[r.engine] + _MAIN
+        f"# {why_label} (jsonschema):\nWHY = {literal(r.why)}\n"
+        + str(engine.instance_repro)
+        + _MAIN
     )
 
 
@@ -221,7 +164,7 @@ if __name__ == "__main__":
 
 
 def explanation(r: InstanceRepro, failure: InstanceFailure) -> str:
-    who = "outlines-core's build_regex_from_schema" if r.engine == "converter" else r.engine
+    who = "outlines-core's build_regex_from_schema" if r.target == "converter" else r.target
     if r.kind == FALSE_REJECTION:
         what = f"refuses {r.text!r}, a valid instance"
     elif r.kind == "false-acceptance":

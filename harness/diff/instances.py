@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines import EngineError
-from harness.engines.base import Compiled, Matcher
-from harness.paths import Layout, serialize
+from harness.corpora.paths import Layout, serialize
+from harness.engines.base import Compiled, Matcher, allowed_ids, is_allowed
+from harness.errors import EngineError
 from harness.vocab import Vocabulary
 
 FALSE_REJECTION = "false-rejection"
@@ -62,6 +62,13 @@ class InstanceFailure:
         out["text"] = self.text[:MAX_TEXT]
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> InstanceFailure:
+        return InstanceFailure(**data)
+
 
 @dataclass
 class InstanceCounts:
@@ -83,9 +90,14 @@ class InstanceCounts:
         out = {k: v for k, v in self.__dict__.items() if k != "failures"}
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        return {**self.row(), "failures": [f.to_json() for f in self.failures]}
 
-def _allowed(mask: np.ndarray, size: int) -> np.ndarray:
-    return np.flatnonzero(np.unpackbits(mask.view(np.uint8), bitorder="little")[:size])
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> InstanceCounts:
+        fields = dict(data)
+        failures = [InstanceFailure.from_json(f) for f in fields.pop("failures")]
+        return InstanceCounts(**fields, failures=failures)
 
 
 def walk(matcher: Matcher, vocab: Vocabulary, ids: Sequence[int]) -> tuple[bool, int | None, str]:
@@ -94,7 +106,7 @@ def walk(matcher: Matcher, vocab: Vocabulary, ids: Sequence[int]) -> tuple[bool,
     mask = np.zeros(vocab.mask_words, dtype=np.int32)
     for step, token in enumerate(ids):
         matcher.fill_mask(mask)
-        in_mask = bool((mask[token >> 5] >> (token & 31)) & 1)
+        in_mask = is_allowed(mask, token)
         if not in_mask or not matcher.advance(token):
             where = "mask" if not in_mask else "advance"
             return False, step, f"token {token} {vocab.tokens[token]!r} refused ({where})"
@@ -184,7 +196,7 @@ class InstanceChecker:
         ids: list[int] = []
         for _ in range(max_tokens):
             m.fill_mask(mask)
-            allowed = _allowed(mask, self.vocab.size)
+            allowed = allowed_ids(mask, self.vocab.size)
             allowed = allowed[allowed != self.vocab.eos_id]
             if m.is_accepting() and (not allowed.size or rng.random() < 0.5):
                 break

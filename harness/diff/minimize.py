@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.diff.differ import Differ, Disagreement, References, WalkPlan
+from harness.diff.differ import Differ, WalkPlan
+from harness.diff.disagreement import Disagreement
+from harness.diff.references import References
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.vocab import GreedyEncoder, Vocabulary
@@ -45,6 +47,19 @@ class Minimal:
     @property
     def prefix(self) -> bytes:
         return b"".join(self.tokens[i] for i in self.prefix_ids)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["tokens"] = [t.hex() for t in self.tokens]
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Minimal:
+        fields = dict(data)
+        fields["tokens"] = tuple(bytes.fromhex(t) for t in fields["tokens"])
+        for key in ("prefix_ids", "expected", "actual"):
+            fields[key] = tuple(fields[key])
+        return Minimal(**fields)
 
     def key(self) -> tuple[Any, ...]:
         """Two findings with equal keys have the same minimal form."""

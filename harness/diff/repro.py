@@ -15,7 +15,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from harness.corpus import python_regex
+from harness import engines
+from harness.corpora.regex_syntax import python_regex
 from harness.diff.minimize import Minimal
 from harness.embed import comment, literal
 
@@ -24,14 +25,6 @@ _PREFERRED = list(range(0x61, 0x7B)) + list(range(0x30, 0x3A)) + list(range(0x20
 _BYTE_ORDER = list(dict.fromkeys(_PREFERRED + list(range(256))))
 MAX_COMPLETION = 64
 RUN_TIMEOUT_S = 120.0
-
-_ENGINE_PACKAGES = {
-    "outlines-core": "outlines-core",
-    "llguidance": "llguidance",
-    "xgrammar": "xgrammar",
-    "tokensdfa": "tokensdfa (this repository's engines/)",
-    "tokensdfa-canonical": "tokensdfa (this repository's engines/)",
-}
 
 SIGNATURE_TEXT = {
     "final-state-exit": "every token it drops passes through a full match before its last "
@@ -143,143 +136,6 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
     return " ".join(parts)
 
 
-_ENGINE_CODE = {
-    "outlines-core": """
-def engine_mask():
-    from outlines_core import Guide, Index, Vocabulary
-
-    by_bytes = {}
-    for i, t in enumerate(TOKENS):
-        if i != EOS:
-            by_bytes.setdefault(t, []).append(i)
-    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
-    for t in PREFIX:
-        guide.advance(t, return_tokens=False)
-    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
-    guide.write_mask_into(mask.ctypes.data, mask.size, 4)
-    return mask, guide.is_finished(), None
-
-
-def engine_advance(token):
-    from outlines_core import Guide, Index, Vocabulary
-
-    by_bytes = {}
-    for i, t in enumerate(TOKENS):
-        if i != EOS:
-            by_bytes.setdefault(t, []).append(i)
-    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
-    for t in PREFIX:
-        guide.advance(t, return_tokens=False)
-    try:
-        guide.advance(token, return_tokens=False)
-    except ValueError:
-        return False
-    return True
-""",
-    "llguidance": """
-def _greedy(data):
-    # longest match, the tokenization this tiny vocabulary has
-    if isinstance(data, str):
-        data = data.encode()
-    out, i = [], 0
-    while i < len(data):
-        best = max(
-            (j for j, t in enumerate(TOKENS) if j != EOS and t and data.startswith(t, i)),
-            key=lambda j: len(TOKENS[j]),
-        )
-        out.append(best)
-        i += len(TOKENS[best])
-    return out
-
-
-class _Source:
-    eos_token_id = EOS
-    bos_token_id = None
-    tokens = TOKENS
-    special_token_ids = [EOS]
-
-    def __call__(self, data):
-        return _greedy(data)
-
-
-def _matcher():
-    import llguidance
-
-    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Source()), n_vocab=len(TOKENS))
-    grammar = llguidance.LLMatcher.grammar_from_regex(REGEX)
-    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
-    for t in PREFIX:
-        assert matcher.consume_token(t), matcher.get_error()
-    return matcher
-
-
-def engine_mask():
-    matcher = _matcher()
-    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
-    matcher.unsafe_compute_mask_ptr(mask.ctypes.data, mask.nbytes)
-    return mask, matcher.is_accepting(), None
-
-
-def engine_advance(token):
-    return _matcher().validate_tokens([token]) == 1
-""",
-    "xgrammar": """
-def _matcher():
-    import xgrammar as xgr
-
-    encoded = [b"" if i == EOS else t for i, t in enumerate(TOKENS)]
-    info = xgr.TokenizerInfo(
-        encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
-    )
-    compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_regex(REGEX)
-    matcher = xgr.GrammarMatcher(compiled)
-    for t in PREFIX:
-        assert matcher.accept_token(t)
-    return matcher
-
-
-def engine_mask():
-    matcher = _matcher()
-    mask = np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32)
-    matcher.fill_next_token_bitmask(mask)
-    return mask[0], matcher.is_completed(), None
-
-
-def engine_advance(token):
-    return bool(_matcher().accept_token(token))
-""",
-    "tokensdfa": """
-MODE = "exact"
-
-
-def _index():
-    import tokensdfa
-
-    vocab = tokensdfa.Vocabulary(TOKENS, EOS, [EOS])
-    index = tokensdfa.Index(REGEX, vocab, mode=MODE)
-    state = index.initial_state
-    for t in PREFIX:
-        state = index.next_state(state, t)
-        assert state is not None
-    return index, state
-
-
-def engine_mask():
-    index, state = _index()
-    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
-    index.fill_mask(state, mask)
-    return mask, index.is_accepting(state), None
-
-
-def engine_advance(token):
-    index, state = _index()
-    return token != EOS and index.next_state(state, token) is not None
-""",
-}
-_ENGINE_CODE["tokensdfa-canonical"] = _ENGINE_CODE["tokensdfa"].replace(
-    'MODE = "exact"', 'MODE = "canonical_literals"'
-)
-
 _MAIN = """
 
 def allowed(mask):
@@ -332,7 +188,10 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
     checked = verified_by_python_re(m, found)
     tokens = "".join(f"    {literal(t)},\n" for t in m.tokens)
     advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
-    package = _ENGINE_PACKAGES.get(m.engine, "the engine's package")
+    engine = engines.get(m.engine)
+    if engine.mask_repro is None:
+        raise ValueError(f"engine {m.engine} has no mask repro code")
+    package = engine.repro_package
     return (
         "#!/usr/bin/env python3\n"
         '"""A tokensieve finding as a standalone repro: TITLE and EXPLANATION below say what\n'
@@ -353,7 +212,7 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         f"EXPECTED = {literal(sorted(m.expected))}\n"
         f"WHAT = {literal(m.what)}\n"
         f"ADVANCE_TOKEN = {literal(advance_token)}\n"
-        f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n" + _ENGINE_CODE[m.engine] + _MAIN
+        f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n" + engine.mask_repro + _MAIN
     )
 
 

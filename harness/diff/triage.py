@@ -36,7 +36,7 @@ Bug signatures:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,60 +44,6 @@ from harness.engines.base import Engine
 
 POLICY = "policy"
 BUG = "bug"
-
-# Python-`re`-style class escapes in their ASCII reading (what `unicode_classes=False`
-# engines implement), outside and inside brackets.
-_ASCII_CLASSES = {
-    "d": "0-9",
-    "w": "0-9A-Za-z_",
-    "s": "\\t\\n\\x0B\\x0C\\r ",
-}
-_CLASS_ESCAPE = re.compile(r"\\(.)|\[|\]", re.DOTALL)
-
-
-def ascii_classes(pattern: str, table: Mapping[str, str] | None = None) -> str:
-    """`pattern` with `\\d \\w \\s` (and negations) rewritten to their ASCII classes.
-
-    Walks the pattern once, tracking whether it is inside a bracket class, because
-    `[\\d.]` must become `[0-9.]` while `\\d` alone becomes `[0-9]`; a negated escape
-    inside brackets has no bracket-free spelling and is refused. `table` overrides the
-    body of a class (an engine's declared `class_table`).
-    """
-    bodies = {**_ASCII_CLASSES, **(table or {})}
-    out: list[str] = []
-    pos = 0
-    depth = 0
-    for m in _CLASS_ESCAPE.finditer(pattern):
-        out.append(pattern[pos : m.start()])
-        pos = m.end()
-        token = m.group(0)
-        letter = m.group(1)
-        if token == "[":
-            # nested classes (`[a[b]]`) are Rust-only syntax; counting depth covers them
-            depth += 1
-            out.append(token)
-        elif token == "]":
-            depth = max(0, depth - 1)
-            out.append(token)
-        elif letter not in _ASCII_CLASSES and letter.lower() not in _ASCII_CLASSES:
-            out.append(token)  # any other escape stays as written
-        else:
-            body = bodies[letter.lower()]
-            negated = letter.isupper()
-            if depth:
-                if negated:
-                    raise ValueError(f"cannot rewrite \\{letter} inside a bracket class")
-                out.append(body)
-            else:
-                out.append(f"[^{body}]" if negated else f"[{body}]")
-    out.append(pattern[pos:])
-    return "".join(out)
-
-
-def uses_class_escapes(pattern: str) -> bool:
-    return any(
-        m.group(1) and m.group(1).lower() in _ASCII_CLASSES for m in _CLASS_ESCAPE.finditer(pattern)
-    )
 
 
 @dataclass
@@ -174,7 +120,7 @@ def _canonical_forced_rule(view: StateView) -> str | None:
 
 
 def _canonical_literals_rule(view: StateView) -> str | None:
-    if getattr(view.engine, "mode", None) != "canonical_literals":
+    if not view.engine.policies.canonical_literals:
         return None
     if _subset_nonempty(view):
         return (

@@ -19,6 +19,16 @@ from harness.spec import Spec
 from harness.vocab import Vocabulary
 
 
+def allowed_ids(mask: np.ndarray, size: int) -> np.ndarray:
+    """The token ids a mask allows, ascending (bits past `size` ignored)."""
+    return np.flatnonzero(np.unpackbits(mask.view(np.uint8), bitorder="little")[:size])
+
+
+def is_allowed(mask: np.ndarray, token: int) -> bool:
+    """Whether the mask allows `token`: bit token % 32 of word token // 32."""
+    return bool((int(mask[token >> 5]) >> (token & 31)) & 1)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     regex: bool
@@ -34,6 +44,8 @@ class Policies:
     unicode_classes: bool  # \d \w \s are Unicode (True) or ASCII (False)
     json_whitespace: str  # "regex-builder" (outlines' pattern), "flexible", "none"
     canonical_forced: bool  # forced text is allowed only in its canonical tokenization
+    # every literal run of the regex only in its minimal tokenization (TokensDFA's mode)
+    canonical_literals: bool = False
     # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
     # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
     class_table: tuple[tuple[str, str], ...] = ()
@@ -79,9 +91,20 @@ class Compiled(ABC):
 
 
 class Engine(ABC):
+    """An adapter. Besides driving its engine it owns what the rest of tokensieve must
+    know about it: `capabilities`, declared `policies`, and the engine-specific part of
+    the standalone repro scripts the differ writes (`mask_repro`, `instance_repro`: code
+    that needs only the engine's package), with the package they need."""
+
     name: str
     capabilities: Capabilities
     policies: Policies
+    repro_package: str = ""
+    mask_repro: str | None = None
+    instance_repro: str | None = None
+    # the name an instance repro goes by (the naive engine's failures are its converter's)
+    instance_repro_target: str | None = None
+    instance_repro_package: str | None = None
 
     @abstractmethod
     def version(self) -> str: ...

@@ -24,15 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines import (
-    EngineError,
-    MaskBuffer,
-    check_features,
-    clean_message,
-    compile_failure,
-)
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.errors import SpecError
+from harness.engines.support import MaskBuffer, check_features, clean_message, compile_failure
+from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import GreedyEncoder, Vocabulary
 
@@ -140,6 +134,88 @@ class LLGuidanceCompiled(Compiled):
         return LLGuidanceMatcher(native, self._prepared.vocab, self._spec_id)
 
 
+# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+MASK_REPRO = """
+def _greedy(data):
+    # longest match, the tokenization this tiny vocabulary has
+    if isinstance(data, str):
+        data = data.encode()
+    out, i = [], 0
+    while i < len(data):
+        best = max(
+            (j for j, t in enumerate(TOKENS) if j != EOS and t and data.startswith(t, i)),
+            key=lambda j: len(TOKENS[j]),
+        )
+        out.append(best)
+        i += len(TOKENS[best])
+    return out
+
+
+class _Source:
+    eos_token_id = EOS
+    bos_token_id = None
+    tokens = TOKENS
+    special_token_ids = [EOS]
+
+    def __call__(self, data):
+        return _greedy(data)
+
+
+def _matcher():
+    import llguidance
+
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Source()), n_vocab=len(TOKENS))
+    grammar = llguidance.LLMatcher.grammar_from_regex(REGEX)
+    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+    for t in PREFIX:
+        assert matcher.consume_token(t), matcher.get_error()
+    return matcher
+
+
+def engine_mask():
+    matcher = _matcher()
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    matcher.unsafe_compute_mask_ptr(mask.ctypes.data, mask.nbytes)
+    return mask, matcher.is_accepting(), None
+
+
+def engine_advance(token):
+    return _matcher().validate_tokens([token]) == 1
+"""
+
+# The engine's part of an instance repro script (harness.diff.instance_repro).
+INSTANCE_REPRO = """
+def accepts(text):
+    import llguidance
+
+    data = text.encode()
+    tokens = [b"<eos>"] + sorted({bytes([b]) for b in data})
+
+    class Source:
+        eos_token_id = 0
+        bos_token_id = None
+        special_token_ids = [0]
+
+        def __init__(self):
+            self.tokens = tokens
+
+        def __call__(self, s):
+            s = s.encode() if isinstance(s, str) else s
+            return [tokens.index(bytes([b])) for b in s]
+
+    tok = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Source()), n_vocab=len(tokens))
+    grammar = llguidance.LLMatcher.grammar_from_json_schema(
+        json.dumps(SCHEMA), overrides={"whitespace_flexible": True}
+    )
+    m = llguidance.LLMatcher(tok, grammar, log_level=0)
+    for b in data:
+        t = tokens.index(bytes([b]))
+        if m.validate_tokens([t]) != 1 or not m.consume_token(t):
+            return False
+    return bool(m.is_accepting())
+"""
+
+
 class LLGuidanceEngine(Engine):
     name = NAME
     capabilities = Capabilities(
@@ -148,6 +224,12 @@ class LLGuidanceEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference"}),
     )
     policies = Policies(unicode_classes=True, json_whitespace="flexible", canonical_forced=True)
+
+    repro_package = "llguidance"
+    mask_repro = MASK_REPRO
+    instance_repro = INSTANCE_REPRO
+    instance_repro_target = "llguidance"
+    instance_repro_package = "llguidance"
 
     def version(self) -> str:
         import llguidance
@@ -170,7 +252,7 @@ class LLGuidanceEngine(Engine):
             try:
                 grammar = LLMatcher.grammar_from_json_schema(spec.text, overrides=JSON_OPTIONS)
             except (ValueError, TypeError) as exc:  # the text is not a JSON object
-                raise SpecError(self.name, spec.id, clean_message(str(exc))) from exc
+                raise compile_failure(self, spec, str(exc)) from exc
         try:
             native = LLMatcher(prepared.tokenizer, grammar, log_level=0)
         except (KeyboardInterrupt, SystemExit):

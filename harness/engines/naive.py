@@ -1,144 +1,22 @@
-"""The reference: tokensdfa's naive index, which every other engine is compared with.
-
-`IndexCompiled` / `IndexMatcher` / `TokensdfaEngine` work for any tokensdfa index type with
-the NaiveIndex surface (`initial_state`, `num_states`, `memory_bytes`, `next_state`,
-`fill_mask`, `is_accepting`), so the TokensDFA adapter only has to say how to build its
-index.
-"""
+"""The reference as an engine: the naive index (`harness.engines.reference`), measured
+like any other so that every speedup has its brute-force baseline."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from harness.engines import EngineError, check_features, compile_failure
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.schema_regex import spec_regex
-from harness.spec import Spec
-from harness.vocab import Vocabulary
+from harness.corpora.converter import INSTANCE_REPRO as CONVERTER_REPRO
+from harness.engines import reference
+from harness.engines.rust_index import RustIndexEngine
 
 
-@dataclass(frozen=True)
-class TokensdfaVocab:
-    vocab: Vocabulary
-    native: Any  # tokensdfa.Vocabulary, with its token trie already built
-    prepare_seconds: float
-
-
-class IndexMatcher(Matcher):
-    """A state id walking one tokensdfa index; the index itself is immutable and shared."""
-
-    __slots__ = ("_eos_id", "_index", "_initial", "_name", "_spec_id", "_state")
-
-    def __init__(self, index: Any, eos_id: int, name: str, spec_id: str) -> None:
-        self._index = index
-        self._initial: int = index.initial_state
-        self._state = self._initial
-        self._eos_id = eos_id
-        self._name = name
-        self._spec_id = spec_id
-
-    def fill_mask(self, out: np.ndarray) -> None:
-        try:
-            self._index.fill_mask(self._state, out)
-        except (TypeError, ValueError) as exc:
-            raise EngineError(self._name, self._spec_id, str(exc)) from exc
-
-    def advance(self, token_id: int) -> bool:
-        # EOS ends the output; the index has no state after it, so it is refused here as in
-        # every adapter (is_accepting says whether it may be emitted).
-        if token_id == self._eos_id:
-            return False
-        try:
-            nxt = self._index.next_state(self._state, token_id)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise EngineError(self._name, self._spec_id, str(exc)) from exc
-        if nxt is None:
-            return False
-        self._state = nxt
-        return True
-
-    def is_accepting(self) -> bool:
-        return bool(self._index.is_accepting(self._state))
-
-    def reset(self) -> None:
-        self._state = self._initial
-
-    def forced_text(self) -> bytes | None:
-        # TokensDFA computes forced runs; the naive reference does not
-        forced = getattr(self._index, "forced_bytes", None)
-        return None if forced is None else bytes(forced(self._state))
-
-
-class IndexCompiled(Compiled):
-    def __init__(self, index: Any, eos_id: int, name: str, spec_id: str) -> None:
-        self.index = index
-        self._eos_id = eos_id
-        self._name = name
-        self._spec_id = spec_id
-
-    def matcher(self) -> Matcher:
-        return IndexMatcher(self.index, self._eos_id, self._name, self._spec_id)
-
-    def memory_bytes(self) -> int | None:
-        return int(self.index.memory_bytes)
-
-    def num_states(self) -> int | None:
-        return int(self.index.num_states)
-
-
-class TokensdfaEngine(Engine):
-    """An engine built from the project's own Rust crate; subclasses build the index."""
-
-    capabilities = Capabilities(
-        regex=True,
-        json_schema="via-regex",
-        unsupported_features=frozenset({"lookaround", "backreference"}),
-    )
-    # The reference defines the language: Unicode classes, the schema converter's
-    # whitespace, every tokenization of every string.
-    policies = Policies(
-        unicode_classes=True, json_whitespace="regex-builder", canonical_forced=False
-    )
-
-    def version(self) -> str:
-        import tokensdfa
-
-        return str(tokensdfa.__version__)
-
-    def prepare(self, vocab: Vocabulary) -> TokensdfaVocab:
-        import tokensdfa
-
-        native = tokensdfa.Vocabulary(list(vocab.tokens), vocab.eos_id, sorted(vocab.special_ids))
-        # Build the token trie now so that the first compile is not charged for it.
-        seconds = float(native.prepare())
-        return TokensdfaVocab(vocab=vocab, native=native, prepare_seconds=seconds)
-
-    def compile(self, prepared: TokensdfaVocab, spec: Spec) -> IndexCompiled:
-        check_features(self, spec)
-        regex = spec_regex(self.name, spec)
-        try:
-            index = self.build_index(regex, prepared.native)
-        except (ValueError, OverflowError, MemoryError) as exc:
-            raise compile_failure(self, spec, str(exc)) from exc
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # pyo3 panics derive from BaseException
-            raise compile_failure(self, spec, f"{type(exc).__name__}: {exc}") from exc
-        return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
-
-    @abstractmethod
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
-        """The tokensdfa index for `regex`; may raise ValueError with the parser's message."""
-
-
-class NaiveEngine(TokensdfaEngine):
+class NaiveEngine(RustIndexEngine):
     name = "naive"
+    # On JSON schemas its language is the converter's: its instance failures are the
+    # converter's, and their repros drive outlines-core's converter.
+    instance_repro = CONVERTER_REPRO
+    instance_repro_target = "converter"
+    instance_repro_package = "outlines-core"
 
     def build_index(self, regex: str, native_vocab: Any) -> Any:
-        import tokensdfa
-
-        return tokensdfa.NaiveIndex(regex, native_vocab)
+        return reference.tokensdfa().NaiveIndex(regex, native_vocab)

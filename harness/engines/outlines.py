@@ -22,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines import EngineError, MaskBuffer, check_features, compile_failure
+from harness.corpora.converter import schema_to_regex
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.schema_regex import spec_regex
+from harness.engines.support import MaskBuffer, check_features, compile_failure
+from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -94,6 +95,41 @@ class OutlinesCompiled(Compiled):
         return self._num_states
 
 
+# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+MASK_REPRO = """
+def engine_mask():
+    from outlines_core import Guide, Index, Vocabulary
+
+    by_bytes = {}
+    for i, t in enumerate(TOKENS):
+        if i != EOS:
+            by_bytes.setdefault(t, []).append(i)
+    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
+    for t in PREFIX:
+        guide.advance(t, return_tokens=False)
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    guide.write_mask_into(mask.ctypes.data, mask.size, 4)
+    return mask, guide.is_finished(), None
+
+
+def engine_advance(token):
+    from outlines_core import Guide, Index, Vocabulary
+
+    by_bytes = {}
+    for i, t in enumerate(TOKENS):
+        if i != EOS:
+            by_bytes.setdefault(t, []).append(i)
+    guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
+    for t in PREFIX:
+        guide.advance(t, return_tokens=False)
+    try:
+        guide.advance(token, return_tokens=False)
+    except ValueError:
+        return False
+    return True
+"""
+
+
 class OutlinesCoreEngine(Engine):
     name = NAME
     capabilities = Capabilities(
@@ -107,6 +143,9 @@ class OutlinesCoreEngine(Engine):
     policies = Policies(
         unicode_classes=True, json_whitespace="regex-builder", canonical_forced=False
     )
+
+    repro_package = "outlines-core"
+    mask_repro = MASK_REPRO
 
     def version(self) -> str:
         from importlib.metadata import version
@@ -130,7 +169,7 @@ class OutlinesCoreEngine(Engine):
         from outlines_core import Index
 
         check_features(self, spec)
-        regex = spec_regex(self.name, spec)
+        regex = schema_to_regex(spec, self.name)
         try:
             index = Index(regex, prepared.native)
         except (KeyboardInterrupt, SystemExit):

@@ -2,7 +2,7 @@
 
 `tokensdfa` is exact: its masks must equal the naive reference's. `tokensdfa-canonical`
 builds with `mode="canonical_literals"`: literal runs of the regex are allowed only in
-their minimal tokenization, a declared policy (`canonical_forced`), so its masks are
+their minimal tokenization, a declared policy (`canonical_literals`), so its masks are
 subsets of the reference's.
 """
 
@@ -10,23 +10,58 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.engines import reference
 from harness.engines.base import Policies
-from harness.engines.naive import TokensdfaEngine
+from harness.engines.rust_index import RustIndexEngine
+
+# The engine's part of a mask repro script (harness.diff.repro): needs only tokensdfa.
+MASK_REPRO = """
+MODE = MODE_NAME
 
 
-class TokensDFAEngine(TokensdfaEngine):
+def _index():
+    import tokensdfa
+
+    vocab = tokensdfa.Vocabulary(TOKENS, EOS, [EOS])
+    index = tokensdfa.Index(REGEX, vocab, mode=MODE)
+    state = index.initial_state
+    for t in PREFIX:
+        state = index.next_state(state, t)
+        assert state is not None
+    return index, state
+
+
+def engine_mask():
+    index, state = _index()
+    mask = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
+    index.fill_mask(state, mask)
+    return mask, index.is_accepting(state), None
+
+
+def engine_advance(token):
+    index, state = _index()
+    return token != EOS and index.next_state(state, token) is not None
+"""
+
+
+class TokensDFAEngine(RustIndexEngine):
     name = "tokensdfa"
     mode = "exact"
 
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
-        import tokensdfa
+    @property
+    def mask_repro(self) -> str:  # type: ignore[override]
+        return MASK_REPRO.replace("MODE_NAME", repr(self.mode))
 
-        return tokensdfa.Index(regex, native_vocab, mode=self.mode)
+    def build_index(self, regex: str, native_vocab: Any) -> Any:
+        return reference.tokensdfa().Index(regex, native_vocab, mode=self.mode)
 
 
 class TokensDFACanonicalEngine(TokensDFAEngine):
     name = "tokensdfa-canonical"
     mode = "canonical_literals"
     policies = Policies(
-        unicode_classes=True, json_whitespace="regex-builder", canonical_forced=True
+        unicode_classes=True,
+        json_whitespace="regex-builder",
+        canonical_forced=True,
+        canonical_literals=True,
     )

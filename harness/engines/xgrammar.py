@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines import EngineError, MaskBuffer, check_features, compile_failure, tail_mask
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.support import MaskBuffer, check_features, compile_failure, tail_mask
+from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -104,6 +105,50 @@ class XGrammarCompiled(Compiled):
         return int(self.compiled.memory_size_bytes)
 
 
+# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+MASK_REPRO = """
+def _matcher():
+    import xgrammar as xgr
+
+    encoded = [b"" if i == EOS else t for i, t in enumerate(TOKENS)]
+    info = xgr.TokenizerInfo(
+        encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
+    )
+    compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_regex(REGEX)
+    matcher = xgr.GrammarMatcher(compiled)
+    for t in PREFIX:
+        assert matcher.accept_token(t)
+    return matcher
+
+
+def engine_mask():
+    matcher = _matcher()
+    mask = np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32)
+    matcher.fill_next_token_bitmask(mask)
+    return mask[0], matcher.is_completed(), None
+
+
+def engine_advance(token):
+    return bool(_matcher().accept_token(token))
+"""
+
+# The engine's part of an instance repro script (harness.diff.instance_repro).
+INSTANCE_REPRO = """
+def accepts(text):
+    import xgrammar as xgr
+
+    data = text.encode()
+    tokens = [b""] + sorted({bytes([b]) for b in data})  # id 0: EOS, never text
+    info = xgr.TokenizerInfo(tokens, xgr.VocabType.RAW, vocab_size=len(tokens), stop_token_ids=[0])
+    compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
+    m = xgr.GrammarMatcher(compiler.compile_json_schema(json.dumps(SCHEMA), any_whitespace=True))
+    for b in data:
+        if not m.accept_token(tokens.index(bytes([b]))):
+            return False
+    return bool(m.is_completed())
+"""
+
+
 class XGrammarEngine(Engine):
     name = NAME
     capabilities = Capabilities(
@@ -118,6 +163,12 @@ class XGrammarEngine(Engine):
         canonical_forced=False,
         class_table=(("s", SPACE_CLASS),),
     )
+
+    repro_package = "xgrammar"
+    mask_repro = MASK_REPRO
+    instance_repro = INSTANCE_REPRO
+    instance_repro_target = "xgrammar"
+    instance_repro_package = "xgrammar"
 
     def version(self) -> str:
         from importlib.metadata import version

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Compiled, Matcher
+from harness.engines.base import Compiled, Matcher, allowed_ids
 from harness.vocab import Vocabulary
 
 
@@ -71,11 +71,6 @@ class ForcedDisagreement:
     step: int
     forced: dict[str, str] = field(default_factory=dict)
     verdicts: dict[str, str] = field(default_factory=dict)
-
-
-def allowed_ids(mask: np.ndarray, size: int) -> np.ndarray:
-    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[:size]
-    return np.flatnonzero(bits)
 
 
 def complete_utf8(data: bytes) -> bytes:

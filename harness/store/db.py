@@ -1,117 +1,92 @@
-"""The results database: one SQLite file under `reports/`, written as each cell finishes.
+"""The results database: one SQLite file (`reports/results.sqlite` by default), written as
+each cell finishes.
 
 Tables:
-- `runs`: one row per run, its metadata as JSON (options, machine, commit, engine
-  versions, sessions with their wall time and number of parallel workers).
-- `cells`: one row per (run, engine, spec_id, vocab) with its status, message and metrics
-  JSON. A cell is inserted once: inserting it again is an error, so a resumed run can
-  never measure a cell twice without it showing.
-- `preparations`: each worker's vocabulary preparation (a worker prepares once and then
-  measures many cells; a worker restarted after a crash prepares again).
+- `runs` / `diff_runs`: one row per bench / diff run, its metadata as JSON (options,
+  machine, commit, engine versions, spec ids).
+- `sessions`: each time a controller worked on a run (`kind` bench or diff): when, how
+  many cells at once, how it ended (`running` while it works, then `complete`,
+  `interrupted` or `failed` with the reason). How many cells a session measured is never
+  stored: it is counted from the cells, so a killed session still shows what it did.
+- `cells`: one row per (run, engine, spec_id, vocab) with its status, message, metrics
+  JSON and session. A cell is inserted once: inserting it again is an error, so a
+  resumed run can never measure a cell twice without it showing.
+- `preparations`: each worker's vocabulary preparation.
+- `diff_cells`: one row per (run, spec_id, vocab) of a diff, with the cell's whole outcome
+  as JSON, so `diff --resume` rebuilds the findings of the cells already done.
 
-Only the controller writes (workers report over pipes); WAL mode lets `tokensieve report`
-read a run while it is still being written. Every insert is committed at once, so a
-killed controller loses nothing that had finished.
+Only a controller writes, and one at a time per run (`lock`, a `flock` that dies with its
+holder); WAL mode lets `tokensieve report` read a run while it is being written. Every
+insert is committed at once, so a killed controller loses nothing that had finished.
+`report` and `compare` open the file read-only, so they work on read-only media.
+
+SQLite's failures become one-line project errors (`harness.store.sqlite`); the rows come
+back typed (`harness.store.rows`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from harness.corpus import PROJECT_ROOT
-from harness.errors import UnknownName
+from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
+from harness.corpora import PROJECT_ROOT
+from harness.errors import BadInput, EnvironmentFailure, UnknownName
+from harness.store.lock import RunLock
+from harness.store.rows import Cell, DiffCell, Preparation, Run, Session
+from harness.store.sqlite import create, failure, open_readonly
 
 REPORTS_DIR = PROJECT_ROOT / "reports"
 DEFAULT_PATH = REPORTS_DIR / "results.sqlite"
+RUN_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
 
-STATUSES = ("ok", "unsupported", "error", "timeout", "oom", "crash")
-FAILED = frozenset({"error", "timeout", "oom", "crash"})
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run TEXT PRIMARY KEY,
-    created TEXT NOT NULL,
-    meta TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS cells (
-    run TEXT NOT NULL REFERENCES runs(run),
-    engine TEXT NOT NULL,
-    spec_id TEXT NOT NULL,
-    vocab TEXT NOT NULL,
-    study TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('ok','unsupported','error','timeout','oom','crash')),
-    message TEXT,
-    metrics TEXT NOT NULL,
-    finished TEXT NOT NULL,
-    PRIMARY KEY (run, engine, spec_id, vocab)
-);
-CREATE TABLE IF NOT EXISTS preparations (
-    run TEXT NOT NULL REFERENCES runs(run),
-    engine TEXT NOT NULL,
-    vocab TEXT NOT NULL,
-    status TEXT NOT NULL,
-    message TEXT,
-    metrics TEXT NOT NULL,
-    finished TEXT NOT NULL
-);
-"""
+T = TypeVar("T")
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class Cell:
-    run: str
-    engine: str
-    spec_id: str
-    vocab: str
-    study: str  # "main" or "scaling"
-    status: str
-    message: str | None
-    metrics: dict[str, Any]
-    finished: str
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.engine, self.spec_id, self.vocab)
-
-
-@dataclass(frozen=True)
-class Preparation:
-    engine: str
-    vocab: str
-    status: str
-    message: str | None
-    metrics: dict[str, Any]
-    finished: str
-
-
-@dataclass(frozen=True)
-class Run:
-    name: str
-    created: str
-    meta: dict[str, Any]
+def check_run_name(name: str) -> str:
+    """`name` if it is a valid run name (letters, digits, `._-`, no leading dot, at most
+    128 characters: it becomes a directory name), else BadInput."""
+    if not RUN_NAME.match(name):
+        raise BadInput(
+            f"run name {name!r} is not allowed: use letters, digits, '.', '_' and '-' "
+            "(not starting with '.'), at most 128 characters"
+        )
+    return name
 
 
 class Store:
-    """The database at `path` (created with its tables on first use)."""
+    """The database at `path`: created with its tables on first use, or (`readonly`)
+    opened for reading only, which never writes a byte (report, compare)."""
 
-    def __init__(self, path: str | Path = DEFAULT_PATH) -> None:
+    def __init__(self, path: str | Path = DEFAULT_PATH, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        self.readonly = readonly
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        if self.readonly:
+            return open_readonly(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EnvironmentFailure(
+                f"cannot create {self.path.parent}: {exc.strerror}; pass --reports-dir DIR "
+                "to write results elsewhere"
+            ) from None
+        db = self._guard(lambda: sqlite3.connect(self.path, timeout=30.0))
+        self._guard(lambda: create(db))
+        return db
 
     def close(self) -> None:
         self._db.close()
@@ -122,75 +97,191 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _guard(self, work: Callable[[], T]) -> T:
+        """`work()`, with SQLite's failures turned into one-line project errors."""
+        try:
+            return work()
+        except sqlite3.IntegrityError:
+            raise  # a constraint broken by our own code (a cell stored twice): a bug
+        except sqlite3.Error as exc:
+            raise failure(self.path, exc) from None
+
+    def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        def go() -> None:
+            self._db.execute(sql, args)
+            self._db.commit()
+
+        self._guard(go)
+
+    def _rows(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._guard(lambda: self._db.execute(sql, args).fetchall())
+
+    def _has(self, table: str, column: str | None = None) -> bool:
+        """Whether `table` (and `column`) exist: a database written by an older
+        tokensieve and opened read-only has not been given the newer ones."""
+        columns = {r[1] for r in self._rows(f"PRAGMA table_info({table})", ())}
+        return bool(columns) and (column is None or column in columns)
+
     # --- runs ----------------------------------------------------------------------------
 
-    def create_run(self, name: str, meta: dict[str, Any]) -> Run:
+    def lock(self, run: str, kind: str = "bench") -> RunLock:
+        """The lock that makes one controller the owner of `run` (see `RunLock`)."""
+        check_run_name(run)
+        return RunLock(self.path.parent / ".locks" / f"{kind}-{run}.lock", run)
+
+    def create_run(self, name: str, meta: dict[str, Any], table: str = "runs") -> Run:
+        check_run_name(name)
         created = now()
-        self._db.execute(
-            "INSERT INTO runs (run, created, meta) VALUES (?, ?, ?)",
+        self._write(
+            f"INSERT INTO {table} (run, created, meta) VALUES (?, ?, ?)",
             (name, created, json.dumps(meta)),
         )
-        self._db.commit()
         return Run(name, created, meta)
 
-    def find_run(self, name: str) -> Run | None:
-        row = self._db.execute(
-            "SELECT run, created, meta FROM runs WHERE run = ?", (name,)
-        ).fetchone()
-        return None if row is None else Run(row[0], row[1], json.loads(row[2]))
+    def find_run(self, name: str, table: str = "runs") -> Run | None:
+        rows = self._rows(f"SELECT run, created, meta FROM {table} WHERE run = ?", (name,))
+        return None if not rows else Run(rows[0][0], rows[0][1], json.loads(rows[0][2]))
 
-    def run(self, name: str) -> Run:
+    def run(self, name: str, table: str = "runs") -> Run:
         """The run called `name`; UnknownName listing the recorded runs otherwise."""
-        found = self.find_run(name)
+        found = self.find_run(name, table)
         if found is None:
-            raise UnknownName(f"run (in {self.path})", name, [r.name for r in self.runs()])
+            known = [r.name for r in self.runs(table)]
+            raise UnknownName(f"run (in {self.path})", name, known)
         return found
 
-    def runs(self) -> list[Run]:
-        rows = self._db.execute("SELECT run, created, meta FROM runs ORDER BY created, run")
+    def runs(self, table: str = "runs") -> list[Run]:
+        rows = self._rows(f"SELECT run, created, meta FROM {table} ORDER BY created, run", ())
         return [Run(r[0], r[1], json.loads(r[2])) for r in rows]
 
-    def update_meta(self, name: str, meta: dict[str, Any]) -> None:
-        self._db.execute("UPDATE runs SET meta = ? WHERE run = ?", (json.dumps(meta), name))
-        self._db.commit()
+    def update_meta(self, name: str, meta: dict[str, Any], table: str = "runs") -> None:
+        self._write(f"UPDATE {table} SET meta = ? WHERE run = ?", (json.dumps(meta), name))
+
+    # --- sessions ------------------------------------------------------------------------
+
+    def start_session(self, run: str, kind: str, jobs: int, pid: int) -> int:
+        """A new session of `run`, by a caller holding the run's lock: any earlier session
+        still marked `running` lost its controller without saying how it ended (killed,
+        or its disk was full), and is marked `killed`."""
+        self._write(
+            "UPDATE sessions SET status = 'killed', reason = ? WHERE run = ? AND kind = ?"
+            " AND status = 'running'",
+            (
+                "its controller ended without recording how (killed, or no disk space left)",
+                run,
+                kind,
+            ),
+        )
+        rows = self._rows(
+            "SELECT COALESCE(MAX(number), 0) FROM sessions WHERE run = ? AND kind = ?",
+            (run, kind),
+        )
+        number = int(rows[0][0]) + 1
+        stamp = time.time()
+        self._write(
+            "INSERT INTO sessions (run, kind, number, started, updated, finished, status,"
+            " reason, jobs, pid) VALUES (?, ?, ?, ?, ?, NULL, 'running', NULL, ?, ?)",
+            (run, kind, number, stamp, stamp, jobs, pid),
+        )
+        return number
+
+    def touch_session(self, run: str, kind: str, number: int) -> None:
+        """Record that the session is still working (a killed one keeps its last touch)."""
+        self._write(
+            "UPDATE sessions SET updated = ? WHERE run = ? AND kind = ? AND number = ?",
+            (time.time(), run, kind, number),
+        )
+
+    def finish_session(
+        self, run: str, kind: str, number: int, status: str, reason: str | None = None
+    ) -> None:
+        stamp = time.time()
+        self._write(
+            "UPDATE sessions SET updated = ?, finished = ?, status = ?, reason = ?"
+            " WHERE run = ? AND kind = ? AND number = ?",
+            (stamp, stamp, status, reason, run, kind, number),
+        )
+
+    def sessions(self, run: str, kind: str = "bench") -> list[Session]:
+        """Every session of `run`, oldest first, with the cells each stored."""
+        table = "cells" if kind == "bench" else "diff_cells"
+        if not self._has("sessions") or not self._has(table, "session"):
+            return []
+        counts = dict(
+            self._rows(
+                f"SELECT session, COUNT(*) FROM {table} WHERE run = ? GROUP BY session", (run,)
+            )
+        )
+        rows = self._rows(
+            "SELECT number, started, updated, finished, status, reason, jobs, pid"
+            " FROM sessions WHERE run = ? AND kind = ? ORDER BY number",
+            (run, kind),
+        )
+        held = self.lock(run, kind).held_by() if rows and rows[-1][4] == "running" else None
+        out = []
+        for number, started, updated, finished, status, reason, jobs, pid in rows:
+            killed = status == "killed" or (status == "running" and held != pid)
+            out.append(
+                Session(
+                    number,
+                    started,
+                    updated,
+                    finished,
+                    status,
+                    reason,
+                    jobs,
+                    pid,
+                    int(counts.get(number, 0)),
+                    killed,
+                )
+            )
+        return out
 
     # --- cells ---------------------------------------------------------------------------
 
     def add_cell(
         self,
         run: str,
-        engine: str,
-        spec_id: str,
-        vocab: str,
-        study: str,
-        status: str,
-        message: str | None,
-        metrics: dict[str, Any],
+        key: tuple[str, str, str, str],
+        result: CellResult,
+        session: int | None = None,
     ) -> None:
-        if status not in STATUSES:
-            raise ValueError(f"unknown cell status {status!r}; known: {', '.join(STATUSES)}")
-        self._db.execute(
+        """Store the result of cell (engine, spec_id, vocab, study)."""
+        engine, spec_id, vocab, study = key
+        self._write(
             "INSERT INTO cells (run, engine, spec_id, vocab, study, status, message, metrics,"
-            " finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run, engine, spec_id, vocab, study, status, message, json.dumps(metrics), now()),
+            " finished, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run,
+                engine,
+                spec_id,
+                vocab,
+                study,
+                result.status.value,
+                result.message,
+                json.dumps(result.metrics.to_json()),
+                now(),
+                session,
+            ),
         )
-        self._db.commit()
 
     def finished_keys(self, run: str) -> set[tuple[str, str, str]]:
-        rows = self._db.execute("SELECT engine, spec_id, vocab FROM cells WHERE run = ?", (run,))
+        rows = self._rows("SELECT engine, spec_id, vocab FROM cells WHERE run = ?", (run,))
         return {(r[0], r[1], r[2]) for r in rows}
 
     def cells(self, run: str) -> list[Cell]:
         return list(self._iter_cells(run))
 
     def _iter_cells(self, run: str) -> Iterator[Cell]:
-        rows = self._db.execute(
-            "SELECT engine, spec_id, vocab, study, status, message, metrics, finished"
-            " FROM cells WHERE run = ? ORDER BY rowid",
+        session = "session" if self._has("cells", "session") else "NULL"
+        rows = self._rows(
+            "SELECT engine, spec_id, vocab, study, status, message, metrics, finished,"
+            f" {session} FROM cells WHERE run = ? ORDER BY rowid",
             (run,),
         )
         for r in rows:
-            yield Cell(run, r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7])
+            metrics = CellMetrics.from_json(json.loads(r[6]))
+            yield Cell(run, r[0], r[1], r[2], r[3], r[4], r[5], metrics, r[7], r[8])
 
     # --- preparations --------------------------------------------------------------------
 
@@ -201,19 +292,58 @@ class Store:
         vocab: str,
         status: str,
         message: str | None,
-        metrics: dict[str, Any],
+        metrics: PrepareMetrics,
     ) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO preparations (run, engine, vocab, status, message, metrics, finished)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (run, engine, vocab, status, message, json.dumps(metrics), now()),
+            (run, engine, vocab, status, message, json.dumps(metrics.to_json()), now()),
         )
-        self._db.commit()
 
     def preparations(self, run: str) -> list[Preparation]:
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT engine, vocab, status, message, metrics, finished FROM preparations"
             " WHERE run = ? ORDER BY rowid",
             (run,),
         )
-        return [Preparation(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+        return [
+            Preparation(r[0], r[1], r[2], r[3], PrepareMetrics.from_json(json.loads(r[4])), r[5])
+            for r in rows
+        ]
+
+    # --- diff cells ----------------------------------------------------------------------
+
+    def add_diff_cell(
+        self,
+        run: str,
+        spec_id: str,
+        vocab: str,
+        status: str,
+        outcome: dict[str, Any],
+        session: int | None,
+    ) -> None:
+        self._write(
+            "INSERT INTO diff_cells (run, spec_id, vocab, status, outcome, session, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run, spec_id, vocab, status, json.dumps(outcome), session, now()),
+        )
+
+    def diff_cells(self, run: str) -> list[DiffCell]:
+        if not self._has("diff_cells"):
+            return []
+        rows = self._rows(
+            "SELECT spec_id, vocab, status, outcome, session, finished FROM diff_cells"
+            " WHERE run = ? ORDER BY rowid",
+            (run,),
+        )
+        return [DiffCell(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
+
+
+@contextmanager
+def opened(reports_dir: Path, *, readonly: bool = False) -> Iterator[Store]:
+    """The store of a reports directory, closed afterwards."""
+    store = Store(reports_dir / "results.sqlite", readonly=readonly)
+    try:
+        yield store
+    finally:
+        store.close()

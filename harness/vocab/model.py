@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.errors import MissingData
+
 Encoder = Callable[[str], list[int]]
 
 
@@ -39,7 +41,9 @@ class Vocabulary:
     def encode(self, text: str) -> list[int]:
         if self._encoder is None:
             if self.encoder_factory is None:
-                raise ValueError(f"vocabulary {self.name} has no encoder")
+                raise MissingData(
+                    f"vocabulary {self.name} has no encoder; token paths need its real tokenizer"
+                )
             self._encoder = self.encoder_factory()
         return self._encoder(text)
 

@@ -1,0 +1,70 @@
+"""The options of a bench run: everything that decides which cells it has and how each
+is measured. Stored with the run; `--resume` reuses them (only `jobs` may change)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+DEFAULT_SETS = ("outlines-bench", "llm-formats", "pathological", "handwritten", "schemastore")
+SCALING_SIZES = (8192, 16384, 32768, 65536)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that decides which cells a run has and how each is measured. Stored
+    with the run; `--resume` reuses it (only `jobs` may change)."""
+
+    engines: tuple[str, ...]
+    vocabs: tuple[str, ...]
+    sets: tuple[str, ...] = DEFAULT_SETS
+    corpus_dir: str | None = None
+    paths: int = 2
+    max_steps: int = 200
+    timeout: float = 60.0
+    memory_limit: int = 4 << 30
+    limit_specs: int | None = None
+    scaling: bool = False
+    scaling_specs: int = 3
+    scaling_sizes: tuple[int, ...] = SCALING_SIZES
+    jobs: int = 1
+    strict_corpus: bool = False  # a malformed corpus file stops the run (else: skipped)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Options:
+        tuples = ("engines", "vocabs", "sets", "scaling_sizes")
+        return Options(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
+
+    def validate(self) -> None:
+        """One-line errors naming the bad value (the command line checks each value as it
+        parses it; this catches a caller of the Python API)."""
+        from harness import corpora, engines, vocab
+        from harness.errors import BadInput
+
+        for label, values in (
+            ("--engines", self.engines),
+            ("--vocab", self.vocabs),
+            ("--corpus", self.sets),
+        ):
+            if not values:
+                raise BadInput(f"{label}: no value given")
+        for name in self.engines:
+            engines.check(name)
+        for name in self.vocabs:
+            vocab.check(name)
+        for name in self.sets:
+            corpora.set_info(name)
+        for label, value in (("--paths", self.paths), ("--max-steps", self.max_steps)):
+            if value < 0:
+                raise BadInput(f"{label} must be >= 0, got {value}")
+        if not (0 < self.timeout < float("inf")):
+            raise BadInput(f"--timeout must be a positive number of seconds, got {self.timeout}")
+        if self.memory_limit < 1 << 20:
+            raise BadInput(f"--memory-limit must be at least 1M, got {self.memory_limit} bytes")
+        if self.jobs < 1:
+            raise BadInput(f"--jobs must be >= 1, got {self.jobs}")
+        if self.limit_specs is not None and self.limit_specs < 1:
+            raise BadInput(f"--limit-specs must be >= 1, got {self.limit_specs}")

@@ -1,0 +1,60 @@
+"""The worker side of a bench cell group: built once per (engine, vocabulary) in a worker
+process (`harness.process`), it loads and prepares the vocabulary (timed, reported as the
+worker's `ready` value), then answers two requests:
+
+- `{"op": "cell", "spec", "paths", "max_steps"}`: measure one cell
+  (`harness.bench.measure`); the answer is the cell's result, and whether a state count
+  follows;
+- `{"op": "states"}`: count the states of the cell just measured. Asked separately, with
+  its own short time limit: some engines build their whole transition table to count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import engines, vocab
+from harness.bench.measure import count_states, measure_cell, settle
+from harness.bench.metrics import PrepareMetrics
+from harness.engines.base import Compiled
+from harness.figures import clock
+from harness.process.memory import rss
+from harness.spec import Spec
+
+
+class BenchService:
+    def __init__(self, setup: dict[str, Any]) -> None:
+        self.engine = engines.get(setup["engine"])
+        version = self.engine.version()
+        self.vocab = vocab.load(setup["vocab"])
+        self.walk_budget_s = float(setup["walk_budget_s"])
+        settle()
+        before = rss()
+        started = clock()
+        self.prepared = self.engine.prepare(self.vocab)
+        prepare_ns = clock() - started
+        self.ready = PrepareMetrics(
+            prepare_ns=prepare_ns,
+            rss_before=before,
+            rss_growth_bytes=rss() - before,
+            vocab_size=self.vocab.size,
+            version=version,
+        ).to_json()
+        self._compiled: Compiled | None = None
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request["op"] == "states":
+            compiled, self._compiled = self._compiled, None
+            return count_states(compiled) if compiled is not None else {}
+        self._compiled = None
+        result, compiled = measure_cell(
+            self.engine,
+            self.prepared,
+            self.vocab,
+            Spec.from_json(request["spec"]),
+            request["paths"],
+            int(request["max_steps"]),
+            self.walk_budget_s,
+        )
+        self._compiled = compiled
+        return {"result": result.to_json(), "states_follow": compiled is not None}

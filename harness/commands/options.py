@@ -1,0 +1,240 @@
+"""The options every command shares, defined once, with one argument type each, so the
+same option has the same name, syntax and checks everywhere (`--vocab`, `--engines`,
+`--corpus`, `--corpus-dir`, `--reports-dir`, `--run`, `--timeout`, `--memory-limit`,
+`--limit-specs`, ...).
+
+Every value is checked as it is parsed; a bad one ends the command with one line naming
+the option and the value (`tokensieve bench: error: argument --timeout: not a finite
+positive number of seconds: 'nan'`) and exit code 2, never a traceback. Lists are
+comma-separated and the option repeatable (`--vocab llama3,tekken` = `--vocab llama3
+--vocab tekken`); an empty list is refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from harness import corpora, engines, vocab
+from harness.errors import TokensieveError
+from harness.figures import parse_bytes
+from harness.store import check_run_name
+
+MIN_MEMORY = 1 << 20
+REPORTS_DIR = "reports"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `tokensieve CMD: error: MESSAGE`, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {' '.join(message.split())}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+# --- argument types: each turns the text into a value or raises ArgumentTypeError ------
+
+
+def _checked(check: Callable[[str], Any]) -> Callable[[str], str]:
+    """An argparse type from a project check that raises TokensieveError: the text, once
+    the check accepts it."""
+
+    def parse(text: str) -> str:
+        try:
+            check(text)
+        except TokensieveError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"not a finite positive number of seconds: {text!r}")
+    return value
+
+
+def non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"not a finite number >= 0: {text!r}")
+    return value
+
+
+def memory_size(text: str) -> int:
+    try:
+        value = parse_bytes(text)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(
+            f"not a memory size: {text!r} (examples: 4G, 512M)"
+        ) from None
+    if value < MIN_MEMORY:
+        raise argparse.ArgumentTypeError(f"memory limit {text!r} is below 1M")
+    return value
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+run_name = _checked(check_run_name)
+spec_id = _checked(corpora.get)
+engine_name = _checked(engines.check)
+vocab_name = _checked(vocab.check)
+corpus_set = _checked(corpora.set_info)
+
+
+class ListAction(argparse.Action):
+    """A comma-separated, repeatable list; each item checked by the option's `item` type.
+    The parsed value is a list (None when the option is absent)."""
+
+    def __init__(self, *args: Any, item: Callable[[str], Any] = str, **kwargs: Any) -> None:
+        self.item = item
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option: str | None = None,
+    ) -> None:
+        items = [part.strip() for part in str(values).split(",")]
+        if not any(items):
+            parser.error(f"argument {option}: empty list {values!r}")
+        checked = []
+        for part in filter(None, items):
+            try:
+                checked.append(self.item(part))
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"argument {option}: {exc}")
+        given = [*(getattr(namespace, self.dest) or []), *checked]
+        setattr(namespace, self.dest, list(dict.fromkeys(given)))  # repeats count once
+
+
+def listed(value: Sequence[str] | None, default: Sequence[str]) -> list[str]:
+    """A list option's value, or its default when it was not given."""
+    return list(value) if value else list(default)
+
+
+# --- the shared options ----------------------------------------------------------------
+
+
+def add_vocab(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    p.add_argument(
+        "--vocab",
+        action=ListAction,
+        item=vocab_name,
+        metavar="NAMES",
+        help=f"vocabularies: NAME, NAME[:N] or synthetic-SIZE-SEED, comma-separated or "
+        f"repeated (default {','.join(default)})",
+    )
+
+
+def add_engines(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    p.add_argument(
+        "--engines",
+        action=ListAction,
+        item=engine_name,
+        metavar="NAMES",
+        help=f"engines, comma-separated or repeated (default {','.join(default)})",
+    )
+
+
+def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    p.add_argument(
+        "--corpus",
+        action=ListAction,
+        item=corpus_set,
+        metavar="SETS",
+        help=f"corpus sets, comma-separated or repeated (default {','.join(default)})",
+    )
+    p.add_argument("--corpus-dir", metavar="DIR", help="where the MaskBench data lives")
+    p.add_argument(
+        "--strict-corpus",
+        action="store_true",
+        help="stop at a malformed corpus file instead of skipping it with a warning",
+    )
+    p.add_argument(
+        "--limit-specs",
+        type=count(1),
+        metavar="N",
+        help="at most N specs per corpus set, evenly spaced over the set (default: all)",
+    )
+
+
+def add_run(p: argparse.ArgumentParser, prefix: str | None = "") -> None:
+    """`--run NAME`; its default is a timestamp after `prefix`, or None when `prefix` is
+    None (the command then decides, e.g. the latest run for --resume)."""
+    p.add_argument(
+        "--run",
+        type=run_name,
+        metavar="NAME",
+        default=None if prefix is None else timestamp(prefix),
+        help="run name: letters, digits, '.', '_', '-' (default: a timestamp)",
+    )
+
+
+def add_reports_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--reports-dir",
+        "--reports",
+        dest="reports_dir",
+        metavar="DIR",
+        default=REPORTS_DIR,
+        help="where results.sqlite and the RUN/ report folders live (default ./reports)",
+    )
+
+
+def add_timeout(p: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="S",
+        default=default,
+        help=f"seconds {what} may take before it is killed (default {default:g})"
+        if default is not None
+        else f"seconds {what} may take before it is killed",
+    )
+
+
+def add_memory_limit(p: argparse.ArgumentParser, default: str | None, what: str) -> None:
+    p.add_argument(
+        "--memory-limit",
+        type=memory_size,
+        metavar="SIZE",
+        default=None if default is None else memory_size(default),
+        help=f"resident memory {what} may reach before it is killed, e.g. 4G"
+        + (f" (default {default})" if default else ""),
+    )
+
+
+def timestamp(prefix: str = "") -> str:
+    """A default run name: `prefix` and the local time."""
+    return time.strftime(f"{prefix}%Y%m%d-%H%M%S")
+
+
+def reports_dir(args: argparse.Namespace) -> Path:
+    return Path(args.reports_dir)

@@ -1,0 +1,94 @@
+"""Instances with their keys in schema order.
+
+hypothesis-jsonschema emits keys sorted; outlines-core's regex (and any engine that
+follows the schema) expects `properties` order, so generated instances are put in that
+order before they are serialized.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _resolve(schema: Any, root: Any) -> Any:
+    """Follow local `$ref`s (`#/...` JSON pointers) to the schema they name."""
+    for _ in range(32):  # a ref cycle without structure in between ends here
+        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+            return schema
+        ref = schema["$ref"]
+        if not ref.startswith("#"):
+            return schema
+        node = root
+        for part in filter(None, ref[1:].split("/")):
+            part = part.replace("~1", "/").replace("~0", "~")
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return schema
+        schema = node
+    return schema
+
+
+def _branches(schema: Any, root: Any) -> list[dict[str, Any]]:
+    """The schema and its anyOf/oneOf/allOf branches, refs resolved, depth first."""
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return []
+    out = [schema]
+    for key in ("allOf", "anyOf", "oneOf"):
+        for sub in schema.get(key, []) if isinstance(schema.get(key), list) else []:
+            out += _branches(sub, root)
+    return out
+
+
+def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 0) -> Any:
+    """`value` with each object's keys in the order its schema declares them.
+
+    hypothesis-jsonschema emits keys sorted; outlines-core's regex (and any engine that
+    follows the schema) expects `properties` order, so generated instances are put in
+    that order before they are serialized. Keys the schema does not name keep their
+    relative order at the end.
+    """
+    root = schema if root is None else root
+    if depth > 64:
+        return value
+    nodes = _branches(schema, root)
+    if isinstance(value, dict):
+        order: dict[str, int] = {}
+        for node in nodes:
+            props = node.get("properties")
+            if isinstance(props, dict):
+                for k in props:
+                    order.setdefault(k, len(order))
+        keys = sorted(value, key=lambda k: order.get(k, len(order)))
+        return {
+            k: schema_order(value[k], _property_schema(nodes, k), root, depth + 1) for k in keys
+        }
+    if isinstance(value, list):
+        return [
+            schema_order(v, _item_schema(nodes, i), root, depth + 1) for i, v in enumerate(value)
+        ]
+    return value
+
+
+def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
+    for node in nodes:
+        props = node.get("properties")
+        if isinstance(props, dict) and key in props:
+            return props[key]
+    for node in nodes:
+        if isinstance(node.get("additionalProperties"), dict):
+            return node["additionalProperties"]
+    return {}
+
+
+def _item_schema(nodes: list[dict[str, Any]], index: int) -> Any:
+    for node in nodes:
+        prefix = node.get("prefixItems")
+        if isinstance(prefix, list) and index < len(prefix):
+            return prefix[index]
+        items = node.get("items")
+        if isinstance(items, list) and index < len(items):  # draft 4-7 tuple form
+            return items[index]
+        if isinstance(items, dict):
+            return items
+    return {}

@@ -1,0 +1,363 @@
+"""The controller of a differential test: every (spec, vocabulary) cell run in a worker
+process (`harness.diff.service`), its outcome stored, its findings collected, and at the
+end every bug's repro written and run on its own.
+
+Each vocabulary gets one worker, which prepares it for every engine once; a cell that
+hangs, crashes or blows its memory limit costs only that cell (its status is recorded)
+and the next cell gets a fresh worker. Cells are stored in the results database as they
+finish (`diff_cells`), so `diff --resume` continues an interrupted run: the stored cells
+are replayed into the collector, the rest are run, and findings and repros come out as if
+the run had gone in one go. `RUN/diff.json` is rewritten after every cell, `diff.html`
+and `findings/` at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import corpora, engines, report
+from harness import vocab as vocabularies
+from harness.bench.machine import git_commit, machine
+from harness.corpora import converter, paths
+from harness.diff.differ import WalkPlan
+from harness.diff.findings import Collector, dump
+from harness.diff.service import CellOutcome
+from harness.errors import BadInput, EngineUnavailable, TokensieveError
+from harness.figures import fmt_seconds
+from harness.process import Status, Worker
+from harness.spec import Spec
+from harness.store import Store
+
+KIND = "diff"
+SERVICE = "harness.diff.service:DiffService"
+PREPARE_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    vocabs: tuple[str, ...]
+    engines: tuple[str, ...]
+    sets: tuple[str, ...]
+    corpus_dir: str | None = None
+    limit_specs: int | None = None
+    paths: int = 4
+    walks: int = 8
+    cover: int = 200
+    seed: int = 0
+    timeout: float = 180.0
+    memory_limit: int = 8 << 30
+    instances: int = 8
+    samples: int = 4
+    minimize: bool = True
+    strict_corpus: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> DiffOptions:
+        tuples = ("vocabs", "engines", "sets")
+        return DiffOptions(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
+
+    def shown(self, run: str) -> dict[str, Any]:
+        """The options as diff.json has always listed them (comma lists, flag names)."""
+        out = {k: v for k, v in asdict(self).items() if k not in ("vocabs", "engines", "sets")}
+        out.update(
+            vocab=",".join(self.vocabs),
+            engines=",".join(self.engines),
+            corpus=",".join(self.sets),
+            no_minimize=not self.minimize,
+            run=run,
+        )
+        return out
+
+
+class DiffRun:
+    def __init__(
+        self,
+        store: Store,
+        run: str,
+        options: DiffOptions,
+        out_dir: Path,
+        *,
+        resume: bool = False,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.run_name = run
+        self.out_dir = out_dir
+        self.log = log or (lambda text: print(text, flush=True))
+        existing = store.find_run(run, "diff_runs")
+        if resume:
+            if existing is None:
+                raise BadInput(f"no diff run {run!r} to resume in {store.path}")
+            self.options = DiffOptions.from_json(existing.meta["options"])
+            self.meta = existing.meta
+            self.specs = self._lookup(self.meta["spec_ids"])
+        else:
+            if existing is not None:
+                raise BadInput(
+                    f"diff run {run!r} already exists in {store.path}; pass --resume to "
+                    "continue it or choose another --run name"
+                )
+            for name in options.engines:
+                ok, why = engines.get(name).available()
+                if not ok:
+                    raise EngineUnavailable(f"engine {name} unavailable: {why}")
+            self.options = options
+            self.specs = _select(options)
+            self.meta = {
+                "options": options.to_json(),
+                "spec_ids": [s.id for s in self.specs],
+                "commit": git_commit(),
+                "machine": machine(),
+                "versions": {},
+            }
+            store.create_run(run, self.meta, "diff_runs")
+        self.collector = Collector()
+        self.rows: list[dict[str, Any]] = []
+        self.started = time.perf_counter()
+
+    def _lookup(self, ids: list[str]) -> list[Spec]:
+        found = {
+            s.id: s
+            for name in self.options.sets
+            for s in corpora.load_set(name, self.options.corpus_dir)
+        }
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise BadInput(
+                f"diff run {self.run_name!r}: spec {missing[0]} is no longer "
+                "in the corpus; it cannot be resumed"
+            )
+        return [found[i] for i in ids]
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        with self.store.lock(self.run_name, KIND):
+            session = self.store.start_session(self.run_name, KIND, 1, os.getpid())
+            status, reason = "complete", None
+            try:
+                self._replay()
+                self._run_cells(session)
+                self._finish_outputs()
+            except KeyboardInterrupt:
+                status = "interrupted"
+                self.log(
+                    f"\ninterrupted; continue with: tokensieve diff --resume --run {self.run_name}"
+                )
+                raise
+            except BaseException as exc:
+                status, reason = "failed", " ".join(str(exc).split()) or type(exc).__name__
+                raise
+            finally:
+                try:
+                    self.store.finish_session(self.run_name, KIND, session, status, reason)
+                except Exception as exc:
+                    self.log(f"tokensieve: could not record the session's end: {exc}")
+
+    def _replay(self) -> None:
+        """The cells a previous session finished, into the collector as if run now."""
+        done = self.store.diff_cells(self.run_name)
+        if done:
+            self.log(f"resuming diff {self.run_name}: {len(done)} cells done")
+        loaded: dict[str, Any] = {}
+        for cell in done:
+            outcome = cell.outcome.get("outcome")
+            if outcome is not None:
+                voc = loaded.get(cell.vocab) or loaded.setdefault(
+                    cell.vocab, vocabularies.load(cell.vocab)
+                )
+                self._collect(CellOutcome.from_json(outcome), voc)
+            self.rows.append(cell.outcome["row"])
+
+    def _run_cells(self, session: int) -> None:
+        done = {(c.spec_id, c.vocab) for c in self.store.diff_cells(self.run_name)}
+        for vname in self.options.vocabs:
+            todo = [s for s in self.specs if (s.id, vname) not in done]
+            if not todo:
+                continue
+            voc = vocabularies.load(vname)
+            worker = Worker(
+                SERVICE,
+                {"vocab": vname, "engines": list(self.options.engines)},
+                memory_limit=self.options.memory_limit,
+            )
+            try:
+                for spec in todo:
+                    self._cell(worker, spec, voc, session)
+            finally:
+                worker.stop()
+
+    def _cell(self, worker: Worker, spec: Spec, voc: Any, session: int) -> None:
+        started = time.perf_counter()
+        row: dict[str, Any] = {"spec": spec.id, "vocab": voc.name}
+        request = self._request(spec, voc, row)
+        reply = self._ask(worker, request)
+        row["seconds"] = round(time.perf_counter() - started, 2)
+        outcome = None
+        if reply.ok:
+            outcome = CellOutcome.from_json(reply.value)
+            self._collect(outcome, voc)
+            self._summarize(row, outcome)
+        else:
+            row.update(status=reply.status.value, detail=reply.message)
+            self.log(f"  {voc.name} {spec.id}: {reply.status.value} {reply.message}")
+        self.rows.append(row)
+        self.store.add_diff_cell(
+            self.run_name,
+            spec.id,
+            voc.name,
+            row["status"],
+            {"row": row, "outcome": None if outcome is None else outcome.to_json()},
+            session,
+        )
+        self._write(final=False)
+
+    def _ask(self, worker: Worker, request: dict[str, Any]) -> Any:
+        if not worker.alive:
+            ready = worker.start(PREPARE_TIMEOUT_S)
+            if not ready.ok:
+                return ready
+            self.meta["versions"].update(ready.value or {})
+            self.store.update_meta(self.run_name, self.meta, "diff_runs")
+        return worker.ask(request, self.options.timeout)
+
+    def _request(self, spec: Spec, voc: Any, row: dict[str, Any]) -> dict[str, Any]:
+        o = self.options
+        regex: str | None
+        try:
+            regex = converter.schema_to_regex(spec)
+        except TokensieveError as exc:
+            regex = None  # no reference language; the native engines still face instances
+            row["detail"] = f"no mask diff: {exc}"
+        try:
+            found = paths.paths_for(spec, voc, seed=o.seed, n=o.paths)
+            token_paths = [list(p.ids) for p in found if p.exact]
+        except TokensieveError as exc:
+            token_paths = []  # the walks still cover the reference's states
+            row["paths"] = f"no corpus paths: {exc}"
+        plan = WalkPlan(
+            paths=tuple(map(tuple, token_paths)),
+            random_walks=o.walks,
+            cover_states=o.cover,
+            seed=o.seed,
+        )
+        instances = None
+        if spec.kind == "json_schema":
+            entry = corpora.get_entry(spec.id, o.corpus_dir)
+            instances = {
+                "valid": list(entry.valid[: o.instances]),
+                "invalid": list(entry.invalid[: o.instances]),
+                "samples": o.samples,
+                "seed": o.seed,
+            }
+        # the spec travels with its converted regex, so the worker never converts
+        return {
+            "spec": converter.with_regex(spec).to_json(),
+            "regex": regex,
+            "plan": asdict(plan),
+            "minimize": o.minimize,
+            "instances": instances,
+        }
+
+    def _collect(self, outcome: CellOutcome, voc: Any) -> None:
+        for d, m in outcome.grouped():
+            self.collector.add(d, m, voc.tokens)
+        for engine, n in outcome.diff.states.items():
+            self.collector.states[(engine, voc.name)] += n
+        for counts in outcome.instances:
+            spec = corpora.get(counts.spec_id, self.options.corpus_dir)
+            self.collector.add_instances(counts, _schema(spec))
+
+    def _summarize(self, row: dict[str, Any], outcome: CellOutcome) -> None:
+        bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == "bug")
+        row.update(
+            status=Status.OK.value,
+            states=outcome.diff.states,
+            disagreements=len(outcome.diff.disagreements),
+            bugs=bugs,
+            skipped=outcome.diff.skipped,
+        )
+        self.log(
+            f"  {row['vocab']} {row['spec']}: {len(outcome.diff.disagreements)} "
+            f"disagreeing states, {bugs} bugs ({row['seconds']}s)"
+        )
+
+    # --- outputs -----------------------------------------------------------------------
+
+    def _finish_outputs(self) -> None:
+        if self.options.minimize:
+            self.log("writing and running repros")
+            self.collector.write_repros(self.out_dir / "findings")
+            self.collector.write_instance_repros(self.out_dir / "findings")
+        self._write(final=True)
+        self._print()
+
+    def data(self, final: bool) -> dict[str, Any]:
+        c = self.collector
+        return {
+            "options": self.options.shown(self.run_name),
+            "complete": final,
+            "seconds": round(time.perf_counter() - self.started, 1),
+            "summary": c.summary(),
+            "policy_counts": [
+                {"engine": e, "rule": r, "states": n}
+                for (e, r), n in sorted(c.policy_counts.items())
+            ],
+            "findings": [f.row() for f in c.findings.values()],
+            "instances": c.instance_summary(),
+            "instance_failures": [f.row() for f in c.instance_failures],
+            "instance_repros": c.instance_repros,
+            "cells": self.rows,
+        }
+
+    def _write(self, final: bool) -> None:
+        """diff.json after every cell (so an interrupted run keeps what it finished), and
+        the HTML page at the end."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        data = self.data(final)
+        dump(self.out_dir / "diff.json", data)
+        if final:
+            page = report.diff_page(data, self.run_name)
+            (self.out_dir / "diff.html").write_text(page, encoding="utf-8")
+
+    def _print(self) -> None:
+        elapsed = time.perf_counter() - self.started
+        out = sys.stdout
+        print(f"\n{len(self.rows)} cells in {fmt_seconds(elapsed)}", file=out)
+        print(f"{'engine':<20} {'states':>8} {'policy':>8} {'bug':>6} {'findings':>9}", file=out)
+        for r in self.collector.summary():
+            print(
+                f"{r['engine']:<20} {r['states']:>8} {r['policy_states']:>8} "
+                f"{r['bug_states']:>6} {r['findings']:>9}",
+                file=out,
+            )
+        for f in self.collector.findings.values():
+            mark = {True: "reproduces", False: "DOES NOT REPRODUCE", None: "no repro"}
+            print(f"  {f.id}: {len(f.occurrences)} occurrences, {mark[f.reproduces]}", file=out)
+        print(f"report: {self.out_dir / 'diff.html'}  data: {self.out_dir / 'diff.json'}", file=out)
+
+
+def _select(options: DiffOptions) -> list[Spec]:
+    return [
+        s
+        for name in options.sets
+        for s in corpora.spread(
+            corpora.load_set(name, options.corpus_dir, strict=options.strict_corpus),
+            options.limit_specs,
+        )
+    ]
+
+
+def _schema(spec: Spec) -> Any:
+    import json
+
+    return json.loads(spec.text)

@@ -1,0 +1,152 @@
+"""What every adapter shares: the caller's mask buffer, engines' messages on one line,
+and the one rule that tells an unsupported spec from an invalid one.
+
+That rule never reads an engine's message. A spec is *valid* when the reference's parser
+reads it (a regex: `tokensdfa.check_pattern`; a schema: JSON that passes its draft's
+meta-schema, checked by `jsonschema`). An engine failing on a valid spec lacks something
+(`UnsupportedSpec`); an engine failing on an invalid one is right to (`SpecError`). Our
+own Rust engines say which by the class of the exception they raise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from harness.errors import EngineError, SpecError, TokensieveError, UnsupportedSpec
+from harness.spec import Spec
+
+# xgrammar prefixes its messages with "[hh:mm:ss] /path/file.cc:NN: ", noise in a report.
+_LOG_PREFIX = re.compile(r"^\[\d\d:\d\d:\d\d\] \S+:\d+: ")
+
+
+def clean_message(message: str) -> str:
+    """An engine's error message on one line (at most 500 characters), log prefixes cut."""
+    lines = [_LOG_PREFIX.sub("", line).strip() for line in str(message).splitlines()]
+    return " | ".join(line for line in lines if line)[:500] or "(no message)"
+
+
+def check_features(engine: Any, spec: Spec) -> None:
+    """Refuse, before compiling, a spec that is not text or declares a feature the engine
+    cannot handle.
+
+    Some engines do not fail on such specs but silently ignore the feature (xgrammar drops
+    a look-ahead inside a JSON-schema pattern), which would make a wrong language look
+    like a successful compile. A spec holding a lone surrogate (not encodable as UTF-8,
+    so no engine can read it) is invalid for every engine.
+    """
+    try:
+        spec.text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SpecError(
+            engine.name, spec.id, f"not valid Unicode text ({exc.reason} at {exc.start})"
+        ) from None
+    missing = spec.features & engine.capabilities.unsupported_features
+    if missing:
+        raise UnsupportedSpec(engine.name, spec.id, f"uses {', '.join(sorted(missing))}")
+
+
+@lru_cache(maxsize=4096)
+def _valid(kind: str, text: str) -> bool:
+    if kind == "regex":
+        import tokensdfa
+
+        try:
+            tokensdfa.check_pattern(text)
+        except tokensdfa.PatternError:
+            return False
+        except ValueError:  # unsupported features and limits: valid syntax all the same
+            return True
+        return True
+    try:
+        schema = json.loads(text)
+    except ValueError:
+        return False
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict):
+        return False
+    import jsonschema
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError:
+        return False
+    except Exception:  # an unresolvable $schema: nothing says the schema is wrong
+        return True
+    return True
+
+
+def spec_is_valid(spec: Spec) -> bool:
+    """Whether the reference's parser reads `spec` (see the module doc)."""
+    return _valid(spec.kind, spec.text)
+
+
+def compile_failure(engine: Any, spec: Spec, message: str) -> TokensieveError:
+    """The project's error for an engine that failed to compile `spec`: UnsupportedSpec
+    when the spec is valid, SpecError when it is not. The message is kept, never read."""
+    text = clean_message(message)
+    if spec_is_valid(spec):
+        return UnsupportedSpec(engine.name, spec.id, text)
+    return SpecError(engine.name, spec.id, text)
+
+
+class MaskBuffer:
+    """Validates the caller's mask buffer once and remembers its address.
+
+    Engines that write through a raw pointer (outlines-core, llguidance) would scribble
+    past a short or non-contiguous array; checking on every fill would put numpy attribute
+    lookups into the timed path. The buffer is checked the first time it is seen, and its
+    address is cached with a reference to the array, which stops numpy from resizing
+    (and so moving) it while cached.
+    """
+
+    __slots__ = ("_array", "_engine", "_pointer", "_spec_id", "_words")
+
+    def __init__(self, engine: str, spec_id: str, words: int) -> None:
+        self._engine = engine
+        self._spec_id = spec_id
+        self._words = words
+        self._array: np.ndarray | None = None
+        self._pointer = 0
+
+    def pointer(self, out: np.ndarray) -> int:
+        if out is not self._array:
+            self.check(out)
+            self._array = out
+            self._pointer = out.ctypes.data
+        return self._pointer
+
+    def check(self, out: Any) -> None:
+        ok = (
+            isinstance(out, np.ndarray)
+            and out.dtype == np.int32
+            and out.ndim == 1
+            and out.shape[0] == self._words
+            and out.flags.c_contiguous
+            and out.flags.writeable
+        )
+        if not ok:
+            raise EngineError(
+                self._engine,
+                self._spec_id,
+                f"mask buffer must be a writable contiguous int32 array of {self._words} "
+                f"words, got {_describe_array(out)}",
+            )
+
+
+def _describe_array(out: Any) -> str:
+    if isinstance(out, np.ndarray):
+        return f"{out.dtype} array of shape {out.shape}"
+    return type(out).__name__
+
+
+def tail_mask(vocab_size: int) -> int | None:
+    """Value keeping only the real-token bits of the last mask word (at most 31 bits, so
+    a positive int32), or None when the vocabulary fills that word exactly."""
+    used = vocab_size % 32
+    return (1 << used) - 1 if used else None

@@ -1,0 +1,182 @@
+"""The controller of a jump-forward run: every (engine, spec) measured and every spec's
+forced texts cross-checked in a worker process per vocabulary (`harness.process`), so a
+hang or a crash costs only that unit; then `RUN/jumpforward.json`, `.csv` and `.html`,
+and a console summary. The bench report embeds the summary when the run names match."""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import corpora, report
+from harness import vocab as vocabularies
+from harness.corpora import converter, paths
+from harness.diff.findings import dump
+from harness.embed import csv_cell
+from harness.errors import TokensieveError
+from harness.process import Reply, Worker
+from harness.spec import Spec
+
+SERVICE = "harness.jumpforward.service:JumpService"
+PREPARE_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class JumpOptions:
+    vocabs: tuple[str, ...]
+    engines: tuple[str, ...]
+    sets: tuple[str, ...]
+    corpus_dir: str | None = None
+    paths: int = 3
+    limit_specs: int | None = None
+    timeout: float = 120.0
+    memory_limit: int | None = None
+    strict_corpus: bool = False
+
+
+@dataclass
+class JumpResults:
+    rows: list[dict[str, Any]]
+    disagreements: list[dict[str, Any]]
+    states_compared: int
+    skipped: list[str]
+
+
+def run(options: JumpOptions, out_dir: Path) -> dict[str, Any]:
+    """Measure, write the run's files and return what jumpforward.json holds."""
+    started = time.perf_counter()
+    results = JumpResults([], [], 0, [])
+    for vname in options.vocabs:
+        _measure_vocab(options, vname, results)
+    data = _data(results, time.perf_counter() - started)
+    _write(out_dir, data)
+    return data
+
+
+def _measure_vocab(options: JumpOptions, vname: str, results: JumpResults) -> None:
+    voc = vocabularies.load(vname)
+    worker = Worker(
+        SERVICE,
+        {"vocab": vname, "engines": list(options.engines)},
+        memory_limit=options.memory_limit,
+    )
+    try:
+        for set_name in options.sets:
+            found = corpora.load_set(set_name, options.corpus_dir, strict=options.strict_corpus)
+            for spec in corpora.spread(found, options.limit_specs):
+                _measure_spec(options, worker, set_name, spec, voc, results)
+    finally:
+        worker.stop()
+
+
+def _measure_spec(
+    options: JumpOptions,
+    worker: Worker,
+    set_name: str,
+    spec: Spec,
+    voc: Any,
+    results: JumpResults,
+) -> None:
+    try:
+        walked = [p for p in paths.paths_for(spec, voc, n=options.paths) if p.exact]
+    except TokensieveError as exc:
+        results.skipped.append(f"{spec.id}: {exc}")
+        return
+    base = {
+        "spec": converter.with_regex(spec).to_json(),
+        "paths": [{"text": p.text, "ids": list(p.ids)} for p in walked],
+    }
+    for engine in options.engines:
+        reply = _ask(
+            worker, {**base, "op": "measure", "engine": engine, "set": set_name}, options.timeout
+        )
+        if reply.ok:
+            results.rows.extend(reply.value)
+        else:
+            results.skipped.append(
+                f"{engine} {voc.name} {spec.id}: {reply.status.value} {reply.message or ''}"
+            )
+    reply = _ask(worker, {**base, "op": "cross_check"}, options.timeout)
+    if reply.ok:
+        results.states_compared += reply.value["states"]
+        results.disagreements.extend(reply.value["disagreements"])
+    else:
+        results.skipped.append(
+            f"cross-check {voc.name} {spec.id}: {reply.status.value} {reply.message or ''}"
+        )
+
+
+def _ask(worker: Worker, request: dict[str, Any], timeout: float) -> Reply:
+    if not worker.alive:
+        ready = worker.start(PREPARE_TIMEOUT_S)
+        if not ready.ok:
+            return ready
+    return worker.ask(request, timeout)
+
+
+def _data(results: JumpResults, elapsed: float) -> dict[str, Any]:
+    from harness.jumpforward.tables import maskbench_table, summarize
+
+    return {
+        "summary": summarize(results.rows),
+        "maskbench": maskbench_table(results.rows),
+        "paths": results.rows,
+        "forced_text_disagreements": results.disagreements,
+        "states_compared": results.states_compared,
+        "skipped": results.skipped,
+        "seconds": elapsed,
+    }
+
+
+def _write(out_dir: Path, data: dict[str, Any]) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dump(out_dir / "jumpforward.json", data)
+    rows = data["paths"]
+    if rows:
+        with open(out_dir / "jumpforward.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
+    (out_dir / "jumpforward.html").write_text(report.jumpforward_page(data), encoding="utf-8")
+
+
+def console(data: dict[str, Any], out_dir: Path) -> str:
+    """The summary `tokensieve jumpforward` prints."""
+    cols = (
+        "set",
+        "engine",
+        "vocab",
+        "paths",
+        "forced_single_pct",
+        "forced_text_pct",
+        "saved_naive_pct",
+        "saved_retok_pct",
+        "boundary_differs_pct",
+    )
+    lines = ["  ".join(f"{c:>14}" for c in cols)]
+    for r in data["summary"]:
+        lines.append(
+            "  ".join(
+                f"{r[c]:>14.1f}" if isinstance(r[c], float) else f"{r[c]!s:>14}" for c in cols
+            )
+        )
+    for r in data["maskbench"]:
+        lines.append(
+            f"maskbench {r['split']:>16} {r['engine']:>12}: forced_text "
+            f"{r['forced_text_pct']:.1f}% (published compact {r['published_compact_pct']}%)"
+        )
+    verdicts: dict[str, int] = defaultdict(int)
+    for d in data["forced_text_disagreements"]:
+        for name, v in d["verdicts"].items():
+            verdicts[f"{name}:{v}"] += 1
+    lines.append(
+        f"forced text: {data['states_compared']} states compared, "
+        f"{len(data['forced_text_disagreements'])} differ: "
+        + ", ".join(f"{k}={v}" for k, v in sorted(verdicts.items()) if not k.endswith(":agree"))
+    )
+    lines.append(f"{data['seconds']:.0f} s; wrote {out_dir}/jumpforward.html")
+    return "\n".join(lines)

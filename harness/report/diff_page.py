@@ -1,0 +1,112 @@
+"""The differential test's HTML: its own page `RUN/diff.html` (`diff_page`) and its summary
+on the bench run's page (`diff_section`), both from the dict `tokensieve diff` dumps as
+`RUN/diff.json`.
+
+Both use the shared page shell and table helper: every string of the JSON is escaped, and
+a repro is linked only when its path is a file of the run directory (`findings/...`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.report.html import Html, escape, link, page, records, table
+
+_INTRO = (
+    "<p>Vocabularies {vocabs}; corpus {sets}. Every engine's mask and accepting\n"
+    "status compared with the naive reference at each state reached; a state counts once per\n"
+    "engine. A difference is a <b>policy</b> when a declared rule of the engine explains all\n"
+    "of it, otherwise a <b>bug</b>; each bug is minimized to the fewest tokens and shortest\n"
+    "prefix that still show it, and its repro script (engine package and numpy only) was run "
+    "on\nits own: <i>reproduces</i> says whether it did.</p>"
+)
+_INSTANCES = (
+    "<p>Engines with their own JSON grammar, and the reference over outlines-core's converted\n"
+    'regex ("naive": its failures are the converter\'s). valid/invalid: labelled instances\n'
+    "checked (compact JSON, real encoder); samples: completions drawn from the engine's own\n"
+    "masks; disputed: labelled invalid but valid per jsonschema (not counted); policy:\n"
+    "json-escapes.</p>"
+)
+
+
+def _shown(finding: dict[str, Any]) -> dict[str, Any]:
+    """A finding as the page's findings table shows it."""
+    return {
+        "id": finding.get("id"),
+        "engine": f"{finding.get('engine')} {finding.get('version')}",
+        "signature": finding.get("signature"),
+        "occurrences": finding.get("occurrences"),
+        "tokens": finding.get("minimal_tokens"),
+        "prefix": finding.get("minimal_prefix"),
+        "reproduces": finding.get("reproduces"),
+        "repro": f"findings/{finding['repro']}" if finding.get("repro") else "",
+        "explanation": finding.get("explanation"),
+    }
+
+
+def diff_page(data: dict[str, Any], run: str) -> str:
+    """The HTML document of a diff run from its `diff.json` dict: per-engine state counts,
+    findings with their repros, JSON-schema instance checks, cells not compared."""
+    options = data.get("options", {})
+    failed = [c for c in data.get("cells", []) if c.get("status") != "ok"]
+    intro = _INTRO.format(vocabs=escape(options.get("vocab")), sets=escape(options.get("corpus")))
+    parts = [
+        f"<h1>Differential test: {escape(run)}</h1>",
+        Html(intro),
+        "<h2>Per engine</h2>",
+        records(data.get("summary", [])),
+        "<h2>Findings</h2>",
+        records([_shown(f) for f in data.get("findings", [])], link_key="repro"),
+        "<h2>JSON schemas on instances (MaskBench's invalidation errors)</h2>",
+        _INSTANCES,
+        records(data.get("instances", [])),
+        "<h3>Repros (one per engine, kind and schema; text shrunk on a byte-level vocabulary)</h3>",
+        records(data.get("instance_repros", []), link_key="repro"),
+        "<h3>Failures</h3>",
+        records(data.get("instance_failures", [])[:300]),
+        "<h2>Cells not compared</h2>",
+        records(failed),
+    ]
+    return page(f"tokensieve diff {run}", parts)
+
+
+def _repro(finding: dict[str, Any]) -> Any:
+    """The section's repro cell: the script's link and whether it reproduced."""
+    name = finding.get("repro")
+    if not name:
+        return "not minimized"
+    verdict = "reproduces" if finding.get("reproduces") else "does not reproduce"
+    return Html(f"{link(f'findings/{name}', name)} ({verdict})")
+
+
+def diff_section(out: Path) -> list[str]:
+    """The findings of `tokensieve diff --run RUN` on the bench run's page, when it wrote
+    `out/diff.json`; else a note saying how to add them."""
+    source = out / "diff.json"
+    if not source.exists():
+        return [
+            "<h2>Differential test</h2>",
+            '<p class="note">Not run for this run: '
+            "<code>tokensieve diff --run RUN</code> adds it.</p>",
+        ]
+    findings = json.loads(source.read_text()).get("findings", [])
+    rows = [
+        [
+            f"{f['engine']} {f['version']}",
+            f["signature"],
+            f["occurrences"],
+            ", ".join(f["specs"][:3]),
+            _repro(f),
+            f["explanation"],
+        ]
+        for f in findings
+    ]
+    header = ["engine", "signature", "occurrences", "specs", "repro", "explanation"]
+    return [
+        "<h2>Differential test</h2>",
+        table(header, rows, left=0),
+        f'<p class="note">{len(findings)} findings; per-engine state counts, policies and '
+        f"cells not compared: {link('diff.html')}, data: {link('diff.json')}</p>",
+    ]

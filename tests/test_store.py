@@ -1,0 +1,252 @@
+"""The results store under stress: two controllers at once, a killed controller, a full
+disk, read-only media, a damaged file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from harness.bench.metrics import CellResult
+from harness.errors import BadInput, EnvironmentFailure
+from harness.process import Status
+from harness.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+VOCAB = "synthetic-1000-0"
+
+
+def bench(reports: Path, *extra: str, engines: str = "slow") -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "TOKENSIEVE_EXTRA_ENGINES": "slow=test_runner:SlowEngine",
+        "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]),
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "bench",
+        "--engines",
+        engines,
+        "--vocab",
+        VOCAB,
+        "--corpus",
+        "outlines-bench",
+        "--run",
+        "r",
+        "--reports-dir",
+        str(reports),
+        "--no-report",
+        *extra,
+    ]
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_cells(db: Path, n: int, proc: subprocess.Popen[str], limit: float = 60) -> int:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as con:
+                    count = con.execute("SELECT count(*) FROM cells").fetchone()[0]
+            except sqlite3.OperationalError:
+                count = 0
+            if count >= n:
+                return int(count)
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {n} cells after {limit} s")
+
+
+def test_a_second_controller_is_refused_while_the_first_works(tmp_path: Path) -> None:
+    first = bench(tmp_path)
+    wait_cells(tmp_path / "results.sqlite", 1, first)
+    second = bench(tmp_path, "--resume")
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 2
+    assert err.strip().splitlines() == [
+        f"tokensieve bench: error: run r is being measured by process {first.pid}"
+    ]
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    with Store(tmp_path / "results.sqlite", readonly=True) as store:
+        assert [s.status for s in store.sessions("r")] == ["complete"]
+        assert len(store.cells("r")) == 9
+
+
+def test_a_killed_session_counts_what_it_stored(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    first = bench(tmp_path)
+    stored = wait_cells(db, 2, first)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    with Store(db, readonly=True) as store:
+        (session,) = store.sessions("r")
+        stored = len(store.cells("r"))
+    assert session.status == "running" and session.killed and session.measured == stored
+    again = bench(tmp_path, "--resume")
+    _, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+    with Store(db, readonly=True) as store:
+        sessions = store.sessions("r")
+    assert [s.measured for s in sessions] == [stored, 9 - stored]
+    assert sessions[0].status == "killed" and sessions[1].status == "complete"
+
+
+@contextmanager
+def mounted_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    where.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+    )
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip()!r}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill_disk(tmp_path: Path) -> tuple[str, int]:
+    """A bench run into a tmpfs that fills up part way (its size found by trying a few):
+    (its last stderr line, cells it stored). The database is copied to tmp_path/copy."""
+    for size in ("160k", "192k", "224k", "256k"):
+        where = tmp_path / f"small-{size}"
+        with mounted_tmpfs(where, size) as small:
+            run = bench(small, engines="naive")
+            _, err = run.communicate(timeout=300)
+            if run.returncode == 0:
+                continue
+            assert run.returncode == 1 and "Traceback" not in err, err
+            shutil.rmtree(tmp_path / "copy", ignore_errors=True)
+            shutil.copytree(small, tmp_path / "copy")
+        with Store(tmp_path / "copy" / "results.sqlite", readonly=True) as store:
+            kept = len(store.cells("r"))
+        if kept:
+            return err.strip().splitlines()[-1], kept
+    raise AssertionError("no size filled the disk part way")
+
+
+def test_a_full_disk_is_one_line_keeps_cells_and_resumes(tmp_path: Path) -> None:
+    line, kept = fill_disk(tmp_path)
+    assert line.startswith("tokensieve bench: error: disk full writing ")
+    assert "results.sqlite" in line and 0 < kept < 9
+    with Store(tmp_path / "copy" / "results.sqlite") as store:
+        assert len(store.cells("r")) == kept
+        (session,) = store.sessions("r")
+        assert session.status in ("failed", "running")
+        if session.status == "failed":
+            assert "disk full" in str(session.reason)
+    resumed = bench(tmp_path / "copy", "--resume", engines="naive")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    with Store(tmp_path / "copy" / "results.sqlite", readonly=True) as store:
+        assert len(store.cells("r")) == 9
+        assert [s.status for s in store.sessions("r")][-1] == "complete"
+
+
+def make_store(path: Path) -> None:
+    with Store(path) as store:
+        store.create_run("r", {"options": {}})
+        number = store.start_session("r", "bench", 1, os.getpid())
+        store.add_cell("r", ("e", "s/a", "v", "main"), CellResult(Status.OK), number)
+        store.finish_session("r", "bench", number, "complete")
+
+
+@contextmanager
+def read_only_copy(tmp_path: Path) -> Iterator[Path]:
+    """A reports directory holding a database, bind-mounted read-only (root), or made
+    read-only by permissions (anyone else)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    make_store(source / "results.sqlite")
+    target = tmp_path / "ro"
+    target.mkdir()
+    if os.geteuid() == 0:
+        done = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
+        if done.returncode:
+            pytest.skip(f"cannot bind-mount here: {done.stderr.strip()!r}")
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], check=True)
+        try:
+            yield target
+        finally:
+            subprocess.run(["umount", "-l", str(target)], check=False)
+    else:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        for p in target.iterdir():
+            p.chmod(0o444)
+        target.chmod(0o555)
+        try:
+            yield target
+        finally:
+            target.chmod(0o755)
+
+
+def test_report_and_compare_read_a_read_only_database(tmp_path: Path) -> None:
+    with read_only_copy(tmp_path) as ro:
+        with pytest.raises(OSError):
+            (ro / "probe").write_text("")
+        with Store(ro / "results.sqlite", readonly=True) as store:
+            assert [c.spec_id for c in store.cells("r")] == ["s/a"]
+            assert [s.measured for s in store.sessions("r")] == [1]
+        out = tmp_path / "out"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        report = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harness.cli",
+                "report",
+                "r",
+                "--reports-dir",
+                str(ro),
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        assert report.returncode == 0, report.stderr
+        assert (out / "index.html").is_file()
+        compare = subprocess.run(
+            [sys.executable, "-m", "harness.cli", "compare", "r", "r", "--reports-dir", str(ro)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        assert compare.returncode == 0, compare.stderr
+        with pytest.raises(EnvironmentFailure, match="cannot write"):
+            Store(ro / "results.sqlite")
+
+
+def test_a_damaged_database_is_named_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    make_store(path)
+    data = bytearray(path.read_bytes())
+    data[:16] = b"garbage garbage!"
+    path.write_bytes(bytes(data))
+    for readonly in (True, False):
+        with pytest.raises(BadInput, match="move it aside"):
+            Store(path, readonly=readonly)
