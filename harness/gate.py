@@ -17,7 +17,9 @@ Absolute times are written to the result file for the record, never compared.
 
 from __future__ import annotations
 
+import json
 import statistics
+import sys
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from harness import corpora, engines
+from harness import vocab as vocabularies
 from harness.corpora import converter, paths
 from harness.engines.base import Compiled, Engine
 from harness.errors import MissingData, TokensieveError
@@ -260,3 +263,58 @@ def _state_ratio(fills: Sequence[int], copies: Sequence[int], q: float) -> float
     if not fills or not copies:
         return None
     return percentile([f / max(1, c) for f, c in zip(fills, copies, strict=True)], q)
+
+
+def gate(
+    vocab_name: str,
+    spec_ids: list[str],
+    thresholds_path: Path,
+    rounds: int,
+    reps: int,
+    reports_dir: Path,
+) -> int:
+    """`tokensieve gate`: measure, write `reports_dir/gate/gate-*.json`, print one line per
+    ratio; 1 when a ratio is past its threshold, else 0."""
+    thresholds = load_thresholds(thresholds_path)
+    vocab = vocabularies.load(vocab_name)
+    started = time.perf_counter()
+    checks, measured = run_gate(
+        vocab,
+        spec_ids,
+        thresholds,
+        rounds=rounds,
+        reps=reps,
+        log=lambda line: print(f"  {line}", flush=True),
+    )
+    out = reports_dir / "gate"
+    out.mkdir(parents=True, exist_ok=True)
+    record = {
+        "vocab": vocab_name,
+        "specs": ",".join(spec_ids),
+        "seconds": round(time.perf_counter() - started, 1),
+        "checks": [
+            {
+                "name": c.name,
+                "ratio": c.ratio,
+                "kind": c.threshold.kind,
+                "limit": c.threshold.limit,
+                "ok": c.ok,
+            }
+            for c in checks
+        ],
+        **measured.record(),
+    }
+    path = out / time.strftime("gate-%Y%m%d-%H%M%S.json")
+    path.write_text(json.dumps(record, indent=1))
+    for c in checks:
+        print(c.line())
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        print(
+            f"gate: {len(failed)} of {len(checks)} ratios past their thresholds "
+            f"({thresholds_path}); record: {path}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"gate: all {len(checks)} ratios within thresholds; record: {path}")
+    return 0

@@ -26,13 +26,13 @@ from harness.bench.controller import Runner
 from harness.bench.metrics import CellMetrics, CellResult
 from harness.bench.options import Options
 from harness.bench.plan import scaling_selection
-from harness.commands import compare
 from harness.corpora import spread
 from harness.engines.naive import NaiveEngine
 from harness.engines.rust_index import IndexCompiled
 from harness.errors import SpecError, UnsupportedSpec
 from harness.figures import parse_bytes, percentile, summarize
 from harness.process import Status
+from harness.report import compare
 from harness.spec import Spec
 from harness.store import Cell, Store
 from harness.vocab import Vocabulary

@@ -31,9 +31,10 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, engines
+from harness import corpora, engines, report
 from harness import vocab as vocabularies
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
 from harness.bench.machine import git_commit, machine
@@ -51,7 +52,7 @@ from harness.bench.plan import (
 from harness.bench.progress import Progress
 from harness.corpora import converter, maskbench
 from harness.errors import BadInput
-from harness.figures import fmt_seconds
+from harness.figures import fmt_bytes, fmt_seconds
 from harness.process import Status
 from harness.spec import Spec
 from harness.store import Store
@@ -346,6 +347,43 @@ class Runner:
             return None  # converted, or rejected with a message the engine reports itself
         outcome, reason = reasons[status]
         return CellResult(outcome, f"schema-to-regex converter (checked beforehand) {reason}")
+
+
+def bench(
+    store: Store,
+    name: str,
+    options: Options,
+    reports_dir: Path,
+    *,
+    resume: bool = False,
+    write_report: bool = True,
+    err: IO[str] = sys.stderr,
+    out: IO[str] = sys.stdout,
+) -> int:
+    """`tokensieve bench`: announce the run, measure it, print its summary and write its
+    report. 0, or 130 when interrupted (the run can be resumed)."""
+    runner = Runner(store, name, options, resume=resume, stream=err)
+    o = runner.options
+    problems = runner.meta.get("corpus_problems") or []
+    print(
+        f"run {name}: {len(o.engines)} engines x {len(runner.specs)} specs x "
+        f"{len(o.vocabs)} vocabularies"
+        + (f" + vocabulary-size scaling on {len(runner.scaling)} specs" if o.scaling else "")
+        + f"; jobs {o.jobs}, timeout {o.timeout:g} s, memory limit "
+        f"{fmt_bytes(o.memory_limit)}; results in {store.path}"
+        + (f"; {len(problems)} malformed corpus file(s) skipped" if problems else ""),
+        file=err,
+        flush=True,
+    )
+    result = runner.run()
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items())) or "none"
+    print(f"{result.measured} cells measured in {fmt_seconds(result.wall_s)} ({counts})", file=err)
+    if result.interrupted:
+        return 130
+    print(report.summary_text(store, name), file=out)
+    if write_report:
+        print(f"report: {report.write(store, name, reports_dir / name)}", file=out)
+    return 0
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

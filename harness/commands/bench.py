@@ -4,14 +4,12 @@ database, then write the run's report and print its summary table."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from harness import engines, report
-from harness.bench.controller import Runner
+from harness import engines
+from harness.bench.controller import bench
 from harness.bench.options import DEFAULT_SETS, Options
 from harness.commands import options as opt
 from harness.errors import BadInput
-from harness.figures import fmt_bytes, fmt_seconds
 from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3",)
@@ -129,34 +127,11 @@ def run(args: argparse.Namespace) -> int:
                     raise BadInput(f"--resume: no run recorded in {store.path}")
                 name = runs[-1].name
             check_resume_options(args, Options.from_json(store.run(name).meta["options"]))
-        name = name or opt.timestamp()
-        options = options_from(args)
-        runner = Runner(store, name, options, resume=args.resume)
-        _announce(runner, store)
-        result = runner.run()
-        print(
-            f"{result.measured} cells measured in {fmt_seconds(result.wall_s)} "
-            f"({', '.join(f'{k} {v}' for k, v in sorted(result.counts.items())) or 'none'})",
-            file=sys.stderr,
+        return bench(
+            store,
+            name or opt.timestamp(),
+            options_from(args),
+            reports_dir,
+            resume=args.resume,
+            write_report=not args.no_report,
         )
-        if result.interrupted:
-            return 130
-        print(report.summary_text(store, name))
-        if not args.no_report:
-            print(f"report: {report.write(store, name, reports_dir / name)}")
-    return 0
-
-
-def _announce(runner: Runner, store: Store) -> None:
-    o = runner.options
-    problems = runner.meta.get("corpus_problems") or []
-    print(
-        f"run {runner.run_name}: {len(o.engines)} engines x {len(runner.specs)} specs x "
-        f"{len(o.vocabs)} vocabularies"
-        + (f" + vocabulary-size scaling on {len(runner.scaling)} specs" if o.scaling else "")
-        + f"; jobs {o.jobs}, timeout {o.timeout:g} s, memory limit "
-        f"{fmt_bytes(o.memory_limit)}; results in {store.path}"
-        + (f"; {len(problems)} malformed corpus file(s) skipped" if problems else ""),
-        file=sys.stderr,
-        flush=True,
-    )

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
 from pathlib import Path
 
-from harness import vocab as vocabularies
 from harness.commands import options as opt
-from harness.gate import DEFAULT_SPECS, DEFAULT_THRESHOLDS, load_thresholds, run_gate
+from harness.gate import DEFAULT_SPECS, DEFAULT_THRESHOLDS, gate
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,46 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    thresholds = load_thresholds(args.thresholds)
-    vocab = vocabularies.load(args.vocab)
-    started = time.perf_counter()
-    checks, measured = run_gate(
-        vocab,
+    return gate(
+        args.vocab,
         opt.listed(args.specs, DEFAULT_SPECS),
-        thresholds,
-        rounds=args.rounds,
-        reps=args.reps,
-        log=lambda line: print(f"  {line}", flush=True),
+        args.thresholds,
+        args.rounds,
+        args.reps,
+        opt.reports_dir(args),
     )
-    out = opt.reports_dir(args) / "gate"
-    out.mkdir(parents=True, exist_ok=True)
-    record = {
-        "vocab": args.vocab,
-        "specs": ",".join(opt.listed(args.specs, DEFAULT_SPECS)),
-        "seconds": round(time.perf_counter() - started, 1),
-        "checks": [
-            {
-                "name": c.name,
-                "ratio": c.ratio,
-                "kind": c.threshold.kind,
-                "limit": c.threshold.limit,
-                "ok": c.ok,
-            }
-            for c in checks
-        ],
-        **measured.record(),
-    }
-    path = out / time.strftime("gate-%Y%m%d-%H%M%S.json")
-    path.write_text(json.dumps(record, indent=1))
-    for c in checks:
-        print(c.line())
-    failed = [c for c in checks if not c.ok]
-    if failed:
-        print(
-            f"gate: {len(failed)} of {len(checks)} ratios past their thresholds "
-            f"({args.thresholds}); record: {path}",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"gate: all {len(checks)} ratios within thresholds; record: {path}")
-    return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from harness.commands import options as opt
-from harness.jumpforward.controller import JumpOptions, console
+from harness.jumpforward.controller import JumpOptions
 from harness.jumpforward.controller import run as measure
 
 DEFAULT_ENGINES = ("tokensdfa", "llguidance", "xgrammar")
@@ -47,6 +47,5 @@ def run(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         strict_corpus=args.strict_corpus,
     )
-    out_dir = opt.reports_dir(args) / args.run
-    print(console(measure(options, out_dir), out_dir))
+    measure(options, opt.reports_dir(args) / args.run)
     return 0

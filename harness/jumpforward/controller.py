@@ -6,11 +6,12 @@ and a console summary. The bench report embeds the summary when the run names ma
 from __future__ import annotations
 
 import csv
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from harness import corpora, report
 from harness import vocab as vocabularies
@@ -46,14 +47,16 @@ class JumpResults:
     skipped: list[str]
 
 
-def run(options: JumpOptions, out_dir: Path) -> dict[str, Any]:
-    """Measure, write the run's files and return what jumpforward.json holds."""
+def run(options: JumpOptions, out_dir: Path, out: IO[str] = sys.stdout) -> dict[str, Any]:
+    """Measure, write the run's files, print the summary and return what
+    jumpforward.json holds."""
     started = time.perf_counter()
     results = JumpResults([], [], 0, [])
     for vname in options.vocabs:
         _measure_vocab(options, vname, results)
     data = _data(results, time.perf_counter() - started)
     _write(out_dir, data)
+    print(console(data, out_dir), file=out)
     return data
 
 
