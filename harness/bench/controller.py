@@ -81,13 +81,13 @@ class Runner:
         options: Options,
         *,
         resume: bool = False,
-        stream: IO[str] = sys.stderr,
+        stream: IO[str] | None = None,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.run_name = run
-        self.stream = stream
-        self.log = log or (lambda text: print(text, file=stream, flush=True))
+        self.stream = stream or sys.stderr
+        self.log = log or (lambda text: print(text, file=self.stream, flush=True))
         # The run is this controller's from here until `run` returns.
         self._lock = store.lock(run, KIND)
         self._lock.acquire()
@@ -357,11 +357,13 @@ def bench(
     *,
     resume: bool = False,
     write_report: bool = True,
-    err: IO[str] = sys.stderr,
-    out: IO[str] = sys.stdout,
+    err: IO[str] | None = None,
+    out: IO[str] | None = None,
 ) -> int:
     """`tokensieve bench`: announce the run, measure it, print its summary and write its
-    report. 0, or 130 when interrupted (the run can be resumed)."""
+    report (on the current standard streams unless given). 0, or 130 when interrupted
+    (the run can be resumed)."""
+    err, out = err or sys.stderr, out or sys.stdout
     runner = Runner(store, name, options, resume=resume, stream=err)
     o = runner.options
     problems = runner.meta.get("corpus_problems") or []

@@ -47,9 +47,10 @@ class JumpResults:
     skipped: list[str]
 
 
-def run(options: JumpOptions, out_dir: Path, out: IO[str] = sys.stdout) -> dict[str, Any]:
-    """Measure, write the run's files, print the summary and return what
-    jumpforward.json holds."""
+def run(options: JumpOptions, out_dir: Path, out: IO[str] | None = None) -> dict[str, Any]:
+    """Measure, write the run's files, print the summary (on `out`, default the current
+    standard output) and return what jumpforward.json holds."""
+    out = out or sys.stdout
     started = time.perf_counter()
     results = JumpResults([], [], 0, [])
     for vname in options.vocabs:

@@ -89,9 +89,11 @@ def compare(
     run_b: str,
     threshold: float,
     floor_us: float,
-    out: IO[str] = sys.stdout,
+    out: IO[str] | None = None,
 ) -> int:
-    """Print what got faster or slower from `run_a` to `run_b`, beyond noise."""
+    """Print what got faster or slower from `run_a` to `run_b`, beyond noise (on `out`,
+    default the current standard output)."""
+    out = out or sys.stdout
     store.run(run_a)
     store.run(run_b)
     cells_a, cells_b = store.cells(run_a), store.cells(run_b)
