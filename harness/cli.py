@@ -23,6 +23,7 @@ COMMANDS = (
     "diff",
     "jumpforward",
     "gate",
+    "check",
     "corpora",
     "engines",
     "vocab",

@@ -50,7 +50,7 @@ from harness.bench.plan import (
     token_paths,
 )
 from harness.bench.progress import Progress
-from harness.corpora import converter, maskbench
+from harness.corpora import converter, maskbench, user
 from harness.errors import BadInput
 from harness.figures import fmt_bytes, fmt_seconds
 from harness.process import Status
@@ -81,10 +81,17 @@ class Runner:
         options: Options,
         *,
         resume: bool = False,
+        user_entries: tuple[corpora.Entry, ...] = (),
         stream: IO[str] | None = None,
         log: Callable[[str], None] | None = None,
+        on_result: Callable[[CellPlan, CellResult], None] | None = None,
     ) -> None:
+        """`user_entries`: the user's own specs (`harness.corpora.user`), measured after the
+        corpus sets' and stored with the run, so a resumed run needs no file. `on_result`
+        is told each cell's result as it is stored (in the controller's thread)."""
+        self.on_result = on_result
         self.store = store
+        self.user_entries = user_entries
         self.run_name = run
         self.stream = stream or sys.stderr
         self.log = log or (lambda text: print(text, file=self.stream, flush=True))
@@ -109,8 +116,8 @@ class Runner:
                 f"no run {self.run_name!r} to resume in {self.store.path}"
                 + (f"; recorded runs: {', '.join(known)}" if known else "")
             )
-        self.options = replace(Options.from_json(existing.meta["options"]), jobs=options.jobs)
         self.meta = existing.meta
+        self.options = replace(Options.from_json(existing.meta["options"]), jobs=options.jobs)
         self.specs = self._lookup(existing.meta["spec_ids"])
         self.scaling = self._lookup(existing.meta["scaling_spec_ids"])
 
@@ -120,9 +127,9 @@ class Runner:
                 f"run {self.run_name!r} already exists in {self.store.path}; pass --resume "
                 "to continue it or choose another --run name"
             )
-        options.validate()
+        options.validate(len(self.user_entries))
         self.options = options
-        self.specs = select_specs(options)
+        self.specs = select_specs(options) + [e.spec for e in self.user_entries]
         if not self.specs:
             raise BadInput(f"corpus sets {', '.join(options.sets)} hold no spec")
         self.scaling = scaling_selection(self.specs, options.scaling_specs)
@@ -134,12 +141,13 @@ class Runner:
             "commit": git_commit(),
             "versions": {},
             "corpus_problems": maskbench.problems() if "maskbench" in options.sets else [],
+            "user_entries": user.to_json(self.user_entries),
         }
         self.store.create_run(self.run_name, self.meta)
 
     def _lookup(self, ids: list[str]) -> list[Spec]:
-        found: dict[str, Spec] = {}
-        for name in sorted({i.split("/", 1)[0] for i in ids}):
+        found = {e.spec.id: e.spec for e in user.from_json(self.meta.get("user_entries", []))}
+        for name in sorted({i.split("/", 1)[0] for i in ids} - {user.SET}):
             for spec in corpora.load_set(name, self.options.corpus_dir):
                 found[spec.id] = spec
         missing = [i for i in ids if i not in found]
@@ -288,6 +296,8 @@ class Runner:
         key = (cell.engine, cell.spec_id, cell.vocab, cell.study)
         self.store.add_cell(self.run_name, key, result, session)
         counts[result.status.value] += 1
+        if self.on_result is not None:
+            self.on_result(cell, result)
 
     # --- inputs of the cells -----------------------------------------------------------
 
@@ -355,6 +365,7 @@ def bench(
     options: Options,
     reports_dir: Path,
     *,
+    user_entries: tuple[corpora.Entry, ...] = (),
     resume: bool = False,
     write_report: bool = True,
     err: IO[str] | None = None,
@@ -364,7 +375,7 @@ def bench(
     report (on the current standard streams unless given). 0, or 130 when interrupted
     (the run can be resumed)."""
     err, out = err or sys.stderr, out or sys.stdout
-    runner = Runner(store, name, options, resume=resume, stream=err)
+    runner = Runner(store, name, options, resume=resume, user_entries=user_entries, stream=err)
     o = runner.options
     problems = runner.meta.get("corpus_problems") or []
     print(

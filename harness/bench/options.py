@@ -38,19 +38,18 @@ class Options:
         tuples = ("engines", "vocabs", "sets", "scaling_sizes")
         return Options(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
-    def validate(self) -> None:
+    def validate(self, user_specs: int = 0) -> None:
         """One-line errors naming the bad value (the command line checks each value as it
-        parses it; this catches a caller of the Python API)."""
+        parses it; this catches a caller of the Python API). A run needs corpus sets or
+        `user_specs` of the user's own."""
         from harness import corpora, engines, vocab
         from harness.errors import BadInput
 
-        for label, values in (
-            ("--engines", self.engines),
-            ("--vocab", self.vocabs),
-            ("--corpus", self.sets),
-        ):
+        for label, values in (("--engines", self.engines), ("--vocab", self.vocabs)):
             if not values:
                 raise BadInput(f"{label}: no value given")
+        if not self.sets and not user_specs:
+            raise BadInput("no corpus set and no spec of your own (--corpus, --spec, --regex)")
         for name in self.engines:
             engines.check(name)
         for name in self.vocabs:

@@ -85,11 +85,11 @@ CELL_OPTIONS = {
 }
 
 
-def options_from(args: argparse.Namespace) -> Options:
+def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
     return Options(
         engines=tuple(opt.listed(args.engines, engines.ENGINE_NAMES)),
-        vocabs=tuple(opt.listed(args.vocab, DEFAULT_VOCABS)),
-        sets=tuple(opt.listed(args.corpus, DEFAULT_SETS)),
+        vocabs=tuple(opt.vocab_refs(args, DEFAULT_VOCABS)),
+        sets=tuple(sets),
         corpus_dir=args.corpus_dir,
         paths=2 if args.paths is None else args.paths,
         max_steps=200 if args.max_steps is None else args.max_steps,
@@ -104,7 +104,9 @@ def options_from(args: argparse.Namespace) -> Options:
 
 def check_resume_options(args: argparse.Namespace, stored: Options) -> None:
     """On --resume, a cell option given again must equal the stored one."""
-    given = options_from(args)
+    if args.spec or args.regex:
+        raise BadInput("--resume: the run's specs are stored with it; drop --spec/--regex")
+    given = options_from(args, opt.listed(args.corpus, stored.sets))
     for arg, attr in CELL_OPTIONS.items():
         if getattr(args, arg) is None:
             continue
@@ -127,11 +129,13 @@ def run(args: argparse.Namespace) -> int:
                     raise BadInput(f"--resume: no run recorded in {store.path}")
                 name = runs[-1].name
             check_resume_options(args, Options.from_json(store.run(name).meta["options"]))
+        sets, entries = opt.specs_from(args, DEFAULT_SETS)
         return bench(
             store,
             name or opt.timestamp(),
-            options_from(args),
+            options_from(args, sets),
             reports_dir,
+            user_entries=entries,
             resume=args.resume,
             write_report=not args.no_report,
         )

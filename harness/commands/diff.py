@@ -68,10 +68,11 @@ def run(args: argparse.Namespace) -> int:
                 raise BadInput(f"--resume: no diff run recorded in {store.path}")
             name = runs[-1].name
         name = name or opt.timestamp("diff-")
+        sets, entries = opt.specs_from(args, DEFAULT_SETS)
         options = DiffOptions(
-            vocabs=tuple(opt.listed(args.vocab, DEFAULT_VOCABS)),
+            vocabs=tuple(opt.vocab_refs(args, DEFAULT_VOCABS)),
             engines=tuple(opt.listed(args.engines, DEFAULT_ENGINES)),
-            sets=tuple(opt.listed(args.corpus, DEFAULT_SETS)),
+            sets=tuple(sets),
             corpus_dir=args.corpus_dir,
             limit_specs=args.limit_specs,
             paths=args.paths,
@@ -85,5 +86,7 @@ def run(args: argparse.Namespace) -> int:
             minimize=not args.no_minimize,
             strict_corpus=args.strict_corpus,
         )
-        DiffRun(store, name, options, reports_dir / name, resume=args.resume).run()
+        DiffRun(
+            store, name, options, reports_dir / name, resume=args.resume, user_entries=entries
+        ).run()
     return 0

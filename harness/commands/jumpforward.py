@@ -36,10 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    sets, entries = opt.specs_from(args, DEFAULT_SETS)
     options = JumpOptions(
-        vocabs=tuple(opt.listed(args.vocab, ("llama3",))),
+        vocabs=tuple(opt.vocab_refs(args, ("llama3",))),
         engines=tuple(opt.listed(args.engines, DEFAULT_ENGINES)),
-        sets=tuple(opt.listed(args.corpus, DEFAULT_SETS)),
+        sets=tuple(sets),
         corpus_dir=args.corpus_dir,
         paths=args.paths,
         limit_specs=args.limit_specs,
@@ -47,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         strict_corpus=args.strict_corpus,
     )
-    measure(options, opt.reports_dir(args) / args.run)
+    measure(options, opt.reports_dir(args) / args.run, user_entries=entries)
     return 0

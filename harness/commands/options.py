@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness import corpora, engines, vocab
-from harness.errors import TokensieveError
+from harness.corpora import user
+from harness.errors import BadInput, TokensieveError
 from harness.figures import parse_bytes
 from harness.store import check_run_name
 
@@ -143,14 +144,56 @@ def listed(value: Sequence[str] | None, default: Sequence[str]) -> list[str]:
 
 
 def add_vocab(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    """`--vocab` and the options of a tokenizer file; `vocab_refs` combines them."""
     p.add_argument(
         "--vocab",
         action=ListAction,
         item=vocab_name,
         metavar="NAMES",
-        help=f"vocabularies: NAME, NAME[:N] or synthetic-SIZE-SEED, comma-separated or "
-        f"repeated (default {','.join(default)})",
+        help="vocabularies: NAME, NAME[:N], synthetic-SIZE-SEED, or a tokenizer file "
+        "(tokenizer.json, .tiktoken, .model, .gguf), comma-separated or repeated "
+        f"(default {','.join(default)})",
     )
+    p.add_argument(
+        "--eos",
+        metavar="ID|TOKEN",
+        help="a tokenizer file's EOS (default: from the file or the configs beside it)",
+    )
+    p.add_argument(
+        "--special-tokens",
+        metavar="FILE",
+        help="a .tiktoken file's special tokens, as JSON {token: id}",
+    )
+    p.add_argument(
+        "--split-pattern", metavar="REGEX", help="a .tiktoken file's pre-tokenizer regex"
+    )
+    p.add_argument(
+        "--vocab-size",
+        type=count(1),
+        metavar="N",
+        help="the model's logits width when larger than the tokenizer: the extra ids are "
+        "padding, which every engine must refuse",
+    )
+
+
+def vocab_refs(args: argparse.Namespace, default: Sequence[str]) -> list[str]:
+    """The vocabulary references the command works on: each `--vocab` with the tokenizer
+    options applied (`harness.vocab.resolve.reference`), each checked."""
+    refs = []
+    for name in listed(args.vocab, default):
+        try:
+            ref = vocab.reference(
+                name,
+                eos=args.eos,
+                specials=args.special_tokens,
+                split=args.split_pattern,
+                size=args.vocab_size,
+            )
+            vocab.check(ref)
+        except TokensieveError as exc:
+            raise BadInput(f"--vocab {name}: {exc}") from None
+        refs.append(ref)
+    return refs
 
 
 def add_engines(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
@@ -164,13 +207,24 @@ def add_engines(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
 
 
 def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    """The built-in corpus sets and the user's own specs; `specs_from` combines them."""
     p.add_argument(
         "--corpus",
         action=ListAction,
         item=corpus_set,
         metavar="SETS",
-        help=f"corpus sets, comma-separated or repeated (default {','.join(default)})",
+        help=f"corpus sets, comma-separated or repeated (default {','.join(default)}, or "
+        "none when --spec or --regex is given)",
     )
+    p.add_argument(
+        "--spec",
+        action="append",
+        metavar="PATH",
+        help="your own specs: a JSON schema, a directory of them, a file of regexes (one a "
+        "line), a JSON/JSONL file of {id?, regex|schema, valid?, invalid?} entries, or "
+        "MaskBench files; repeatable",
+    )
+    p.add_argument("--regex", action="append", metavar="PATTERN", help="a regex; repeatable")
     p.add_argument("--corpus-dir", metavar="DIR", help="where the MaskBench data lives")
     p.add_argument(
         "--strict-corpus",
@@ -183,6 +237,16 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
         metavar="N",
         help="at most N specs per corpus set, evenly spaced over the set (default: all)",
     )
+
+
+def specs_from(
+    args: argparse.Namespace, default: Sequence[str]
+) -> tuple[list[str], tuple[corpora.Entry, ...]]:
+    """(corpus sets, the user's entries): the sets default to `default` only when the
+    user gives no spec of their own."""
+    entries = user.load(args.spec or (), args.regex or ())
+    sets = listed(args.corpus, () if entries else default)
+    return sets, entries
 
 
 def add_run(p: argparse.ArgumentParser, prefix: str | None = "") -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from harness import corpora, engines, report
 from harness import vocab as vocabularies
 from harness.bench.machine import git_commit, machine
-from harness.corpora import converter, paths
+from harness.corpora import converter, paths, user
 from harness.diff.differ import WalkPlan
 from harness.diff.findings import Collector, dump
 from harness.diff.service import CellOutcome
@@ -87,8 +87,14 @@ class DiffRun:
         out_dir: Path,
         *,
         resume: bool = False,
+        user_entries: tuple[corpora.Entry, ...] = (),
         log: Callable[[str], None] | None = None,
+        quiet: bool = False,
     ) -> None:
+        """`user_entries`: the user's own specs (`harness.corpora.user`), diffed after the
+        corpus sets' and stored with the run, so a resumed run needs no file. `log` takes
+        the progress lines (default: standard output); `quiet` leaves out the summary."""
+        self.quiet = quiet
         self.store = store
         self.run_name = run
         self.out_dir = out_dir
@@ -97,46 +103,54 @@ class DiffRun:
         if resume:
             if existing is None:
                 raise BadInput(f"no diff run {run!r} to resume in {store.path}")
-            self.options = DiffOptions.from_json(existing.meta["options"])
             self.meta = existing.meta
-            self.specs = self._lookup(self.meta["spec_ids"])
+            self.options = DiffOptions.from_json(existing.meta["options"])
         else:
             if existing is not None:
                 raise BadInput(
                     f"diff run {run!r} already exists in {store.path}; pass --resume to "
                     "continue it or choose another --run name"
                 )
-            for name in options.engines:
-                ok, why = engines.get(name).available()
-                if not ok:
-                    raise EngineUnavailable(f"engine {name} unavailable: {why}")
             self.options = options
-            self.specs = _select(options)
-            self.meta = {
-                "options": options.to_json(),
-                "spec_ids": [s.id for s in self.specs],
-                "commit": git_commit(),
-                "machine": machine(),
-                "versions": {},
-            }
-            store.create_run(run, self.meta, "diff_runs")
+            self.meta = self._create(user_entries)
+        self.entries = self._lookup(self.meta["spec_ids"])
+        self.specs = [e.spec for e in self.entries.values()]
         self.collector = Collector()
         self.rows: list[dict[str, Any]] = []
         self.started = time.perf_counter()
 
-    def _lookup(self, ids: list[str]) -> list[Spec]:
-        found = {
-            s.id: s
-            for name in self.options.sets
-            for s in corpora.load_set(name, self.options.corpus_dir)
+    def _create(self, user_entries: tuple[corpora.Entry, ...]) -> dict[str, Any]:
+        for name in self.options.engines:
+            ok, why = engines.get(name).available()
+            if not ok:
+                raise EngineUnavailable(f"engine {name} unavailable: {why}")
+        chosen = _select(self.options) + list(user_entries)
+        if not chosen:
+            raise BadInput("no spec to diff: give --corpus SETS, --spec PATH or --regex")
+        meta = {
+            "options": self.options.to_json(),
+            "spec_ids": [e.spec.id for e in chosen],
+            "user_entries": user.to_json(user_entries),
+            "commit": git_commit(),
+            "machine": machine(),
+            "versions": {},
         }
+        self.store.create_run(self.run_name, meta, "diff_runs")
+        return meta
+
+    def _lookup(self, ids: list[str]) -> dict[str, corpora.Entry]:
+        """The run's entries by spec id, in the run's order."""
+        found = {e.spec.id: e for e in user.from_json(self.meta.get("user_entries", []))}
+        for name in self.options.sets:
+            for e in corpora.entries(name, self.options.corpus_dir):
+                found[e.spec.id] = e
         missing = [i for i in ids if i not in found]
         if missing:
             raise BadInput(
                 f"diff run {self.run_name!r}: spec {missing[0]} is no longer "
                 "in the corpus; it cannot be resumed"
             )
-        return [found[i] for i in ids]
+        return {i: found[i] for i in ids}
 
     # --- running -----------------------------------------------------------------------
 
@@ -252,7 +266,7 @@ class DiffRun:
         )
         instances = None
         if spec.kind == "json_schema":
-            entry = corpora.get_entry(spec.id, o.corpus_dir)
+            entry = self.entries[spec.id]
             instances = {
                 "valid": list(entry.valid[: o.instances]),
                 "invalid": list(entry.invalid[: o.instances]),
@@ -274,16 +288,20 @@ class DiffRun:
         for engine, n in outcome.diff.states.items():
             self.collector.states[(engine, voc.name)] += n
         for counts in outcome.instances:
-            spec = corpora.get(counts.spec_id, self.options.corpus_dir)
-            self.collector.add_instances(counts, _schema(spec))
+            self.collector.add_instances(counts, _schema(self.entries[counts.spec_id].spec))
 
     def _summarize(self, row: dict[str, Any], outcome: CellOutcome) -> None:
         bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == "bug")
+        by_engine: dict[str, dict[str, int]] = {}
+        for d in outcome.diff.disagreements:
+            counts = by_engine.setdefault(d.engine, {"policy": 0, "bug": 0})
+            counts["bug" if d.verdict == "bug" else "policy"] += 1
         row.update(
             status=Status.OK.value,
             states=outcome.diff.states,
             disagreements=len(outcome.diff.disagreements),
             bugs=bugs,
+            by_engine=by_engine,
             skipped=outcome.diff.skipped,
         )
         self.log(
@@ -314,6 +332,7 @@ class DiffRun:
             ],
             "findings": [f.row() for f in c.findings.values()],
             "instances": c.instance_summary(),
+            "instance_checks": [counts.row() for counts in c.instance_counts],
             "instance_failures": [f.row() for f in c.instance_failures],
             "instance_repros": c.instance_repros,
             "cells": self.rows,
@@ -330,6 +349,8 @@ class DiffRun:
             (self.out_dir / "diff.html").write_text(page, encoding="utf-8")
 
     def _print(self) -> None:
+        if self.quiet:
+            return
         elapsed = time.perf_counter() - self.started
         out = sys.stdout
         print(f"\n{len(self.rows)} cells in {fmt_seconds(elapsed)}", file=out)
@@ -346,15 +367,12 @@ class DiffRun:
         print(f"report: {self.out_dir / 'diff.html'}  data: {self.out_dir / 'diff.json'}", file=out)
 
 
-def _select(options: DiffOptions) -> list[Spec]:
-    return [
-        s
-        for name in options.sets
-        for s in corpora.spread(
-            corpora.load_set(name, options.corpus_dir, strict=options.strict_corpus),
-            options.limit_specs,
-        )
-    ]
+def _select(options: DiffOptions) -> list[corpora.Entry]:
+    out: list[corpora.Entry] = []
+    for name in options.sets:
+        found = corpora.entries(name, options.corpus_dir, strict=options.strict_corpus)
+        out += corpora.spread(list(found), options.limit_specs)
+    return out
 
 
 def _schema(spec: Spec) -> Any:

@@ -47,21 +47,37 @@ class JumpResults:
     skipped: list[str]
 
 
-def run(options: JumpOptions, out_dir: Path, out: IO[str] | None = None) -> dict[str, Any]:
-    """Measure, write the run's files, print the summary (on `out`, default the current
-    standard output) and return what jumpforward.json holds."""
+def run(
+    options: JumpOptions,
+    out_dir: Path,
+    out: IO[str] | None = None,
+    user_entries: tuple[corpora.Entry, ...] = (),
+) -> dict[str, Any]:
+    """Measure the corpus sets' specs and the user's own (`harness.corpora.user`), write
+    the run's files, print the summary (on `out`, default the current standard output)
+    and return what jumpforward.json holds."""
     out = out or sys.stdout
     started = time.perf_counter()
     results = JumpResults([], [], 0, [])
+    specs = [
+        (set_name, spec)
+        for set_name in options.sets
+        for spec in corpora.spread(
+            corpora.load_set(set_name, options.corpus_dir, strict=options.strict_corpus),
+            options.limit_specs,
+        )
+    ] + [("user", e.spec) for e in user_entries]
     for vname in options.vocabs:
-        _measure_vocab(options, vname, results)
+        _measure_vocab(options, vname, specs, results)
     data = _data(results, time.perf_counter() - started)
     _write(out_dir, data)
     print(console(data, out_dir), file=out)
     return data
 
 
-def _measure_vocab(options: JumpOptions, vname: str, results: JumpResults) -> None:
+def _measure_vocab(
+    options: JumpOptions, vname: str, specs: list[tuple[str, Spec]], results: JumpResults
+) -> None:
     voc = vocabularies.load(vname)
     worker = Worker(
         SERVICE,
@@ -69,10 +85,8 @@ def _measure_vocab(options: JumpOptions, vname: str, results: JumpResults) -> No
         memory_limit=options.memory_limit,
     )
     try:
-        for set_name in options.sets:
-            found = corpora.load_set(set_name, options.corpus_dir, strict=options.strict_corpus)
-            for spec in corpora.spread(found, options.limit_specs):
-                _measure_spec(options, worker, set_name, spec, voc, results)
+        for set_name, spec in specs:
+            _measure_spec(options, worker, set_name, spec, voc, results)
     finally:
         worker.stop()
 

@@ -1,0 +1,243 @@
+"""`check`: the user's specs through every engine on the user's vocabulary, timed and
+cross-checked, as one result a user's CI can act on.
+
+It is a bench run and a diff run of the same specs, sharing one run name in the results
+store (so the full report is one `tokensieve report RUN` away), with the same isolation:
+every cell runs in a worker process, a crash or hang is a status. The bench half gives
+compile, time to first mask, mask latency and memory per (spec, engine), reported as each
+engine finishes; the diff half compares every engine's masks with the reference state by
+state, triages each difference (policy or bug), minimizes bugs to standalone repros under
+`REPORTS_DIR/RUN/findings/`, and checks JSON schemas on the spec's labelled instances and
+on sampled outputs.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from harness import corpora, engines
+from harness.bench.controller import Runner
+from harness.bench.metrics import CellResult
+from harness.bench.options import Options
+from harness.bench.plan import CellPlan
+from harness.check.model import (
+    CheckResult,
+    EngineResult,
+    Finding,
+    InstanceTally,
+    SpecResult,
+)
+from harness.corpora import user
+from harness.diff.controller import DiffOptions, DiffRun
+from harness.errors import BadInput
+from harness.store import Cell, Store
+
+DEFAULT_ENGINES = tuple(n for n in engines.ENGINE_NAMES if n != "naive")
+
+
+def resolve_specs(
+    specs: Sequence[str | Path | corpora.Entry], regexes: Sequence[str] = ()
+) -> tuple[corpora.Entry, ...]:
+    """Entries for what the user named: a corpus spec id (`SET/NAME`), a path (a spec
+    file or directory, `harness.corpora.user`), an Entry; and `regexes`."""
+    out: list[corpora.Entry] = []
+    for item in specs:
+        if isinstance(item, corpora.Entry):
+            out.append(item)
+        elif Path(item).exists():
+            out += user.load_path(Path(item))
+        elif "/" in str(item) and str(item).split("/", 1)[0] in {s.name for s in corpora.sets()}:
+            out.append(corpora.get_entry(str(item)))
+        else:
+            raise BadInput(f"{item}: neither a spec file or directory nor a corpus spec id")
+    out += user.load((), regexes)
+    if not out:
+        raise BadInput("no spec to check: name spec files, corpus spec ids or --regex")
+    return corpora.catalog.unique(out)
+
+
+def check(
+    specs: Sequence[str | Path | corpora.Entry],
+    vocab: str,
+    *,
+    engines_: Sequence[str] | None = None,
+    regexes: Sequence[str] = (),
+    reports_dir: Path = Path("reports"),
+    run: str | None = None,
+    timeout: float = 60.0,
+    memory_limit: int = 4 << 30,
+    progress: IO[str] | None = None,
+    on_result: Callable[[str, EngineResult], None] | None = None,
+) -> CheckResult:
+    """Check `specs` on `vocab` (a vocabulary reference) with `engines_` (default every
+    available engine but the reference). `on_result(spec_id, result)` is told each bench
+    cell as it finishes; progress lines go to `progress` (default stderr)."""
+    err = progress or sys.stderr
+    entries = resolve_specs(specs, regexes)
+    chosen = _available(engines_ or DEFAULT_ENGINES, err)
+    name = run or time.strftime("check-%Y%m%d-%H%M%S")
+    with Store(reports_dir / "results.sqlite") as store:
+        versions = _bench(
+            store, name, entries, vocab, chosen, timeout, memory_limit, err, on_result
+        )
+        diff = _diff(store, name, entries, vocab, chosen, timeout, reports_dir, err)
+        cells = [c for c in store.cells(name) if c.study == "main"]
+    return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
+
+
+def _available(names: Sequence[str], err: IO[str]) -> list[str]:
+    out = []
+    for name in names:
+        engines.check(name)
+        ok, why = engines.get(name).available()
+        if ok:
+            out.append(name)
+        else:
+            print(f"check: engine {name} skipped: {why}", file=err)
+    if not out:
+        raise BadInput("check: no engine available")
+    return out
+
+
+def _bench(
+    store: Store,
+    name: str,
+    entries: tuple[corpora.Entry, ...],
+    vocab: str,
+    chosen: list[str],
+    timeout: float,
+    memory_limit: int,
+    err: IO[str],
+    on_result: Callable[[str, EngineResult], None] | None,
+) -> dict[str, str]:
+    def told(cell: CellPlan, result: CellResult) -> None:
+        if on_result is not None:
+            on_result(
+                cell.spec_id,
+                _engine_result(cell.engine, result.status.value, result.message, result.metrics),
+            )
+
+    options = Options(
+        engines=tuple(chosen), vocabs=(vocab,), sets=(), timeout=timeout, memory_limit=memory_limit
+    )
+    runner = Runner(store, name, options, user_entries=entries, stream=err, on_result=told)
+    runner.run()
+    return dict(runner.meta.get("versions", {}))
+
+
+def _diff(
+    store: Store,
+    name: str,
+    entries: tuple[corpora.Entry, ...],
+    vocab: str,
+    chosen: list[str],
+    timeout: float,
+    reports_dir: Path,
+    err: IO[str],
+) -> dict[str, Any]:
+    options = DiffOptions(
+        vocabs=(vocab,),
+        engines=tuple(chosen),
+        sets=(),
+        paths=2,
+        walks=4,
+        cover=100,
+        timeout=max(timeout, 120.0),
+    )
+    diff = DiffRun(
+        store,
+        name,
+        options,
+        reports_dir / name,
+        user_entries=entries,
+        log=lambda line: print(line, file=err, flush=True),
+        quiet=True,
+    )
+    diff.run()
+    return diff.data(final=True)
+
+
+def _engine_result(engine: str, status: str, message: str | None, metrics: Any) -> EngineResult:
+    memory, kind = metrics.memory
+    return EngineResult(
+        engine=engine,
+        status=status,
+        message=message,
+        compile_ns=metrics.compile_ns,
+        ttfm_ns=metrics.ttfm_ns,
+        mask_p50_ns=metrics.fill.get("p50"),
+        mask_p99_ns=metrics.fill.get("p99"),
+        memory_bytes=memory,
+        memory_kind=kind,
+    )
+
+
+def _result(
+    vocab: str,
+    name: str,
+    reports_dir: Path,
+    entries: tuple[corpora.Entry, ...],
+    chosen: list[str],
+    cells: list[Cell],
+    diff: dict[str, Any],
+    versions: dict[str, str],
+) -> CheckResult:
+    by_cell = {(c.spec_id, c.engine): c for c in cells}
+    result = CheckResult(vocab, name, str(reports_dir))
+    for entry in entries:
+        spec = SpecResult(entry.spec.id, entry.spec.kind, entry.source)
+        for engine in chosen:
+            cell = by_cell.get((entry.spec.id, engine))
+            if cell is None:
+                continue
+            r = _engine_result(engine, cell.status, cell.message, cell.metrics)
+            r.version = versions.get(engine)
+            _add_diff(r, entry.spec.id, diff, reports_dir / name)
+            spec.engines.append(r)
+        result.specs.append(spec)
+    return result
+
+
+def _add_diff(r: EngineResult, spec_id: str, diff: dict[str, Any], out_dir: Path) -> None:
+    """The diff's verdicts on this (spec, engine): compared states, policy and bug states,
+    findings with their repros, instance checks."""
+    row = next((c for c in diff["cells"] if c["spec"] == spec_id), None)
+    if row is None or row.get("status") != "ok":
+        r.diff_note = "not compared: " + (row or {}).get("detail", "no diff cell")
+    else:
+        r.states = int(row["states"].get(r.engine, 0))
+        counts = row.get("by_engine", {}).get(r.engine, {})
+        r.policy_states, r.bug_states = counts.get("policy", 0), counts.get("bug", 0)
+        r.diff_note = row.get("skipped", {}).get(r.engine)
+    for f in diff["findings"]:
+        if f["engine"] == r.engine and spec_id in f["specs"]:
+            repro = str(out_dir / "findings" / f["repro"]) if f["repro"] else None
+            r.findings.append(
+                Finding(f["id"], f["signature"], f["explanation"], repro, f["reproduces"])
+            )
+    judged = r.engine if _native(r.engine) else "naive"  # regex engines: the converter's
+    r.instances = _tally(diff, spec_id, judged)
+
+
+def _native(engine: str) -> bool:
+    return engines.get(engine).capabilities.json_schema == "native"
+
+
+def _tally(diff: dict[str, Any], spec_id: str, engine: str) -> InstanceTally | None:
+    """The instance checks of (spec, engine); None where there were none (a regex)."""
+    rows = [c for c in diff["instance_checks"] if c["spec_id"] == spec_id and c["engine"] == engine]
+    if not rows:
+        return None
+    keys = (
+        "valid",
+        "invalid",
+        "samples",
+        "false_rejections",
+        "false_acceptances",
+        "invalid_outputs",
+    )
+    return InstanceTally(**{k: sum(int(row.get(k, 0)) for row in rows) for k in keys})
