@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from harness import corpora, engines, report
 from harness import vocab as vocabularies
+from harness.bench import dask_executor
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
 from harness.bench.machine import git_commit, machine
 from harness.bench.metrics import CellResult
@@ -117,7 +118,10 @@ class Runner:
                 + (f"; recorded runs: {', '.join(known)}" if known else "")
             )
         self.meta = existing.meta
-        self.options = replace(Options.from_json(existing.meta["options"]), jobs=options.jobs)
+        stored = Options.from_json(existing.meta["options"])
+        self.options = replace(
+            stored, jobs=options.jobs, executor=options.executor, scheduler=options.scheduler
+        )
         self.specs = self._lookup(existing.meta["spec_ids"])
         self.scaling = self._lookup(existing.meta["scaling_spec_ids"])
 
@@ -237,7 +241,32 @@ class Runner:
         session: int,
         counts: Counter[str],
     ) -> None:
-        groups = deque(group_cells(cells))
+        """Run the cells' groups where the options say: here on `jobs` threads, or on a
+        Dask cluster (`harness.bench.dask_executor`); events are stored as they come."""
+        groups = group_cells(cells)
+        touched = [time.monotonic()]
+
+        def handle(event: Prepared | Measured) -> None:
+            self._handle(event, session, counts, progress)
+            progress.draw()
+            if time.monotonic() - touched[0] > TOUCH_S:
+                self.store.touch_session(self.run_name, KIND, session)
+                touched[0] = time.monotonic()
+
+        if self.options.executor == "dask":
+            progress.running = [f"dask {self.options.scheduler or ''}".strip()]
+            dask_executor.run(groups, self.options, inputs, handle, self.log)
+        else:
+            self._run_local(groups, inputs, progress, handle)
+
+    def _run_local(
+        self,
+        groups: list[Any],
+        inputs: CellInputs,
+        progress: Progress,
+        handle: Callable[[Prepared | Measured], None],
+    ) -> None:
+        pending = deque(groups)
         events: queue.Queue[Prepared | Measured] = queue.Queue()
         cancel = threading.Event()
         executor = Executor(self.options, inputs, events, cancel)
@@ -245,26 +274,21 @@ class Runner:
 
         def next_group() -> Any:
             with take:
-                return groups.popleft() if groups else None
+                return pending.popleft() if pending else None
 
         threads = [
             threading.Thread(target=executor.loop, args=(next_group,), daemon=True)
-            for _ in range(min(self.options.jobs, len(groups)))
+            for _ in range(min(self.options.jobs, len(pending)))
         ]
         for thread in threads:
             thread.start()
-        touched = time.monotonic()
         try:
             while any(t.is_alive() for t in threads) or not events.empty():
                 try:
-                    self._handle(events.get(timeout=0.2), session, counts, progress)
+                    handle(events.get(timeout=0.2))
                 except queue.Empty:
-                    pass
+                    progress.draw()
                 progress.running = sorted(executor.running)
-                progress.draw()
-                if time.monotonic() - touched > TOUCH_S:
-                    self.store.touch_session(self.run_name, KIND, session)
-                    touched = time.monotonic()
         finally:
             cancel.set()
             for thread in threads:

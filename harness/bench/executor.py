@@ -154,6 +154,9 @@ class Executor:
             peak = max(peak, states.peak_rss)
         metrics = result.metrics
         metrics.peak_rss_bytes = peak or None
+        ready = worker.ready or {}
+        metrics.host = ready.get("host")
+        metrics.calibration = dict(ready.get("calibration") or {})
         metrics.cell_s = round(time.monotonic() - started, 4)
         if note:
             metrics.path_note = note

@@ -49,6 +49,10 @@ class CellMetrics:
     num_states: int | None = None
     states_ns: int | None = None
     states_error: str | None = None
+    # where it ran: the host, and its worker's calibration (a fixed bitset copy and a fixed
+    # trie walk, ns), so absolute times from different machines are never mixed unsaid
+    host: str | None = None
+    calibration: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None and v != [] and v != {}}
@@ -103,6 +107,8 @@ class PrepareMetrics:
     pid: int | None = None
     peak_rss_bytes: int | None = None
     version: str | None = None
+    host: str | None = None
+    calibration: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

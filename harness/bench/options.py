@@ -29,6 +29,10 @@ class Options:
     scaling_sizes: tuple[int, ...] = SCALING_SIZES
     jobs: int = 1
     strict_corpus: bool = False  # a malformed corpus file stops the run (else: skipped)
+    # where cells run: "local" (`jobs` worker processes here) or "dask" (a Dask cluster
+    # at `scheduler`); like `jobs`, a resumed run may change them
+    executor: str = "local"
+    scheduler: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -63,6 +67,8 @@ class Options:
             raise BadInput(f"--timeout must be a positive number of seconds, got {self.timeout}")
         if self.memory_limit < 1 << 20:
             raise BadInput(f"--memory-limit must be at least 1M, got {self.memory_limit} bytes")
+        if self.executor not in ("local", "dask"):
+            raise BadInput(f"--executor must be local or dask, got {self.executor!r}")
         if self.jobs < 1:
             raise BadInput(f"--jobs must be >= 1, got {self.jobs}")
         if self.limit_specs is not None and self.limit_specs < 1:

@@ -11,6 +11,7 @@ worker's `ready` value), then answers two requests:
 
 from __future__ import annotations
 
+import platform
 from typing import Any
 
 from harness import engines, vocab
@@ -20,6 +21,32 @@ from harness.engines.base import Compiled
 from harness.figures import clock
 from harness.process.memory import rss
 from harness.spec import Spec
+
+CALIBRATION_WORDS = 4008  # one llama3-sized mask (128,256 ids)
+CALIBRATION_REGEX = "[a-z]+( [a-z0-9]+)*"
+
+
+def calibrate(rounds: int = 5) -> dict[str, int]:
+    """This machine's speed on two fixed tasks, best of `rounds` each (ns): copying one
+    llama3-sized bitset, and building the naive index of a fixed regex over a fixed
+    synthetic vocabulary (a walk of its token trie). Two rows from different hosts can be
+    compared through these, never directly."""
+    import numpy as np
+
+    from harness.engines import reference
+
+    src = np.ones(CALIBRATION_WORDS, dtype=np.int32)
+    dst = np.zeros_like(src)
+    copies, walks = [], []
+    native = reference.native_vocabulary(vocab.synthetic(2000, 0))
+    for _ in range(rounds):
+        started = clock()
+        np.copyto(dst, src)
+        copies.append(clock() - started)
+        started = clock()
+        reference.tokensdfa().NaiveIndex(CALIBRATION_REGEX, native)
+        walks.append(clock() - started)
+    return {"bitset_copy_ns": min(copies), "trie_walk_ns": min(walks)}
 
 
 class BenchService:
@@ -39,6 +66,8 @@ class BenchService:
             rss_growth_bytes=rss() - before,
             vocab_size=self.vocab.size,
             version=version,
+            host=platform.node(),
+            calibration=calibrate(),
         ).to_json()
         self._compiled: Compiled | None = None
 

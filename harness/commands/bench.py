@@ -63,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also compile a few specs against subsets (8k, 16k, 32k, 64k ids) of the first "
         "vocabulary (default off)",
     )
+    opt.add_executor(p)
     opt.add_reports_dir(p)
     p.add_argument(
         "--no-report", action="store_true", help="do not write the HTML report at the end"
@@ -99,6 +100,8 @@ def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
         scaling=bool(args.scaling),
         jobs=args.jobs,
         strict_corpus=args.strict_corpus,
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
 
 

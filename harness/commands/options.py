@@ -295,6 +295,20 @@ def add_memory_limit(p: argparse.ArgumentParser, default: str | None, what: str)
     )
 
 
+def add_executor(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where cells run: worker processes here (local, default) or on a Dask cluster",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler, e.g. tcp://10.0.0.5:8786 (default $DASK_SCHEDULER_ADDRESS)",
+    )
+
+
 def timestamp(prefix: str = "") -> str:
     """A default run name: `prefix` and the local time."""
     return time.strftime(f"{prefix}%Y%m%d-%H%M%S")
