@@ -25,6 +25,7 @@ def write(store: Store, name: str, out: Path) -> Path:
     parts = [
         *sections.header(data),
         *sections.sessions(data),
+        *sections.hosts(data),
         *sections.per_engine(data, out),
         *sections.preparations(data, out),
         *sections.distributions(data, out),

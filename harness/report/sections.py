@@ -113,6 +113,40 @@ ENGINE_PAGE: list[Column[Summary]] = [
 ]
 
 
+def hosts(data: RunData) -> list[str]:
+    """Where the cells ran, with each host's calibration (a fixed bitset copy and a fixed
+    trie walk, best of five, medians over its cells); when a run spans several hosts the
+    page says its absolute times pool them (ratios within a host stay sound)."""
+    by_host: dict[str, list[Cell]] = {}
+    for c in data.cells:
+        if c.metrics.host:
+            by_host.setdefault(c.metrics.host, []).append(c)
+    if not by_host:
+        return []
+    rows = [
+        [
+            host,
+            len(cells),
+            fmt_ns(_median(c.metrics.calibration.get("bitset_copy_ns") for c in cells)),
+            fmt_ns(_median(c.metrics.calibration.get("trie_walk_ns") for c in cells)),
+        ]
+        for host, cells in sorted(by_host.items())
+    ]
+    parts = ["<h2>Hosts</h2>", table(["host", "cells", "bitset copy", "trie walk"], rows, 1)]
+    if len(by_host) > 1:
+        parts.append(
+            '<p class="note">This run spans several hosts: the absolute times below pool '
+            "cells measured on different machines. Compare a host's calibration before "
+            "comparing its times; ratios between engines on one host are unaffected.</p>"
+        )
+    return parts
+
+
+def _median(values: Any) -> float | None:
+    found = sorted(v for v in values if v is not None)
+    return found[len(found) // 2] if found else None
+
+
 def per_engine(data: RunData, out: Path) -> list[str]:
     """The per-(engine, vocabulary) table of the console summary, with more columns;
     writes summary.csv."""
