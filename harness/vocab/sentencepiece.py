@@ -7,6 +7,7 @@ protobuf by hand (no protobuf runtime is installed).
 from __future__ import annotations
 
 import functools
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,75 @@ def _varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
+
+
+# --- Building a model from a piece table (GGUF "llama" vocabularies) -----------------------
+
+# sentencepiece_model.proto: ModelProto.pieces = 1, .trainer_spec = 2, .normalizer_spec = 3;
+# SentencePiece.piece = 1, .score = 2 (float), .type = 3; TrainerSpec.model_type = 3 (BPE = 2),
+# .vocab_size = 4, .treat_whitespace_as_suffix = 24, .allow_whitespace_only_pieces = 26,
+# .byte_fallback = 35, .unk_id = 40, .bos_id = 41, .eos_id = 42, .pad_id = 43;
+# NormalizerSpec.name = 1, .add_dummy_prefix = 3, .remove_extra_whitespaces = 4,
+# .escape_whitespaces = 5.
+# SentencePiece.Type, which GGUF's tokenizer.ggml.token_type shares.
+PIECE_NORMAL, PIECE_UNKNOWN, PIECE_CONTROL = 1, 2, 3
+PIECE_USER_DEFINED, PIECE_UNUSED, PIECE_BYTE = 4, 5, 6
+_FIXED32 = 5
+
+
+def model_proto(
+    pieces: list[str],
+    scores: list[float],
+    types: list[int],
+    *,
+    eos_id: int = -1,
+    remove_extra_whitespaces: bool = False,
+) -> bytes:
+    """A serialized BPE `ModelProto` for `SentencePieceProcessor(model_proto=...)`.
+
+    The trainer flags that matter when encoding are those of the Llama and Mistral models
+    (whitespace-only pieces allowed, whitespace as a prefix), byte fallback is on when the
+    table has byte pieces, and there is no dummy prefix (so encodings are exact). The
+    processor itself rejects a table without exactly one unknown piece, or with duplicates.
+    """
+    out = bytearray()
+    for piece, score, kind in zip(pieces, scores, types, strict=True):
+        message = (
+            _len_field(1, piece.encode())
+            + _varint(2 << 3 | _FIXED32)
+            + struct.pack("<f", score)
+            + _varint_field(3, kind)
+        )
+        out += _len_field(1, message)
+    unk_id = types.index(PIECE_UNKNOWN) if PIECE_UNKNOWN in types else 0
+    trainer = b"".join(
+        _varint_field(field, value)
+        for field, value in (
+            (3, 2),
+            (4, len(pieces)),
+            (24, 0),
+            (26, 1),
+            (35, int(PIECE_BYTE in types)),
+            (40, unk_id),
+            (41, -1),
+            (42, eos_id),
+            (43, -1),
+        )
+    )
+    normalizer = (
+        _len_field(1, b"identity")
+        + _varint_field(3, 0)
+        + _varint_field(4, int(remove_extra_whitespaces))
+        + _varint_field(5, 1)
+    )
+    out += _len_field(2, trainer) + _len_field(3, normalizer)
+    return bytes(out)
+
+
+def _len_field(field: int, payload: bytes) -> bytes:
+    return _varint(field << 3 | _LEN) + _varint(len(payload)) + payload
+
+
+def _varint_field(field: int, value: int) -> bytes:
+    # Negative int32 values are sign-extended to 64 bits on the wire (ten bytes).
+    return _varint(field << 3 | _VARINT) + _varint(value & 0xFFFF_FFFF_FFFF_FFFF)
