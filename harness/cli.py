@@ -22,6 +22,7 @@ COMMANDS = (
     "compare",
     "diff",
     "jumpforward",
+    "findings",
     "gate",
     "check",
     "corpora",

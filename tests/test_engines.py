@@ -117,7 +117,7 @@ class Walk:
     def __init__(self, engine: Engine, compiled: Any, ref: Any, rng: random.Random) -> None:
         self.canonical = engine.policies.canonical_forced
         # TokensDFA's canonical_literals mode restricts every literal run, forced or not
-        self.literals_only_canonical = getattr(engine, "mode", None) == "canonical_literals"
+        self.literals_only_canonical = engine.policies.canonical_literals
         self.matcher = compiled.matcher()
         self.ref = ref
         self.state: int = ref.initial_state
@@ -206,8 +206,18 @@ def _cover_states(engine: Engine, compiled: Any, ref: Any, rng: random.Random) -
                 queue.append([*walk.path, token])
 
 
+# Engines whose declared policies this mask-by-mask comparison does not model (tokens
+# that are not UTF-8 on their own; ending at the first full match) are held to the
+# reference under those policies in tests/test_new_engines.py.
+COMPARED = [
+    n
+    for n in engines.ENGINE_NAMES
+    if not (engines.get(n).policies.utf8_tokens_only or engines.get(n).policies.eager_end)
+]
+
+
 @pytest.mark.parametrize("regex", REGEXES)
-@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+@pytest.mark.parametrize("name", COMPARED)
 def test_agrees_with_reference(name: str, regex: str, request: pytest.FixtureRequest) -> None:
     reason = KNOWN_BUGS.get((name, regex))
     if reason:
@@ -254,7 +264,7 @@ def test_schema_example_reaches_accepting(name: str) -> None:
     matcher = compiled.matcher()
     mask = np.zeros(VOCAB.mask_words, dtype=np.int32)
     text = '{"id": 12, "tag": "y"}'
-    if getattr(engine, "mode", None) == "canonical_literals":
+    if engine.policies.canonical_literals:
         # literals come only in their minimal tokenization, not the encoder's
         assert _produces(compiled, text.encode())
         return

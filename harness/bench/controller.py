@@ -132,6 +132,8 @@ class Runner:
                 "to continue it or choose another --run name"
             )
         options.validate(len(self.user_entries))
+        for name in options.engines:  # any NAME@VERSION is installed now, or refused
+            engines.environment([name])
         self.options = options
         self.specs = select_specs(options) + [e.spec for e in self.user_entries]
         if not self.specs:

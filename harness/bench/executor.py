@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness import engines
 from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.bench.options import Options
 from harness.bench.plan import SCALING_STEPS, CellPlan, Group
@@ -103,6 +104,7 @@ class Executor:
                 },
                 memory_limit=self.options.memory_limit,
                 cancel=self.cancel,
+                env=engines.environment([group.engine]),
             )
             try:
                 if self._prepare(worker, group):

@@ -4,8 +4,11 @@
   `Matcher`s that fill the int32 bitmask, advance and say whether EOS may end the text),
   with each engine's declared `Capabilities` and `Policies`;
 - one module per adapter: `naive` (the reference), `tokensdfa` (our engine, two modes,
-  over `rust_index`), `outlines`, `llguidance`, `xgrammar`; each also owns the part of the
-  differ's repro scripts that drives its engine;
+  over `rust_index`), `outlines`, `llguidance`, `xgrammar`, `lmformatenforcer`,
+  `formatron`; each also owns the part of the differ's repro scripts that drives its
+  engine;
+- `versions`: any release of an engine (`NAME@VERSION`), installed once into the cache
+  and put first on a worker's import path;
 - `reference`: the one builder of the reference naive index;
 - `support`: the mask buffer check, message cleaning, and the unsupported-or-invalid rule.
 
@@ -31,6 +34,8 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "outlines-core": ("harness.engines.outlines", "OutlinesCoreEngine"),
     "llguidance": ("harness.engines.llguidance", "LLGuidanceEngine"),
     "xgrammar": ("harness.engines.xgrammar", "XGrammarEngine"),
+    "lm-format-enforcer": ("harness.engines.lmformatenforcer", "LMFormatEnforcerEngine"),
+    "formatron": ("harness.engines.formatron", "FormatronEngine"),
     "tokensdfa": ("harness.engines.tokensdfa", "TokensDFAEngine"),
     "tokensdfa-canonical": ("harness.engines.tokensdfa", "TokensDFACanonicalEngine"),
 }
@@ -57,19 +62,54 @@ def names() -> list[str]:
 
 
 def check(name: str) -> None:
-    """Raise UnknownName unless `get(name)` can build the adapter."""
-    if name not in names():
+    """Raise UnknownName (or BadInput, for a bad `@VERSION`) unless `get(name)` can build
+    the adapter. `NAME@VERSION` names a release of an engine with one on PyPI."""
+    if "@" in name:
+        from harness.engines import versions
+
+        versions.parse(name)
+    elif name not in names():
         raise UnknownName("engine", name, names())
 
 
 def get(name: str) -> Engine:
-    """A fresh adapter for `name`."""
-    target = _ADAPTERS.get(name) or extra_engines().get(name)
+    """A fresh adapter for `name`; for `NAME@VERSION`, NAME's adapter named so (the
+    release itself is what its worker process imports: `environment`)."""
+    base = name.partition("@")[0]
+    target = _ADAPTERS.get(base) or extra_engines().get(base)
     if target is None:
         raise UnknownName("engine", name, names())
     module_name, class_name = target
     engine: Engine = getattr(importlib.import_module(module_name), class_name)()
+    if base != name:
+        check(name)
+        engine.name = name
     return engine
+
+
+def environment(names_: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """The environment of a worker process that runs the engines `names_`: the current
+    one, with every `NAME@VERSION` release first on the import path (installed on first
+    use). Two releases of one engine cannot share a process: BadInput."""
+    from harness.engines import versions
+
+    env = dict(os.environ)
+    chosen: dict[str, str | None] = {}
+    first: list[str] = []
+    for full in names_:
+        base, version = versions.parse(full)
+        if base in chosen and chosen[base] != version:
+            raise BadInput(
+                f"{base}: two releases ({chosen[base] or 'pinned'}, {version or 'pinned'}) "
+                "cannot run in one process; run them in separate commands"
+            )
+        chosen[base] = version
+        if version is not None:
+            first.append(str(versions.install(base, version)))
+    if first:
+        rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p not in first]
+        env["PYTHONPATH"] = os.pathsep.join([*first, *rest])
+    return env
 
 
 def all_engines() -> list[Engine]:

@@ -46,6 +46,12 @@ class Policies:
     canonical_forced: bool  # forced text is allowed only in its canonical tokenization
     # every literal run of the regex only in its minimal tokenization (TokensDFA's mode)
     canonical_literals: bool = False
+    # a token that is not valid UTF-8 on its own is never allowed (engines that work on
+    # decoded strings, like lm-format-enforcer)
+    utf8_tokens_only: bool = False
+    # once the text is a complete non-empty match only EOS is allowed, even where the
+    # language goes on (kbnf's "ends eagerly", Formatron)
+    eager_end: bool = False
     # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
     # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
     class_table: tuple[tuple[str, str], ...] = ()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, report
+from harness import corpora, engines, report
 from harness import vocab as vocabularies
 from harness.corpora import converter, paths
 from harness.diff.findings import dump
@@ -83,6 +83,7 @@ def _measure_vocab(
         SERVICE,
         {"vocab": vname, "engines": list(options.engines)},
         memory_limit=options.memory_limit,
+        env=engines.environment(list(options.engines)),
     )
     try:
         for set_name, spec in specs:

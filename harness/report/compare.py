@@ -57,12 +57,18 @@ class Change:
 def changes(
     cells_a: list[Cell], cells_b: list[Cell], threshold: float, floor_ns: float
 ) -> tuple[list[Change], list[tuple[Cell, Cell]]]:
-    """(every comparable metric of every matched ok cell, status changes)."""
+    """(every comparable metric of every matched ok cell, status changes). Cells match on
+    (engine, spec, vocabulary); an engine run at another release in B (`NAME@VERSION`, or
+    the pinned NAME) matches NAME's cells in A when each run has one release of it, so two
+    runs that differ only in an engine's release compare cell by cell."""
     by_key = {c.key: c for c in cells_a}
+    by_base = {(_base(c.engine), c.spec_id, c.vocab): c for c in cells_a if _single(cells_a, c)}
     out: list[Change] = []
     status_changes: list[tuple[Cell, Cell]] = []
     for b in cells_b:
         a = by_key.get(b.key)
+        if a is None and _single(cells_b, b):
+            a = by_base.get((_base(b.engine), b.spec_id, b.vocab))
         if a is None:
             continue
         if a.status != b.status:
@@ -83,6 +89,16 @@ def changes(
     return out, status_changes
 
 
+def _base(engine: str) -> str:
+    return engine.partition("@")[0]
+
+
+def _single(cells: list[Cell], cell: Cell) -> bool:
+    """Whether `cell`'s engine is the only release of its engine among `cells`."""
+    base = _base(cell.engine)
+    return len({c.engine for c in cells if _base(c.engine) == base}) == 1
+
+
 def compare(
     store: Store,
     run_a: str,
@@ -94,8 +110,8 @@ def compare(
     """Print what got faster or slower from `run_a` to `run_b`, beyond noise (on `out`,
     default the current standard output)."""
     out = out or sys.stdout
-    store.run(run_a)
-    store.run(run_b)
+    versions_a = store.run(run_a).meta.get("versions", {})
+    versions_b = store.run(run_b).meta.get("versions", {})
     cells_a, cells_b = store.cells(run_a), store.cells(run_b)
     found, status_changes = changes(cells_a, cells_b, threshold, floor_us * 1e3)
 
@@ -107,6 +123,11 @@ def compare(
         f"A = {run_a}, B = {run_b}: {len(matched)} cells ok in both, "
         f"{len(status_changes)} status changes; ratio = B / A (< 1: B faster)"
     )
+    for engine in sorted({_base(c.engine) for c in [*cells_a, *cells_b]}):
+        a = ", ".join(f"{k} {v}" for k, v in versions_a.items() if _base(k) == engine)
+        b = ", ".join(f"{k} {v}" for k, v in versions_b.items() if _base(k) == engine)
+        if a != b:
+            print_(f"{engine}: A ran {a or '-'}; B ran {b or '-'}")
     header = ("ratio", "metric", "engine", "vocab", "spec", "A", "B")
     real = [c for c in found if not c.noisy]
     for title, picked in (

@@ -1,0 +1,135 @@
+"""`tokensieve findings recheck RUN`: every repro script of a diff run run again against
+other releases of its engine, to learn in which release a bug was introduced or fixed.
+
+Each script imports only its engine's package (and numpy or the standard library), so a
+release is chosen by putting its install directory (`harness.engines.versions`) first
+on the script's import path; the pinned release is the shared environment itself. A run
+ends REPRODUCED (exit 1, the bug is there), FIXED (exit 0) or cannot run (anything else:
+the release lacks an API the script uses, it crashed, it timed out), with the script's
+last line. The table goes to `findings/recheck.json` and `findings/recheck.html`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import engines
+from harness.engines import versions
+from harness.errors import BadInput
+
+TIMEOUT_S = 300.0
+PINNED = "pinned"
+
+
+@dataclass(frozen=True)
+class Recheck:
+    finding: str  # the script's name, without .py
+    engine: str  # the engine the finding is about (its base name)
+    release: str  # "pinned" or a version
+    outcome: str  # REPRODUCED, FIXED or cannot run
+    output: str  # the script's last line
+
+
+def scripts(run_dir: Path) -> list[tuple[str, str, Path]]:
+    """(finding, engine base name, script) for every repro script of the run."""
+    source = run_dir / "diff.json"
+    if not source.is_file():
+        raise BadInput(f"{run_dir}: no diff.json (is it a `tokensieve diff` run?)")
+    data = json.loads(source.read_text(encoding="utf-8"))
+    found: list[tuple[str, str, Path]] = []
+    for f in data.get("findings", []):
+        if f.get("repro"):
+            found.append(
+                (f["id"], f["engine"].partition("@")[0], run_dir / "findings" / f["repro"])
+            )
+    for r in data.get("instance_repros", []):
+        if r.get("repro"):
+            found.append(
+                (Path(r["repro"]).stem, r["engine"].partition("@")[0], run_dir / r["repro"])
+            )
+    return [(name, engine, path) for name, engine, path in found if path.is_file()]
+
+
+def run_script(path: Path, release_dir: Path | None) -> tuple[str, str]:
+    """(outcome, last line) of one script, with `release_dir` first on its path."""
+    env = {k: v for k, v in engines.environment([]).items() if k != "PYTHONPATH"}
+    if release_dir is not None:
+        env["PYTHONPATH"] = str(release_dir)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-s", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return "cannot run", f"timed out after {TIMEOUT_S:.0f} s"
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    last = lines[-1] if lines else ""
+    if done.returncode == 1 and "REPRODUCED" in done.stdout:
+        return "REPRODUCED", last
+    if done.returncode == 0 and "FIXED" in done.stdout:
+        return "FIXED", last
+    return "cannot run", last[:300]
+
+
+def recheck(run_dir: Path, releases: list[str]) -> list[Recheck]:
+    """Every repro of the run against the pinned release of its engine and each of
+    `releases` (`NAME@VERSION`) of the same engine."""
+    wanted: dict[str, list[str]] = {}
+    for spec in releases:
+        name, version = versions.parse(spec)
+        if version is None:
+            raise BadInput(f"--engines {spec}: name a release, e.g. {name}@1.2.3")
+        wanted.setdefault(name, []).append(version)
+    out = []
+    for finding, engine, path in scripts(run_dir):
+        for version in [None, *wanted.get(engine, [])]:
+            release_dir = None if version is None else versions.install(engine, version)
+            outcome, last = run_script(path, release_dir)
+            out.append(Recheck(finding, engine, version or PINNED, outcome, last))
+    return out
+
+
+def grid(rows: list[Recheck]) -> tuple[list[str], list[list[str]]]:
+    """(header, one row per finding): the outcome under each (engine, release)."""
+    releases = sorted({(r.engine, r.release) for r in rows})
+    table_rows = []
+    for finding in dict.fromkeys(r.finding for r in rows):
+        mine = {(r.engine, r.release): r.outcome for r in rows if r.finding == finding}
+        table_rows.append([finding, *(mine.get(k, "") for k in releases)])
+    return ["finding", *(f"{e} {v}" for e, v in releases)], table_rows
+
+
+def write(run_dir: Path, rows: list[Recheck]) -> tuple[Path, Path]:
+    """findings/recheck.json and findings/recheck.html: finding x release."""
+    from harness.report.html import page, table
+
+    folder = run_dir / "findings"
+    folder.mkdir(parents=True, exist_ok=True)
+    data: list[dict[str, Any]] = [asdict(r) for r in rows]
+    as_json = folder / "recheck.json"
+    as_json.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    header, table_rows = grid(rows)
+    as_html = folder / "recheck.html"
+    as_html.write_text(
+        page(
+            "tokensieve findings recheck",
+            [
+                "<h1>Findings against releases</h1>",
+                '<p class="note">Each repro script run on its own with a release of its '
+                "engine first on its path: REPRODUCED (the bug is there), FIXED, or cannot "
+                "run.</p>",
+                table(header, table_rows, 1),
+            ],
+        ),
+        encoding="utf-8",
+    )
+    return as_json, as_html
