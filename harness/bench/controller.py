@@ -371,11 +371,14 @@ class Runner:
         if spec.kind != "json_schema" or not self._via_regex(cell.engine):
             return None
         status, value = converter.convert_schema(spec.text)
-        reasons = {
-            "too-large": (
+        limit = engines.get(cell.engine).capabilities.max_regex_chars
+        if status == "ok" and limit is not None and len(value) > limit:
+            return CellResult(
                 Status.UNSUPPORTED,
-                f"makes a regex of {value} characters, over its limit",
-            ),
+                f"the schema's regex has {len(value):,} characters, over this engine's "
+                f"{limit:,}-character limit (checked beforehand)",
+            )
+        reasons = {
             "timeout": (Status.TIMEOUT, f"ran over {value} s"),
             "crashed": (Status.CRASH, f"died ({value}) converting it"),
         }

@@ -7,8 +7,9 @@ builder can allocate gigabytes and abort the process on some real schemas, so it
 a worker process (`harness.process`) under a time limit and an address-space limit, and
 its verdicts are cached on disk per outlines-core version: each schema is converted once.
 
-A verdict is `[status, value]`: `["ok", regex]`, `["rejected", message]`, `["too-large",
-regex length]`, `["timeout", seconds]` or `["crashed", what happened]`. The time the
+A verdict is `[status, value]`: `["ok", regex]`, `["rejected", message]`, `["timeout",
+seconds]` or `["crashed", what happened]`. A regex of any size is kept: how large a regex
+an engine takes is the engine's own limit (`Capabilities.max_regex_chars`). The time the
 builder took is kept beside it (`convert_ns`), so a cell can report conversion apart from
 its engine's compile.
 """
@@ -27,7 +28,6 @@ from harness.process import Service, Status
 from harness.spec import Spec
 
 CONVERTER = "outlines-core"
-MAX_REGEX_CHARS = 1_000_000  # larger regexes are beyond every engine's compile budget
 CONVERT_TIMEOUT_S = 60.0
 CONVERT_MEMORY_BYTES = 4 << 30
 
@@ -48,7 +48,7 @@ class ConverterService:
         except Exception as exc:
             verdict: list[Any] = ["rejected", " ".join(str(exc).split())]
         else:
-            verdict = ["too-large", len(regex)] if len(regex) > MAX_REGEX_CHARS else ["ok", regex]
+            verdict = ["ok", regex]
         return {"verdict": verdict, "convert_ns": time.perf_counter_ns() - started}
 
 
@@ -67,7 +67,8 @@ def _converter_version() -> str:
 
 def _cache_path(text: str, version: str) -> Any:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return cache_dir("schema-regex", version, digest[:2]) / f"{digest}.json"
+    # v2: a regex of any size is kept (v1 recorded large ones as "too-large")
+    return cache_dir("schema-regex", "v2", version, digest[:2]) / f"{digest}.json"
 
 
 def verdict(text: str) -> tuple[list[Any], int | None]:
@@ -98,8 +99,6 @@ def convert_schema(text: str) -> list[Any]:
 def _verdict_message(status: str, value: Any) -> str:
     if status == "rejected":
         return str(value)
-    if status == "too-large":
-        return f"regex of {value:,} characters exceeds the {MAX_REGEX_CHARS:,}-character limit"
     if status == "timeout":
         return f"the builder ran over {value:g} s"
     return (
@@ -138,7 +137,7 @@ def with_regex(spec: Spec) -> Spec:
 
 
 def conversion_status(spec: Spec) -> str:
-    """ "ok", "rejected", "too-large", "timeout" or "crashed" (regex specs are "ok")."""
+    """ "ok", "rejected", "timeout" or "crashed" (regex specs are "ok")."""
     return "ok" if spec.kind == "regex" else str(convert_schema(spec.text)[0])
 
 

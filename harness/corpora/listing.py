@@ -27,7 +27,7 @@ def _feature_line(found: tuple[corpora.Entry, ...]) -> str:
 
 def _conversion_line(found: tuple[corpora.Entry, ...]) -> str:
     counts = Counter(converter.conversion_status(e.spec) for e in found)
-    order = ["ok", "rejected", "too-large", "timeout", "crashed"]
+    order = ["ok", "rejected", "timeout", "crashed"]
     return ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
 
 

@@ -35,6 +35,9 @@ class Capabilities:
     json_schema: Literal["native", "via-regex", "no"]
     # regex features (see Spec.features) the engine cannot compile
     unsupported_features: frozenset[str] = frozenset()
+    # the longest regex (characters) it is given; None: no limit. Engines that build a
+    # whole automaton up front set one: larger regexes are beyond any compile budget
+    max_regex_chars: int | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,13 @@ import numpy as np
 
 from harness.corpora.converter import schema_to_regex
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.engines.support import MaskBuffer, check_features, compile_failure
+from harness.engines.support import (
+    EAGER_REGEX_LIMIT,
+    MaskBuffer,
+    check_features,
+    check_regex_size,
+    compile_failure,
+)
 from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -139,6 +145,7 @@ class OutlinesCoreEngine(Engine):
         # to it: `ab$` compiles, `^ab$` fails ("anchored universal start state doesn't
         # exist"), which compile_failure reports as unsupported for a declared feature.
         unsupported_features=frozenset({"lookaround", "backreference"}),
+        max_regex_chars=EAGER_REGEX_LIMIT,
     )
     policies = Policies(
         unicode_classes=True, json_whitespace="regex-builder", canonical_forced=False
@@ -170,6 +177,7 @@ class OutlinesCoreEngine(Engine):
 
         check_features(self, spec)
         regex = schema_to_regex(spec, self.name)
+        check_regex_size(self, spec, regex)
         try:
             index = Index(regex, prepared.native)
         except (KeyboardInterrupt, SystemExit):

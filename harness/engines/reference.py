@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from harness.engines.support import EAGER_REGEX_LIMIT
 from harness.errors import EngineUnavailable, SpecError, UnsupportedSpec
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -52,6 +53,13 @@ def build(regex: str, native: Any, who: str = NAME, spec_id: str = "<regex>") ->
     refuses is a SpecError; one it reads but cannot build (an unsupported feature, a
     size limit) is an UnsupportedSpec: told apart by the exception's class."""
     module = tokensdfa()
+    if len(regex) > EAGER_REGEX_LIMIT:
+        raise UnsupportedSpec(
+            who,
+            spec_id,
+            f"regex of {len(regex):,} characters is beyond the reference's "
+            f"{EAGER_REGEX_LIMIT:,}-character limit",
+        )
     try:
         return module.NaiveIndex(regex, native)
     except module.PatternError as exc:

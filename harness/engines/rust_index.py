@@ -15,7 +15,7 @@ import numpy as np
 from harness.corpora.converter import schema_to_regex
 from harness.engines import reference
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.engines.support import check_features
+from harness.engines.support import EAGER_REGEX_LIMIT, check_features, check_regex_size
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -97,6 +97,7 @@ class RustIndexEngine(Engine):
         regex=True,
         json_schema="via-regex",
         unsupported_features=frozenset({"lookaround", "backreference"}),
+        max_regex_chars=EAGER_REGEX_LIMIT,
     )
     # The reference defines the language: Unicode classes, the schema converter's
     # whitespace, every tokenization of every string.
@@ -119,6 +120,7 @@ class RustIndexEngine(Engine):
     def compile(self, prepared: RustVocab, spec: Spec) -> IndexCompiled:
         check_features(self, spec)
         regex = schema_to_regex(spec, self.name)
+        check_regex_size(self, spec, regex)
         module = reference.tokensdfa()
         try:
             index = self.build_index(regex, prepared.native)

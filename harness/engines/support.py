@@ -50,6 +50,20 @@ def check_features(engine: Any, spec: Spec) -> None:
         raise UnsupportedSpec(engine.name, spec.id, f"uses {', '.join(sorted(missing))}")
 
 
+EAGER_REGEX_LIMIT = 1_000_000
+
+
+def check_regex_size(engine: Any, spec: Spec, regex: str) -> None:
+    """UnsupportedSpec when `regex` is longer than the engine takes."""
+    limit = engine.capabilities.max_regex_chars
+    if limit is not None and len(regex) > limit:
+        raise UnsupportedSpec(
+            engine.name,
+            spec.id,
+            f"regex of {len(regex):,} characters exceeds this engine's {limit:,}-character limit",
+        )
+
+
 @lru_cache(maxsize=4096)
 def _valid(kind: str, text: str) -> bool:
     if kind == "regex":
