@@ -7,6 +7,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,8 +17,10 @@ from harness.corpora.regex_syntax import ascii_classes, uses_class_escapes
 from harness.diff import repro
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.minimize import minimize, tiny_vocabulary
-from harness.diff.triage import StateView, passes_through_match, spells_surrogate, triage
+from harness.diff.signatures import passes_through_match, spells_surrogate
+from harness.diff.triage import StateView, triage
 from harness.engines.base import Engine
+from harness.engines.naive import NaiveEngine
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -71,6 +74,8 @@ def _view(engine: Engine, **kw: object) -> StateView:
         policy_reference={},
     )
     base.update(kw)
+    tokens = base["tokens"]
+    base.setdefault("vocab", tiny_vocabulary(tokens[1:]))  # type: ignore[index]
     return StateView(**base)  # type: ignore[arg-type]
 
 
@@ -111,10 +116,13 @@ def test_triage_ascii_rule_needs_an_exact_match_with_the_policy_reference() -> N
 
 def test_triage_signatures() -> None:
     oc = engines.get("outlines-core")
-    dropped = _view(oc, actual=frozenset())
+    dropped = _view(oc, actual=frozenset({3}))
     assert triage(dropped).rule == "final-state-exit"
+    # near miss: ".a" does not leave a match at its last byte, so dropping it too is not
+    # this shape
+    assert triage(_view(oc, actual=frozenset())).rule == "unclassified"
     accepting = _view(oc, accepting_actual=False)
-    assert triage(accepting).rule == "accepting-only"
+    assert triage(accepting).rule == "eos-refused-at-match"
     other = _view(oc, prefix=b"", expected=frozenset({1}), actual=frozenset({2}))
     assert triage(other).rule == "unclassified"
     newline = _view(
@@ -304,6 +312,36 @@ def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
     assert [(c.engine, c.valid, c.invalid, c.samples) for c in outcome.instances] == [
         ("llguidance", 1, 1, 2)
     ]
+
+
+class HangingEngine(NaiveEngine):
+    """The reference, except that compiling a regex with a `c` in it never ends."""
+
+    name = "hang"
+
+    def compile(self, prepared: Any, spec: Spec) -> Any:
+        if "c" in spec.text:
+            time.sleep(3600)
+        return super().compile(prepared, spec)
+
+
+def test_an_engine_that_hangs_costs_only_its_own_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each engine has its own budget inside a cell: the hanging one is recorded as
+    skipped with a timeout, the other's states and findings are kept."""
+    tests = Path(__file__).resolve().parent
+    where = [str(tests), str(tests.parent), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, where)))
+    monkeypatch.setenv("TOKENSIEVE_EXTRA_ENGINES", "hang=test_diff:HangingEngine")
+    args = ["diff", "--vocab", "synthetic-1000-7", "--engines", "hang,tokensdfa"]
+    args += ["--regex", "a(b|c)+", "--timeout", "4", "--walks", "2", "--cover", "20"]
+    assert main([*args, "--reports-dir", str(tmp_path), "--run", "h", "--no-minimize"]) == 0
+    data = json.loads((tmp_path / "h" / "diff.json").read_text())
+    (cell,) = data["cells"]
+    assert cell["status"] == "ok"
+    assert cell["skipped"]["hang"].startswith("timeout")
+    assert cell["states"]["tokensdfa"] > 1
 
 
 def _diff_args(reports: Path, run: str) -> list[str]:

@@ -28,7 +28,11 @@ pytest.importorskip("tokensdfa")
 # (engine, signature) -> the finding, as the closing notes and reports name it
 KNOWN_FINDINGS: dict[tuple[str, str], str] = {
     ("outlines-core", "final-state-exit"): "outlines-core 0.2.14 drops tokens that leave a "
-    "full match for a longer one (finish-and-continue; leftmost-first alternation)",
+    "full match at their last byte (finish-and-continue)",
+    ("outlines-core", "leftmost-first"): "outlines-core 0.2.14 keeps only what leftmost-first "
+    "matching keeps ('(a|ab)' never allows 'ab')",
+    ("outlines-core", "eos-refused-at-match"): "outlines-core 0.2.14 refuses EOS at a full "
+    "match leftmost-first matching abandoned",
     ("xgrammar", "utf8-surrogate"): "xgrammar 0.2.8 lets a negated class continue lead byte "
     "ED with A0-BF (UTF-8-encoded surrogates)",
     ("xgrammar", "dot-matches-newline"): "xgrammar 0.2.8's `.` matches a newline",

@@ -37,6 +37,8 @@ from harness.store import Store
 KIND = "diff"
 SERVICE = "harness.diff.service:DiffService"
 PREPARE_TIMEOUT_S = 300.0
+# The share of an engine's --timeout its minimization may take inside a cell.
+MINIMIZE_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -214,16 +216,15 @@ class DiffRun:
         started = time.perf_counter()
         row: dict[str, Any] = {"spec": spec.id, "vocab": voc.name}
         request = self._request(spec, voc, row)
-        reply = self._ask(worker, request)
+        outcome, failure = self._parts(worker, request)
         row["seconds"] = round(time.perf_counter() - started, 2)
-        outcome = None
-        if reply.ok:
-            outcome = CellOutcome.from_json(reply.value)
+        if outcome is not None:
             self._collect(outcome, voc)
             self._summarize(row, outcome)
         else:
-            row.update(status=reply.status.value, detail=reply.message)
-            self.log(f"  {voc.name} {spec.id}: {reply.status.value} {reply.message}")
+            assert failure is not None
+            row.update(status=failure.status.value, detail=failure.message)
+            self.log(f"  {voc.name} {spec.id}: {failure.status.value} {failure.message}")
         self.rows.append(row)
         self.store.add_diff_cell(
             self.run_name,
@@ -234,6 +235,27 @@ class DiffRun:
             session,
         )
         self._write(final=False)
+
+    def _parts(self, worker: Worker, request: dict[str, Any]) -> tuple[CellOutcome | None, Any]:
+        """The cell as one request per part, each under `--timeout`: first the
+        reference's own checks (a failure there, the reference unable to build the spec,
+        fails the cell), then each engine alone, so an engine that hangs, crashes or
+        blows its memory loses only its own results (recorded in `skipped`)."""
+        first = self._ask(
+            worker, {**request, "engines": [], "check_exact": True, "reference_instances": True}
+        )
+        if not first.ok:
+            return None, first
+        outcome = CellOutcome.from_json(first.value)
+        for name in self.options.engines:
+            part = {**request, "engines": [name], "check_exact": False}
+            reply = self._ask(worker, {**part, "reference_instances": False})
+            if reply.ok:
+                outcome.merge(CellOutcome.from_json(reply.value))
+            else:
+                outcome.diff.skipped[name] = f"{reply.status.value}: {reply.message}"
+                self.log(f"  {request['spec']['id']} {name}: {reply.status.value} {reply.message}")
+        return outcome, None
 
     def _ask(self, worker: Worker, request: dict[str, Any]) -> Any:
         if not worker.alive:
@@ -279,6 +301,7 @@ class DiffRun:
             "regex": regex,
             "plan": asdict(plan),
             "minimize": o.minimize,
+            "minimize_budget_s": o.timeout * MINIMIZE_SHARE,
             "instances": instances,
         }
 
@@ -287,6 +310,8 @@ class DiffRun:
             self.collector.add(d, m, voc.tokens)
         for engine, n in outcome.diff.states.items():
             self.collector.states[(engine, voc.name)] += n
+        for engine, n in outcome.diff.steps.items():
+            self.collector.steps[(engine, voc.name)] += n
         for counts in outcome.instances:
             self.collector.add_instances(counts, _schema(self.entries[counts.spec_id].spec))
 
@@ -330,6 +355,7 @@ class DiffRun:
                 {"engine": e, "rule": r, "states": n}
                 for (e, r), n in sorted(c.policy_counts.items())
             ],
+            "bugs": [b.row() for b in c.bugs()],
             "findings": [f.row() for f in c.findings.values()],
             "instances": c.instance_summary(),
             "instance_checks": [counts.row() for counts in c.instance_counts],
@@ -354,16 +380,24 @@ class DiffRun:
         elapsed = time.perf_counter() - self.started
         out = sys.stdout
         print(f"\n{len(self.rows)} cells in {fmt_seconds(elapsed)}", file=out)
-        print(f"{'engine':<20} {'states':>8} {'policy':>8} {'bug':>6} {'findings':>9}", file=out)
+        print(
+            f"{'engine':<20} {'states':>8} {'policy':>8} {'bug':>6} {'bugs':>5} {'findings':>9}",
+            file=out,
+        )
         for r in self.collector.summary():
             print(
                 f"{r['engine']:<20} {r['states']:>8} {r['policy_states']:>8} "
-                f"{r['bug_states']:>6} {r['findings']:>9}",
+                f"{r['bug_states']:>6} {r['bugs']:>5} {r['findings']:>9}",
                 file=out,
             )
-        for f in self.collector.findings.values():
-            mark = {True: "reproduces", False: "DOES NOT REPRODUCE", None: "no repro"}
-            print(f"  {f.id}: {len(f.occurrences)} occurrences, {mark[f.reproduces]}", file=out)
+        mark = {True: "reproduces", False: "DOES NOT REPRODUCE", None: "no repro"}
+        for b in self.collector.bugs():
+            row = b.row()
+            print(
+                f"  bug {b.id}: {row['witness_count']} witnesses, {len(b.findings)} findings, "
+                f"{mark[row['reproduces']]}",
+                file=out,
+            )
         print(f"report: {self.out_dir / 'diff.html'}  data: {self.out_dir / 'diff.json'}", file=out)
 
 

@@ -30,6 +30,8 @@ class Disagreement:
     # does the engine's mask equal TokensDFA exact's (which should equal the reference)?
     agrees_with_tokensdfa: bool
     what: str = "mask"  # "mask", or "advance" when the engine refused a token it allowed
+    # the EOS bit of the engine's mask (None: not recorded, as in runs stored before it)
+    eos_bit_actual: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Lossless, for the store and the worker's reply; the regex is left out (the
@@ -73,6 +75,7 @@ class Disagreement:
             "why": self.why,
             "agrees_with_tokensdfa": self.agrees_with_tokensdfa,
             "what": self.what,
+            "eos_bit_actual": self.eos_bit_actual,
         }
 
 
@@ -88,6 +91,7 @@ class SpecDiff:
     states: dict[str, int] = field(default_factory=dict)  # per engine, distinct states
     disagreements: list[Disagreement] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # engine -> why not compared
+    steps: dict[str, int] = field(default_factory=dict)  # per engine, comparisons made
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +101,7 @@ class SpecDiff:
             "states": self.states,
             "disagreements": [d.to_json() for d in self.disagreements],
             "skipped": self.skipped,
+            "steps": self.steps,
         }
 
     @staticmethod
@@ -109,4 +114,5 @@ class SpecDiff:
             dict(data["states"]),
             [Disagreement.from_json(d, regex) for d in data["disagreements"]],
             dict(data["skipped"]),
+            dict(data.get("steps", {})),
         )

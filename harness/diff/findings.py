@@ -1,10 +1,15 @@
-"""From raw disagreements to findings: one finding per distinct minimal form, each with
-its repro script, explanation, and whether the repro reproduces when run on its own.
+"""From raw disagreements to findings and bugs.
 
 Policy disagreements are kept as counts per engine and rule (they are the engine behaving
 as documented); bugs become findings. Two bugs with the same minimal form (engine, regex,
-tokens, prefix, differing tokens) are one finding with several occurrences; a bug the
-minimizer could not shrink stays its own finding, with its full-vocabulary details.
+tokens, prefix, differing tokens) are one finding with several occurrences, each with its
+repro script, explanation, and whether the repro reproduces when run on its own; a bug
+the minimizer could not shrink stays its own finding, with its full-vocabulary details.
+
+Findings then group into *bugs*: one per (engine, signature, minimized regex), since the
+minimizer shrinks the regex too, one upstream bug seen on 78 corpus regexes is one bug
+with 78 witnesses (every spec and vocabulary where it showed), not 78 findings. Reports
+and `diff.json` lead with bugs, then findings.
 """
 
 from __future__ import annotations
@@ -68,6 +73,52 @@ class Finding:
         }
 
 
+@dataclass
+class Bug:
+    """Findings of one engine with one signature on one minimized regex."""
+
+    id: str
+    engine: str
+    version: str
+    signature: str
+    regex: str
+    findings: list[Finding] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        witnesses = sorted({(o["spec"], o["vocab"]) for f in self.findings for o in f.occurrences})
+        best = self.representative()
+        return {
+            "id": self.id,
+            "engine": self.engine,
+            "version": self.version,
+            "signature": self.signature,
+            "regex": self.regex[:300],
+            "findings": [f.id for f in self.findings],
+            "witnesses": [{"spec": s, "vocab": v} for s, v in witnesses],
+            "witness_count": len(witnesses),
+            "occurrences": sum(len(f.occurrences) for f in self.findings),
+            "minimized": best.minimal is not None,
+            "repro": best.repro,
+            "reproduces": best.reproduces,
+            "explanation": best.explanation,
+        }
+
+    def representative(self) -> Finding:
+        """The finding that shows the bug best: a reproducing repro, fewest tokens."""
+
+        def rank(f: Finding) -> tuple[int, int, int]:
+            tokens = len(f.minimal.tokens) if f.minimal is not None else 1 << 30
+            return (0 if f.reproduces else 1, 0 if f.minimal else 1, tokens)
+
+        return min(self.findings, key=rank)
+
+
+def bug_key(f: Finding) -> tuple[str, str, str]:
+    """(engine, signature, regex): the regex minimized where the finding was."""
+    regex = f.minimal.regex if f.minimal is not None else str(f.example["regex"])
+    return (f.engine, f.rule, regex)
+
+
 def _finding_id(engine: str, rule: str, key: Any) -> str:
     digest = hashlib.sha256(repr(key).encode()).hexdigest()[:8]
     return f"{engine}-{rule}-{digest}"
@@ -81,6 +132,7 @@ class Collector:
         self.policy_counts: Counter[tuple[str, str]] = Counter()
         self.bug_states: Counter[str] = Counter()
         self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
+        self.steps: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> comparisons
         self.instance_counts: list[InstanceCounts] = []
         self.instance_failures: list[InstanceFailure] = []
         self.instance_schemas: dict[tuple[str, str, str], tuple[InstanceFailure, Any]] = {}
@@ -152,6 +204,7 @@ class Collector:
             "invalid_outputs",
             "policy",
             "disputed",
+            "maskbench_errors",
         )
         return [
             {"engine": e, "vocab": v, **{k: row.get(k, 0) for k in keys}}
@@ -171,11 +224,12 @@ class Collector:
         key: Any = minimal.key() if minimal is not None else (d.engine, d.spec_id, d.vocab, d.rule)
         finding = self.findings.get(key)
         if finding is None:
+            rule = minimal.rule if minimal is not None else d.rule
             finding = Finding(
-                id=_finding_id(d.engine, d.rule, key),
+                id=_finding_id(d.engine, rule, key),
                 engine=d.engine,
                 version=d.version,
-                rule=d.rule,
+                rule=rule,
                 minimal=minimal,
                 example=d.example(tokens),
             )
@@ -216,20 +270,40 @@ class Collector:
             if run:
                 f.reproduces, f.repro_output = repro.run(path)
 
+    def bugs(self) -> list[Bug]:
+        """The findings grouped into bugs, most witnesses first."""
+        grouped: dict[tuple[str, str, str], Bug] = {}
+        for f in self.findings.values():
+            key = bug_key(f)
+            bug = grouped.get(key)
+            if bug is None:
+                bug = grouped[key] = Bug(
+                    _finding_id(f.engine, f.rule, key), f.engine, f.version, f.rule, key[2]
+                )
+            bug.findings.append(f)
+        return sorted(grouped.values(), key=lambda b: (b.engine, -len(b.row()["witnesses"])))
+
     def summary(self) -> list[dict[str, Any]]:
-        """Per engine: states compared, disagreeing states by verdict, distinct findings."""
+        """Per engine: states compared, disagreeing states by verdict, distinct bugs and
+        findings."""
         engines = sorted({e for e, _ in self.states} | set(self.bug_states))
+        bugs = self.bugs()
         out = []
         for e in engines:
             policies = {r: n for (en, r), n in self.policy_counts.items() if en == e}
+            found = [f for f in self.findings.values() if f.engine == e]
             out.append(
                 {
                     "engine": e,
                     "states": sum(n for (en, _), n in self.states.items() if en == e),
+                    "steps": sum(n for (en, _), n in self.steps.items() if en == e),
                     "policy_states": sum(policies.values()),
                     "policies": ", ".join(f"{r} {n}" for r, n in sorted(policies.items())),
                     "bug_states": self.bug_states.get(e, 0),
-                    "findings": sum(1 for f in self.findings.values() if f.engine == e),
+                    "bugs": sum(1 for b in bugs if b.engine == e),
+                    "findings": len(found),
+                    "minimized": sum(1 for f in found if f.minimal is not None),
+                    "reproducing": sum(1 for f in found if f.reproduces),
                 }
             )
         return out

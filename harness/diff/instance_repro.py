@@ -2,9 +2,12 @@
 
 A failure found on a real vocabulary (xgrammar emitting a raw tab inside a string, the
 converter accepting a bare `null`) is rebuilt on a byte-level vocabulary (one token per
-distinct byte of the text, plus EOS), checked to still show, and its text shrunk by
-deleting chunks while it does. The script then needs only the engine's package (for the
-converter: outlines-core and Python's `re`) and the standard library.
+distinct byte of the text, plus EOS), checked to still show, and its text shrunk while it
+does: on its JSON structure when it is a JSON document (`harness.diff.json_shrink`:
+members dropped, strings shortened, subtrees simplified, so the repro's text is one a
+user could write), else by deleting chunks of characters. The script then needs only
+the engine's package (for the converter: outlines-core and Python's `re`) and the
+standard library.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
+from harness.diff import json_shrink
 from harness.diff.instances import FALSE_REJECTION, InstanceFailure, validate, walk
 from harness.diff.minimize import tiny_vocabulary
 from harness.embed import literal
@@ -105,7 +109,15 @@ def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | N
 
     if not keeps(failure.text):
         return None
-    text = _shrink(failure.text, keeps)
+    parsed, value = json_shrink.parse_strict(failure.text)
+    if parsed:
+        deadline = time.monotonic() + SHRINK_BUDGET_S
+        layout = json_shrink.layout_of(failure.text)
+        text = json_shrink.shrink_json(
+            value, layout, keeps, max_checks=MAX_CHECKS, deadline=deadline
+        )
+    else:
+        text = _shrink(failure.text, keeps)
     why = "valid per jsonschema" if rejection else str(_invalid(schema, text))
     target = engine.instance_repro_target or engine.name
     return InstanceRepro(engine.name, target, failure.kind, schema, text, why)

@@ -16,7 +16,11 @@ failures are the converter's.
 
 Policy `json-escapes`: a valid instance refused in its compact UTF-8 form but accepted
 with non-ASCII characters escaped (`ensure_ascii=True`) is the engine requiring an escape
-JSON allows either way; listed, not counted as a false rejection.
+JSON allows either way; listed, not counted as a false rejection. The JSON-schema
+policies an engine declares (`harness.diff.schema_policies`: xgrammar's
+`additional-properties-false`, `oneof-as-anyof`, `length-ignored-with-pattern`) likewise
+explain a failure only when their rule explains all of it. Policy failures count in
+`policy`, apart from the bugs; `maskbench_errors` counts both, as MaskBench does.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from harness.corpora.paths import Layout, serialize
+from harness.diff import schema_policies
 from harness.engines.base import Compiled, Matcher, allowed_ids, is_allowed
 from harness.errors import EngineError
 from harness.vocab import Vocabulary
@@ -88,6 +93,9 @@ class InstanceCounts:
 
     def row(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "failures"}
+        out["maskbench_errors"] = (
+            self.false_rejections + self.false_acceptances + self.invalid_outputs + self.policy
+        )
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -96,6 +104,7 @@ class InstanceCounts:
     @staticmethod
     def from_json(data: dict[str, Any]) -> InstanceCounts:
         fields = dict(data)
+        fields.pop("maskbench_errors", None)
         failures = [InstanceFailure.from_json(f) for f in fields.pop("failures")]
         return InstanceCounts(**fields, failures=failures)
 
@@ -136,12 +145,14 @@ class InstanceChecker:
         schema: Any,
         spec_id: str,
         vocab: Vocabulary,
+        declared: tuple[str, ...] = (),
     ) -> None:
         self.engine = engine
         self.schema = schema
         self.vocab = vocab
         self.matcher = compiled.matcher()
         self.counts = InstanceCounts(engine, spec_id, vocab.name)
+        self.declared = declared  # the engine's JSON-schema policies
 
     def _fail(self, kind: str, text: str, step: int | None, detail: str, policy: str | None = None):
         c = self.counts
@@ -166,6 +177,17 @@ class InstanceChecker:
                 self.counts.policy += 1
                 self._fail(FALSE_REJECTION, text, step, detail, policy="json-escapes")
                 return
+            policy = schema_policies.explain_rejection(
+                self.declared,
+                self.schema,
+                value,
+                lambda v, lay=layout: self._accepts(serialize(v, lay))[0],
+                _is_valid,
+            )
+            if policy is not None:
+                self.counts.policy += 1
+                self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}", policy)
+                return
             self.counts.false_rejections += 1
             self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}")
             return
@@ -185,8 +207,20 @@ class InstanceChecker:
             self.counts.disputed += 1
             self._fail(LABEL_DISPUTED, text, None, "labelled invalid, but jsonschema accepts it")
             return
+        if self._policy_accepts(FALSE_ACCEPTANCE, text, value, why):
+            return
         self.counts.false_acceptances += 1
         self._fail(FALSE_ACCEPTANCE, text, None, why)
+
+    def _policy_accepts(self, kind: str, text: str, value: Any, why: str) -> bool:
+        """Count and record an invalid `value` the engine took as a policy failure when
+        one of its declared JSON-schema policies explains it."""
+        policy = schema_policies.explain_acceptance(self.declared, self.schema, value, _is_valid)
+        if policy is None:
+            return False
+        self.counts.policy += 1
+        self._fail(kind, text, None, why, policy)
+        return True
 
     def sample(self, rng: random.Random, max_tokens: int) -> None:
         self.counts.samples += 1
@@ -232,7 +266,7 @@ class InstanceChecker:
         except Exception as exc:
             self._fail(UNVERIFIABLE, text, None, f"{type(exc).__name__}: {exc}"[:200])
             return
-        if why is not None:
+        if why is not None and not self._policy_accepts(INVALID_OUTPUT, text, value, why):
             self.counts.invalid_outputs += 1
             self._fail(INVALID_OUTPUT, text, None, why)
 
@@ -249,6 +283,13 @@ class InstanceChecker:
         return int(allowed[rng.randrange(allowed.size)])
 
 
+def _is_valid(schema: Any, value: Any) -> bool:
+    try:
+        return validate(schema, value) is None
+    except Exception:  # a schema jsonschema cannot evaluate: nothing is shown valid
+        return False
+
+
 def check_instances(
     engine: str,
     compiled: Compiled,
@@ -262,12 +303,13 @@ def check_instances(
     seed: int = 0,
     max_tokens: int = 256,
     layouts: Sequence[Layout] = ("compact",),
+    schema_policies: tuple[str, ...] = (),
 ) -> InstanceCounts:
     """Every check above for one engine, spec and vocabulary. `layouts` are the JSON
     layouts valid instances must be accepted in (`paths.POLICY_LAYOUTS` of the engine's
     whitespace policy: compact for all, spaced for outlines' `[ ]?`, pretty for
-    flexible whitespace)."""
-    checker = InstanceChecker(engine, compiled, schema, spec_id, vocab)
+    flexible whitespace); `schema_policies` the JSON-schema policies it declares."""
+    checker = InstanceChecker(engine, compiled, schema, spec_id, vocab, schema_policies)
     try:
         for value in valid:
             checker.check_valid(value, layouts)

@@ -1,36 +1,57 @@
-"""Shrink a bug found on a real vocabulary to a few tokens and the shortest prefix.
+"""Shrink a bug found on a real vocabulary to a few tokens, the shortest prefix and a
+small regex.
 
 A disagreement on a 128k-token vocabulary after a 40-token prefix is hard to read and to
 report upstream. The minimizer rebuilds the case on a tiny vocabulary that is a subset of
-the real one (EOS plus the tokens of the prefix and one witness token, or the prefix's
-single bytes), checks that the same engine still shows a bug with the same signature,
-then drops tokens one at a time while it keeps doing so. The shortest prefix comes for
+the real one and checks that the same engine still shows a bug there (`probe`), trying
+starts from small to large:
+1. the prefix's tokens and one witness token of each side;
+2. the prefix's single bytes and the witnesses;
+3. the prefix's tokens, every differing token kept and the reference's allowed tokens at
+   the failing state (a bug that needs a third token: a lead-byte token, a token the
+   reference allows beside the witness);
+4. all of that plus every single-byte token (the fallback, never no repro).
+An engine that refuses a tiny vocabulary (outlines-core wants a token out of every
+reachable state) gets the single-byte tokens the regex can use added to the start.
+From the first start that shows the bug, delta debugging drops tokens while the bug
+still shows with the same signature (or, when the start already shows another
+signature, with that one: a different shape, still a bug); then the regex is shrunk
+(`harness.diff.regex_shrink`), then the tokens once more. The shortest prefix comes for
 free: on a tiny vocabulary the differ reaches every reference state by a shortest path.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from harness.diff.ddmin import ddmin
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import Disagreement
 from harness.diff.references import References
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
+from harness.spec import Spec
 from harness.vocab import GreedyEncoder, Vocabulary
 
 EOS_BYTES = b"<eos>"
-# The aim is 10 tokens or fewer; past this many, minimizing is not attempted token by token.
-MAX_START_TOKENS = 24
+# The largest start tried (tokens); the aim is 10 tokens or fewer after shrinking.
+MAX_START_TOKENS = 600
+# Reference-allowed tokens added to start 3, shortest first.
+CONTEXT_TOKENS = 48
 SMALL_PLAN = WalkPlan(cover_states=400, random_walks=6, max_steps=12, seed=0)
+# Seconds one finding may take to shrink (tokens and regex); past it, the smallest case
+# found so far is kept (it still shows the bug).
+BUDGET_S = 40.0
 
 
 @dataclass(frozen=True)
 class Minimal:
-    """The smallest case found. Token 0 is EOS (special); ids index `tokens`."""
+    """The smallest case found. Token 0 is EOS (special); ids index `tokens`; `special`
+    are the other special ids (padding), which no engine may allow."""
 
     engine: str
     version: str
@@ -43,6 +64,11 @@ class Minimal:
     accepting_expected: bool
     accepting_actual: bool
     what: str
+    special: tuple[int, ...] = ()
+    # for `what == "advance"`: allowed ids after the prefix and the advanced token
+    next_expected: tuple[int, ...] = ()
+    source_regex: str = ""  # the regex the bug was found on, before shrinking
+    eos_bit_actual: bool | None = None
 
     @property
     def prefix(self) -> bytes:
@@ -57,8 +83,9 @@ class Minimal:
     def from_json(data: dict[str, Any]) -> Minimal:
         fields = dict(data)
         fields["tokens"] = tuple(bytes.fromhex(t) for t in fields["tokens"])
-        for key in ("prefix_ids", "expected", "actual"):
-            fields[key] = tuple(fields[key])
+        for key in ("prefix_ids", "expected", "actual", "special", "next_expected"):
+            if key in fields:
+                fields[key] = tuple(fields[key])
         return Minimal(**fields)
 
     def key(self) -> tuple[Any, ...]:
@@ -73,10 +100,11 @@ class Minimal:
         )
 
 
-def tiny_vocabulary(tokens: Sequence[bytes]) -> Vocabulary:
-    """EOS (id 0, special) followed by `tokens`, with a greedy longest-match encoder."""
-    all_tokens = [EOS_BYTES, *tokens]
-    special = frozenset({0})
+def tiny_vocabulary(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> Vocabulary:
+    """EOS (id 0, special) followed by `tokens`, then `specials` (special ids), with a
+    greedy longest-match encoder."""
+    all_tokens = [EOS_BYTES, *tokens, *specials]
+    special = frozenset({0, *range(1 + len(tokens), len(all_tokens))})
     return Vocabulary(
         name=f"minimal-{len(all_tokens)}",
         tokens=all_tokens,
@@ -86,50 +114,106 @@ def tiny_vocabulary(tokens: Sequence[bytes]) -> Vocabulary:
     )
 
 
-def _probe(
-    engine: Engine, regex: str, spec_id: str, tokens: Sequence[bytes], rule: str, what: str
-) -> Disagreement | None:
-    """The shortest-prefix bug of `engine` with signature `rule` on a tiny vocabulary of
-    `tokens`, or None if it does not show there."""
-    vocab = tiny_vocabulary(tokens)
+@dataclass
+class _Case:
+    """What a probe needs besides the tokens: the bug to keep showing."""
+
+    engine: Engine
+    spec_id: str
+    rule: str
+    what: str
+    specials: tuple[bytes, ...]
+    probes: int = 0
+    cache: dict[tuple[str, tuple[bytes, ...]], list[Disagreement] | None] = field(
+        default_factory=dict
+    )
+
+    def probe(
+        self, regex: str, tokens: Sequence[bytes], rule: str | None = None
+    ) -> Disagreement | None:
+        """The shortest-prefix bug of the engine with this rule (any rule when `rule` is
+        "*") on a tiny vocabulary of `tokens`, or None if it does not show there."""
+        key = (regex, tuple(tokens))
+        if key not in self.cache:
+            self.probes += 1
+            self.cache[key] = _bugs(self, regex, tokens)
+        found = self.cache[key]
+        want = rule or self.rule
+        if found is None:
+            return None
+        same = [d for d in found if d.what == self.what and want in ("*", d.rule)]
+        return min(same, key=lambda d: (len(d.prefix), len(d.prefix_ids))) if same else None
+
+
+def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement] | None:
+    vocab = tiny_vocabulary(tokens, case.specials)
+    engine = case.engine
     try:
         refs = References(regex, vocab)
-        compiled = engine.compile(engine.prepare(vocab), _regex_spec(spec_id, regex))
+        compiled = engine.compile(engine.prepare(vocab), Spec.regex(f"{case.spec_id}#min", regex))
+        result = Differ(
+            case.spec_id, regex, vocab, {engine.name: (engine, compiled)}, refs, check_exact=False
+        ).run(SMALL_PLAN)
     except (TokensieveError, ValueError):
         return None
-    result = Differ(spec_id, regex, vocab, {engine.name: (engine, compiled)}, refs).run(SMALL_PLAN)
-    same = [
-        d
-        for d in result.disagreements
-        if d.engine == engine.name and d.verdict == "bug" and d.rule == rule and d.what == what
-    ]
-    return min(same, key=lambda d: (len(d.prefix), len(d.prefix_ids))) if same else None
+    return [d for d in result.disagreements if d.engine == engine.name and d.verdict == "bug"]
 
 
-def _regex_spec(spec_id: str, regex: str) -> Any:
-    from harness.spec import Spec
-
-    return Spec.regex(f"{spec_id}#minimal", regex)
-
-
-def _witness(d: Disagreement, vocab: Vocabulary) -> list[bytes]:
-    ids = list(d.reference_only[:1]) + list(d.engine_only[:1])
-    return [vocab.tokens[i] for i in ids]
+def _dedupe(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> list[bytes]:
+    drop = {EOS_BYTES, b"", *specials}
+    return [t for t in dict.fromkeys(tokens) if t not in drop]
 
 
-def _starts(d: Disagreement, vocab: Vocabulary) -> list[list[bytes]]:
+def needed_bytes(regex: str, vocab: Vocabulary, limit: int = 4000) -> list[bytes]:
+    """The single-byte tokens of `vocab` for every byte the regex's DFA can read (an
+    engine that wants a token out of every reachable state takes a vocabulary with
+    these)."""
+    from harness.engines import reference
+
+    dfa = reference.tokensdfa().ByteDfa(regex)
+    present = set(vocab.tokens) - {vocab.tokens[i] for i in vocab.special_ids}
+    used: set[int] = set()
+    seen = {dfa.initial_state}
+    order = [dfa.initial_state]
+    for state in order:
+        for b in range(256):
+            nxt = dfa.walk(state, bytes([b]))
+            if nxt is None:
+                continue
+            used.add(b)
+            if nxt not in seen and len(seen) < limit:
+                seen.add(nxt)
+                order.append(nxt)
+    return [bytes([b]) for b in sorted(used) if bytes([b]) in present]
+
+
+def _starts(d: Disagreement, vocab: Vocabulary, context: Sequence[int]) -> list[list[bytes]]:
     """Candidate starting vocabularies, smallest first, all subsets of `vocab`."""
-    witness = _witness(d, vocab)
-    by_token = _dedupe([vocab.tokens[i] for i in d.prefix_ids] + witness)
-    present = set(vocab.tokens)
+    tokens = vocab.tokens
+    hidden = vocab.special_ids
+    witness = [tokens[i] for i in (*d.reference_only[:1], *d.engine_only[:1]) if i not in hidden]
+    prefix_tokens = [tokens[i] for i in d.prefix_ids]
+    present = set(tokens)
     singles = [bytes([b]) for b in dict.fromkeys(d.prefix)]
-    by_byte = _dedupe(singles + witness) if all(s in present for s in singles) else []
-    starts = [by_token, by_byte, _dedupe(by_token + by_byte)]
-    return [s for s in starts if s and len(s) <= MAX_START_TOKENS]
+    by_byte = singles + witness if all(s in present for s in singles) else []
+    differing = [tokens[i] for i in (*d.reference_only, *d.engine_only) if i not in hidden]
+    shortest = sorted(context, key=lambda i: (len(tokens[i]), i))[:CONTEXT_TOKENS]
+    wide = prefix_tokens + differing + [tokens[i] for i in shortest]
+    all_bytes = [bytes([b]) for b in range(256) if bytes([b]) in present]
+    starts = [prefix_tokens + witness, by_byte, wide, wide + all_bytes]
+    out: list[list[bytes]] = []
+    for s in starts:
+        s = _dedupe(s)
+        if len(s) <= MAX_START_TOKENS and s not in out and (s or not d.prefix_ids):
+            out.append(s)
+    return out
 
 
-def _dedupe(tokens: list[bytes]) -> list[bytes]:
-    return [t for t in dict.fromkeys(tokens) if t and t != EOS_BYTES]
+def _specials(d: Disagreement, vocab: Vocabulary) -> tuple[bytes, ...]:
+    """Special ids the bug shows on (an engine allowing padding), as tiny-vocabulary
+    specials: `<special:N>` stands for the Nth (their bytes are never text)."""
+    ids = [i for i in d.engine_only if i in vocab.special_ids and i != vocab.eos_id]
+    return tuple(f"<special:{k}>".encode() for k in range(min(2, len(ids))))
 
 
 def minimize(
@@ -137,41 +221,77 @@ def minimize(
     engine: Engine,
     vocab: Vocabulary,
     log: Callable[[str], None] = lambda _: None,
+    *,
+    context: Sequence[int] = (),
+    budget_s: float = BUDGET_S,
 ) -> Minimal | None:
-    """The minimal form of bug `d`, or None when no small subset of the vocabulary shows
-    it (the bug then needs tokens the minimizer did not try)."""
-    found: Disagreement | None = None
-    tokens: list[bytes] = []
-    for start in _starts(d, vocab):
-        found = _probe(engine, d.regex, d.spec_id, start, d.rule, d.what)
-        if found is not None:
-            tokens = start
-            break
+    """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
+    it. `context`: the reference's allowed ids at the failing state (start 3)."""
+    deadline = time.monotonic() + budget_s
+    case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab))
+    start, found = _first_start(case, d, vocab, context)
     if found is None:
-        log(f"{engine.name} {d.spec_id}: no small vocabulary reproduces {d.rule}")
+        log(f"{engine.name} {d.spec_id}: no subset of the vocabulary tried shows {d.rule}")
         return None
-    # Drop tokens, longest first, while the bug still shows.
-    for token in sorted(tokens, key=lambda t: (-len(t), t)):
-        if len(tokens) == 1:
-            break
-        fewer = [t for t in tokens if t != token]
-        smaller = _probe(engine, d.regex, d.spec_id, fewer, d.rule, d.what)
-        if smaller is not None:
-            tokens, found = fewer, smaller
-    return _as_minimal(found, tokens, engine)
+    case.rule = found.rule
+    regex = d.regex
+    tokens = ddmin(start, lambda ts: case.probe(regex, ts) is not None, deadline)
+    from harness.diff.regex_shrink import shrink_regex
+
+    regex = shrink_regex(regex, lambda r: case.probe(r, tokens) is not None, deadline)
+    if regex != d.regex:
+        tokens = ddmin(tokens, lambda ts: case.probe(regex, ts) is not None, deadline)
+    best = case.probe(regex, tokens)
+    assert best is not None  # every step above kept the bug showing
+    log(f"{engine.name} {d.spec_id}: {len(tokens)} tokens, {case.probes} probes")
+    return as_minimal(best, tokens, engine, case.specials, d.regex)
 
 
-def _as_minimal(d: Disagreement, tokens: list[bytes], engine: Engine) -> Minimal:
-    vocab = tiny_vocabulary(tokens)
+def _first_start(
+    case: _Case, d: Disagreement, vocab: Vocabulary, context: Sequence[int]
+) -> tuple[list[bytes], Disagreement | None]:
+    """The first start showing a bug of the case's rule (else of any rule), with the
+    engine's needed single bytes added where it refuses the bare start."""
+    extra = None
+    for rule in (d.rule, "*"):
+        for start in _starts(d, vocab, context):
+            found = case.probe(d.regex, start, rule)
+            if found is None:
+                if extra is None:
+                    try:
+                        extra = needed_bytes(d.regex, vocab)
+                    except ValueError:
+                        extra = []
+                start = _dedupe(start + extra)
+                found = case.probe(d.regex, start, rule)
+            if found is not None:
+                return start, found
+    return [], None
+
+
+def as_minimal(
+    d: Disagreement,
+    tokens: Sequence[bytes],
+    engine: Engine,
+    specials: Sequence[bytes] = (),
+    source_regex: str = "",
+) -> Minimal:
+    """The Minimal of a disagreement found on the tiny vocabulary of `tokens`."""
+    vocab = tiny_vocabulary(tokens, specials)
     refs = References(d.regex, vocab)
     state = refs.naive.initial_state
     for t in d.prefix_ids:
         state = refs.naive.next_state(state, t)
-    expected = tuple(refs.naive.allowed(state))
+    expected = tuple(int(t) for t in refs.naive.allowed(state))
     differing = set(d.reference_only) ^ set(d.engine_only)
     actual_set = (set(expected) - {0}) ^ differing
     if d.accepting_actual:
         actual_set.add(0)
+    next_expected: tuple[int, ...] = ()
+    if d.what == "advance" and d.reference_only:
+        after = refs.naive.next_state(state, d.reference_only[0])
+        if after is not None:
+            next_expected = tuple(int(t) for t in refs.naive.allowed(after))
     return Minimal(
         engine=engine.name,
         version=d.version,
@@ -184,4 +304,8 @@ def _as_minimal(d: Disagreement, tokens: list[bytes], engine: Engine) -> Minimal
         accepting_expected=d.accepting_expected,
         accepting_actual=d.accepting_actual,
         what=d.what,
+        special=tuple(sorted(vocab.special_ids - {0})),
+        next_expected=next_expected,
+        source_regex=source_regex or d.regex,
+        eos_bit_actual=d.eos_bit_actual,
     )

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.corpora.regex_syntax import ascii_classes, uses_class_escapes
+from harness.corpora.regex_syntax import (
+    ascii_classes,
+    pieces,
+    regex_features,
+    uses_class_escapes,
+)
 from harness.engines import reference
 from harness.engines.base import Engine
 from harness.vocab import Vocabulary
@@ -13,7 +18,8 @@ from harness.vocab import Vocabulary
 class References:
     """The reference indexes of one regex over one vocabulary: naive (the definition),
     TokensDFA exact (checked against it, and the source of forced text), the byte DFA (for
-    triage), and the reference under each policy an engine declares, built on demand."""
+    triage), and the reference under each policy an engine declares or each reading a
+    signature compares with (`anchors-removed`), built on demand."""
 
     def __init__(self, regex: str, vocab: Vocabulary, spec_id: str = "<regex>") -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
@@ -42,22 +48,55 @@ class References:
         return self._dotall
 
     def policy_index(self, name: str, engine: Engine) -> Any | None:
-        """The naive index of the regex as `engine` reads it under policy `name`, or None
-        when the policy does not change the regex."""
+        """The naive index of the regex as `engine` reads it under policy or reading
+        `name`, or None when that reading does not change the regex."""
         tokensdfa = reference.tokensdfa()
-        table = engine.policies.class_table
+        table = engine.policies.class_table if name == "ascii-classes" else ()
         key = f"{name}:{table}"
         if key not in self._policy:
-            index = None
+            pattern = None
             if name == "ascii-classes" and uses_class_escapes(self.regex):
                 try:
                     pattern = ascii_classes(self.regex, dict(table))
+                except ValueError:
+                    pattern = None  # no ASCII spelling (negated escape in a class)
+            elif name == "anchors-removed" and "anchors" in regex_features(self.regex):
+                pattern = without_anchors(self.regex)
+            elif name == "canonical-literals":
+                self._policy[key] = self._canonical_index()
+                return self._policy[key]
+            index = None
+            if pattern is not None and pattern != self.regex:
+                try:
                     index = tokensdfa.NaiveIndex(pattern, self.native_vocab)
                 except ValueError:
-                    index = None  # no ASCII spelling (negated escape in a class)
+                    index = None
             self._policy[key] = index
         return self._policy[key]
 
+    def _canonical_index(self) -> Any | None:
+        """TokensDFA in canonical_literals mode: what that policy prescribes."""
+        try:
+            return reference.tokensdfa().Index(
+                self.regex, self.native_vocab, mode="canonical_literals"
+            )
+        except ValueError:
+            return None
+
+
+def without_anchors(regex: str) -> str:
+    """`regex` with its anchors `^ $ \\A \\z` (outside bracket classes) removed."""
+    kept = []
+    for piece in pieces(regex):
+        anchor = (piece.kind == "char" and piece.text in "^$") or (
+            piece.kind == "escape" and piece.text in ("\\A", "\\z")
+        )
+        if piece.in_class or not anchor:
+            kept.append(piece.text)
+    return "".join(kept)
+
 
 def policies_needing_reference(engine: Engine) -> list[str]:
-    return [] if engine.policies.unicode_classes else ["ascii-classes"]
+    """The policies of `engine` whose rule compares with a reference of their own."""
+    needed = [] if engine.policies.unicode_classes else ["ascii-classes"]
+    return needed + (["canonical-literals"] if engine.policies.canonical_literals else [])

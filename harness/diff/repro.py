@@ -27,17 +27,25 @@ MAX_COMPLETION = 64
 RUN_TIMEOUT_S = 120.0
 
 SIGNATURE_TEXT = {
-    "final-state-exit": "every token it drops passes through a full match before its last "
-    "byte: the engine stops exploring a path once it has matched (finish-and-continue)",
+    "final-state-exit": "it drops exactly the tokens whose text up to their last byte is a "
+    "full match that the last byte leaves: a match reported one byte late ends the path "
+    "(finish-and-continue)",
     "utf8-surrogate": "every token it adds spells a UTF-8-encoded surrogate (ED A0-BF), "
     "which is not UTF-8 and so matches no regex over text",
-    "utf8-overapproximation": "every token it adds stops inside a multi-byte UTF-8 character "
-    "that no completion can finish within the regex: the engine approximates the UTF-8 "
-    "byte ranges of a Unicode class",
+    "utf8-overapproximation": "every token it adds stops inside a UTF-8 character that starts "
+    "where the regex still matches but that the regex cannot finish: the engine approximates "
+    "the UTF-8 byte ranges of a Unicode class",
     "dot-matches-newline": "every token it adds holds a newline and fits the regex only if "
     "`.` matched newline, which it does not outside (?s)",
-    "accepting-only": "the masks agree but the engine disagrees on whether the text so far "
-    "is a complete match",
+    "special-allowed": "the engine allows special or padding ids, which are never text",
+    "eos-bit-mismatch": "the EOS bit of the engine's mask contradicts its own accepting status",
+    "eos-refused-at-match": "the masks agree, the text so far is a full match, and the engine "
+    "refuses EOS",
+    "eos-allowed-before-match": "the masks agree, the text so far is no full match, and the "
+    "engine allows EOS",
+    "leftmost-first": "the engine keeps only what leftmost-first matching keeps: a "
+    "lower-priority branch is abandoned once a higher one has matched",
+    "anchors-ignored": "the engine's mask is that of the regex with its anchors removed",
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",
     "unclassified": "the difference matches no declared policy and no known bug shape",
 }
@@ -85,7 +93,10 @@ def witnesses(m: Minimal) -> dict[int, bytes]:
 def verified_by_python_re(m: Minimal, found: dict[int, bytes]) -> dict[int, bytes]:
     """The witnesses Python's `re` confirms as full matches (none if it reads the regex
     differently or a witness is not text)."""
-    pattern = python_regex(m.regex)
+    try:
+        pattern = python_regex(m.regex)
+    except ValueError:  # a shrunk regex Python's re reads otherwise (`a{2}{3}`)
+        return {}
     if pattern is None:
         return {}
     out = {}
@@ -103,37 +114,62 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
     """One paragraph: what the engine does, what the semantics require, and why."""
     missing = sorted(set(m.expected) - set(m.actual))
     extra = sorted(set(m.actual) - set(m.expected))
+    shrunk = (
+        f" (shrunk from a {len(m.source_regex)}-character regex)"
+        if m.source_regex and m.source_regex != m.regex
+        else ""
+    )
     parts = [
         f"{m.engine} {m.version} on the regex {m.regex[:120]!r}"
         + ("…" if len(m.regex) > 120 else "")
-        + f" with a {len(m.tokens)}-token vocabulary, after the prefix {_show(m.prefix)}:"
+        + f"{shrunk} with a {len(m.tokens)}-token vocabulary, after the prefix "
+        + f"{_show(m.prefix)}:"
     ]
     if m.what == "advance":
         t = missing[0] if missing else m.expected[0]
         parts.append(f"its mask allows token {t} ({_show(m.tokens[t])}) but advancing by it fails.")
+        missing = []
+    parts += _missing_text(m, missing, found) + _extra_text(m, extra)
+    if m.eos_bit_actual is not None and m.eos_bit_actual != m.accepting_actual:
+        parts.append(
+            f"Its mask's EOS bit is {'set' if m.eos_bit_actual else 'clear'} while it reports "
+            f"the text as {'' if m.accepting_actual else 'not '}accepting."
+        )
+    parts.append(f"Signature {m.rule}: {SIGNATURE_TEXT.get(m.rule, m.rule)}.")
+    return " ".join(parts)
+
+
+def _missing_text(m: Minimal, missing: list[int], found: dict[int, bytes]) -> list[str]:
+    out = []
     for t in missing:
         if t == 0:
-            parts.append(
+            out.append(
                 f"EOS is refused although {_show(m.prefix)} is itself a full match of the regex."
             )
         elif t in found:
-            parts.append(
+            out.append(
                 f"token {t} ({_show(m.tokens[t])}) is refused, yet "
                 f"{_show(m.prefix + m.tokens[t] + found[t])} is a full match, "
                 "so it must be allowed."
             )
         else:
-            parts.append(f"token {t} ({_show(m.tokens[t])}) is refused though the regex continues.")
+            out.append(f"token {t} ({_show(m.tokens[t])}) is refused though the regex continues.")
+    return out
+
+
+def _extra_text(m: Minimal, extra: list[int]) -> list[str]:
+    out = []
     for t in extra:
         if t == 0:
-            parts.append(f"EOS is allowed although {_show(m.prefix)} is not a full match.")
+            out.append(f"EOS is allowed although {_show(m.prefix)} is not a full match.")
+        elif t in m.special:
+            out.append(f"token {t} is a special id, never text, yet it is allowed.")
         else:
-            parts.append(
+            out.append(
                 f"token {t} ({_show(m.tokens[t])}) is allowed, yet no string completes "
                 f"{_show(m.prefix + m.tokens[t])} to a full match."
             )
-    parts.append(f"Signature {m.rule}: {SIGNATURE_TEXT.get(m.rule, m.rule)}.")
-    return " ".join(parts)
+    return out
 
 
 _MAIN = """
@@ -148,6 +184,35 @@ def printable(text):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def mask_after(ids):
+    # the engine's mask and accepting status after `ids` instead of PREFIX
+    global PREFIX
+    saved, PREFIX = PREFIX, list(ids)
+    try:
+        return engine_mask()
+    finally:
+        PREFIX = saved
+
+
+def problems(mask, accepting, expected):
+    # every way the engine's state differs from `expected` (EOS listed iff accepting)
+    got = allowed(mask)
+    found = []
+    want_text = [t for t in expected if t != EOS]
+    got_text = [t for t in got if t != EOS]
+    print("expected:", [TOKENS[t] for t in want_text], "accepting:", EOS in expected)
+    print("engine:  ", [TOKENS[t] for t in got_text], "accepting:", bool(accepting))
+    if got_text != want_text:
+        only_expected = [TOKENS[t] for t in sorted(set(want_text) - set(got_text))]
+        only_engine = [TOKENS[t] for t in sorted(set(got_text) - set(want_text))]
+        found.append(f"mask differs: only expected {only_expected}, only engine {only_engine}")
+    if bool(accepting) != (EOS in expected):
+        found.append(f"accepting is {bool(accepting)}, expected {EOS in expected}")
+    if (EOS in got) != bool(accepting):
+        found.append(f"the mask's EOS bit is {EOS in got} but accepting is {bool(accepting)}")
+    return found
+
+
 def main():
     print(printable(TITLE))
     print(printable(EXPLANATION))
@@ -158,22 +223,17 @@ def main():
         token = ADVANCE_TOKEN
         took = engine_advance(token)
         print(f"mask allows token {token} {TOKENS[token]!r}; advance returned {took}")
-        if not took:
-            print("REPRODUCED")
-            return 1
-        print("FIXED")
-        return 0
-    mask, accepting, _ = engine_mask()
-    got = allowed(mask)
-    print("expected:", [TOKENS[t] for t in EXPECTED])
-    print("engine:  ", [TOKENS[t] for t in got], "accepting:", bool(accepting))
-    if got != EXPECTED:
-        print("only expected:", [TOKENS[t] for t in sorted(set(EXPECTED) - set(got))])
-        print("only engine:  ", [TOKENS[t] for t in sorted(set(got) - set(EXPECTED))])
-        print("REPRODUCED")
-        return 1
-    print("FIXED")
-    return 0
+        found = [] if took else ["advance refused a token the mask allows"]
+        if took:
+            mask, accepting, _ = mask_after([*PREFIX, token])
+            found = problems(mask, accepting, NEXT_EXPECTED)
+    else:
+        mask, accepting, _ = engine_mask()
+        found = problems(mask, accepting, EXPECTED)
+    for problem in found:
+        print(printable(problem))
+    print("REPRODUCED" if found else "FIXED")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
@@ -184,7 +244,9 @@ if __name__ == "__main__":
 def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> str:
     """The repro script's source. Every piece of data (the regex, the tokens, the title and
     the explanation, which quote corpus text) enters as a `repr` literal in a code
-    position; the docstring is fixed text (see `harness.embed`)."""
+    position; the docstring is fixed text (see `harness.embed`). It checks every part of
+    the finding: the mask's text bits, the accepting status, the EOS bit against the
+    accepting status and, for a refused advance, the state the advance reaches."""
     checked = verified_by_python_re(m, found)
     tokens = "".join(f"    {literal(t)},\n" for t in m.tokens)
     advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
@@ -196,8 +258,9 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         "#!/usr/bin/env python3\n"
         '"""A tokensieve finding as a standalone repro: TITLE and EXPLANATION below say what\n'
         "it shows. Needs only the engine's package (PACKAGE) and numpy. Prints REPRODUCED and\n"
-        "exits 1 while the bug is present; FIXED and 0 once the engine allows exactly the\n"
-        'expected tokens.\n"""\n\n'
+        "exits 1 while the bug is present; FIXED and 0 once the engine's mask, accepting\n"
+        "status and EOS bit (and, for a refused advance, the state after it) are as\n"
+        'expected.\n"""\n\n'
         "import re\nimport sys\n\nimport numpy as np\n\n"
         f"TITLE = {literal(title)}\n"
         f"EXPLANATION = {literal(paragraph)}\n"
@@ -205,6 +268,8 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         f"REGEX = {literal(m.regex)}\n"
         f"# token id -> bytes; id 0 is EOS (special, never text)\nTOKENS = [\n{tokens}]\n"
         "EOS = 0\n"
+        "# special ids, EOS included: never text\n"
+        f"SPECIAL = {literal([0, *m.special])}\n"
         f"{comment(_show(m.prefix))}\n"
         f"PREFIX = {literal(list(m.prefix_ids))}\n"
         "# allowed after PREFIX when a token is allowed iff some string completes\n"
@@ -212,6 +277,8 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         f"EXPECTED = {literal(sorted(m.expected))}\n"
         f"WHAT = {literal(m.what)}\n"
         f"ADVANCE_TOKEN = {literal(advance_token)}\n"
+        "# allowed after PREFIX and ADVANCE_TOKEN (for a refused advance)\n"
+        f"NEXT_EXPECTED = {literal(sorted(m.next_expected))}\n"
         f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n" + engine.mask_repro + _MAIN
     )
 

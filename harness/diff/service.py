@@ -7,11 +7,18 @@ JSON schema checks the engines with their own JSON grammar (and the reference, w
 language is the converter's) on labelled and sampled instances
 (`harness.diff.instances`). Its outcome crosses back to the controller as JSON
 (`CellOutcome.to_json`), the same form the store keeps for `diff --resume`.
+
+A request may run one *part* of a cell: the reference's own checks (TokensDFA exact
+against the naive index, the converter's instances) or one engine's walk, instance
+checks and minimization. The controller sends one request per part, each under its own
+timeout, so an engine that hangs costs only its own results (`CellOutcome.merge` puts
+the parts back together); the References of the last cell are kept between requests.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +34,11 @@ from harness.errors import TokensieveError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
-# Bugs minimized per (engine, signature) in one cell; the rest count as occurrences.
-MINIMIZE_PER_GROUP = 1
+# One bug minimized per (engine, signature) in one cell; the rest count as occurrences.
+# Seconds the minimizer may take in one request, over all its groups.
+MINIMIZE_BUDGET_S = 60.0
+# The shortest share of that budget a group gets.
+MINIMIZE_GROUP_MIN_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,15 @@ class CellOutcome:
             [InstanceCounts.from_json(c) for c in data["instances"]],
         )
 
+    def merge(self, other: CellOutcome) -> None:
+        """Add the outcome of another part of the same cell (another engine's)."""
+        offset = len(self.diff.disagreements)
+        self.diff.disagreements += other.diff.disagreements
+        for name in ("states", "steps", "skipped"):
+            getattr(self.diff, name).update(getattr(other.diff, name))
+        self.minimal.update({i + offset: m for i, m in other.minimal.items()})
+        self.instances += other.instances
+
     def grouped(self) -> list[tuple[Disagreement, Minimal | None]]:
         """Each disagreement with the minimal form of its (engine, signature) group."""
         by_group: dict[tuple[str, str], Minimal | None] = {}
@@ -72,27 +91,44 @@ class CellOutcome:
 
 
 class DiffService:
-    """Built once per vocabulary: every engine prepared; answers one cell per request."""
+    """Built once per vocabulary: every engine prepared; answers one cell part per
+    request."""
 
     def __init__(self, setup: dict[str, Any]) -> None:
         self.vocab = vocab.load(setup["vocab"])
         self.engines = [engines.get(name) for name in setup["engines"]]
         self.prepared = {e.name: e.prepare(self.vocab) for e in self.engines}
         self.ready = {e.name: e.version() for e in self.engines}
+        self._refs: tuple[tuple[str, str], References] | None = None
+
+    def references(self, spec_id: str, regex: str) -> References:
+        """The References of (spec, regex), kept for the next part of the same cell."""
+        if self._refs is None or self._refs[0] != (spec_id, regex):
+            self._refs = None  # free the last cell's before building the next
+            self._refs = ((spec_id, regex), References(regex, self.vocab, spec_id))
+        return self._refs[1]
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         plan = request["plan"]
         walk = WalkPlan(**{**plan, "paths": tuple(tuple(p) for p in plan["paths"])})
         checks = request.get("instances")
+        names = request.get("engines")
+        chosen = self.engines if names is None else [e for e in self.engines if e.name in names]
+        regex = request.get("regex")
+        spec = Spec.from_json(request["spec"])
         outcome = diff_cell(
-            Spec.from_json(request["spec"]),
-            request.get("regex"),
+            spec,
+            regex,
             self.vocab,
-            self.engines,
+            chosen,
             self.prepared,
             walk,
             bool(request["minimize"]),
             None if checks is None else InstancePlan(**checks),
+            refs=None if regex is None else self.references(spec.id, regex),
+            check_exact=bool(request.get("check_exact", True)),
+            reference_instances=bool(request.get("reference_instances", True)),
+            minimize_budget_s=float(request.get("minimize_budget_s", MINIMIZE_BUDGET_S)),
         )
         return outcome.to_json()
 
@@ -106,8 +142,15 @@ def diff_cell(
     plan: WalkPlan,
     do_minimize: bool,
     instances: InstancePlan | None = None,
+    *,
+    refs: References | None = None,
+    check_exact: bool = True,
+    reference_instances: bool = True,
+    minimize_budget_s: float = MINIMIZE_BUDGET_S,
 ) -> CellOutcome:
-    """Compile, walk, and minimize the first bug of each signature. `regex` is None for a
+    """Compile, walk, and minimize the first bug of each signature, for the `chosen`
+    engines (and, with `check_exact`, TokensDFA exact against the naive index; with
+    `reference_instances`, the reference on a schema's instances). `regex` is None for a
     schema the converter cannot turn into a regex: there is no reference language then,
     and only the native engines' instance checks run. Raises SpecError or UnsupportedSpec
     when the reference cannot build the regex."""
@@ -118,41 +161,64 @@ def diff_cell(
             native = [e for e in chosen if e.capabilities.json_schema == "native"]
             outcome.instances = instance_checks(spec, voc, native, prepared, instances, None)
         return outcome
-    refs = References(regex, voc, spec.id)
+    refs = refs or References(regex, voc, spec.id)
     skipped: dict[str, str] = {}
     compiled = _compile_all(chosen, prepared, spec, skipped)
-    result = Differ(spec.id, regex, voc, compiled, refs).run(plan)
+    result = Differ(spec.id, regex, voc, compiled, refs, check_exact=check_exact).run(plan)
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
     if instances is not None and spec.kind == "json_schema":
-        reference = engines.get("naive")
-        with_ref = {**prepared, "naive": prepared.get("naive") or reference.prepare(voc)}
+        reference = engines.get("naive") if reference_instances else None
+        with_ref = dict(prepared)
+        if reference is not None:
+            with_ref["naive"] = prepared.get("naive") or reference.prepare(voc)
         outcome.instances = instance_checks(spec, voc, chosen, with_ref, instances, reference)
     if do_minimize:
-        outcome.minimal = _minimize_first(result, {e.name: e for e in chosen}, voc)
+        by_engine = {e.name: e for e in chosen}
+        outcome.minimal = _minimize_first(result, by_engine, voc, refs, minimize_budget_s)
     return outcome
 
 
 def _minimize_first(
-    result: SpecDiff, by_engine: dict[str, Engine], voc: Vocabulary
+    result: SpecDiff,
+    by_engine: dict[str, Engine],
+    voc: Vocabulary,
+    refs: References,
+    budget_s: float,
 ) -> dict[int, Minimal | None]:
-    """The minimal form of the shortest-prefix bug of each (engine, signature)."""
-    out: dict[int, Minimal | None] = {}
-    done: dict[tuple[str, str], int] = {}
-    order = sorted(
-        range(len(result.disagreements)),
-        key=lambda i: len(result.disagreements[i].prefix_ids),
-    )
-    for i in order:
+    """The minimal form of the shortest-prefix bug of each (engine, signature), all of
+    them within `budget_s` (shared out evenly among the groups still to do)."""
+    deadline = time.monotonic() + budget_s
+    firsts: dict[tuple[str, str], int] = {}
+    for i in sorted(
+        range(len(result.disagreements)), key=lambda i: len(result.disagreements[i].prefix_ids)
+    ):
         d = result.disagreements[i]
-        if d.verdict != "bug" or d.engine not in by_engine:
-            continue
-        group = (d.engine, d.rule)
-        if done.get(group, 0) >= MINIMIZE_PER_GROUP:
-            continue
-        done[group] = done.get(group, 0) + 1
-        out[i] = minimize(d, by_engine[d.engine], voc)
+        if d.verdict == "bug" and d.engine in by_engine:
+            firsts.setdefault((d.engine, d.rule), i)
+    out: dict[int, Minimal | None] = {}
+    for k, i in enumerate(firsts.values()):
+        d = result.disagreements[i]
+        share = (deadline - time.monotonic()) / (len(firsts) - k)
+        out[i] = minimize(
+            d,
+            by_engine[d.engine],
+            voc,
+            context=_allowed_at(refs, d.prefix_ids),
+            budget_s=max(MINIMIZE_GROUP_MIN_S, share),
+        )
     return out
+
+
+def _allowed_at(refs: References, prefix_ids: tuple[int, ...]) -> list[int]:
+    """The reference's allowed ids after `prefix_ids` (EOS excluded)."""
+    state = refs.naive.initial_state
+    for t in prefix_ids:
+        state = refs.naive.next_state(state, t)
+        if state is None:
+            return []
+    eos = refs.vocab.eos_id
+    return [int(t) for t in refs.naive.allowed(state) if int(t) != eos]
 
 
 def instance_checks(
@@ -185,9 +251,16 @@ def instance_checks(
                 samples=plan.samples,
                 seed=plan.seed,
                 layouts=POLICY_LAYOUTS[e.policies.json_whitespace],
+                schema_policies=declared_schema_policies(e),
             )
         )
     return out
+
+
+def declared_schema_policies(engine: Engine) -> tuple[str, ...]:
+    """The JSON-schema policies `engine` declares (`Policies.json_schema`; engines whose
+    adapter predates that field declare none)."""
+    return tuple(getattr(engine.policies, "json_schema", ()))
 
 
 def _compile_all(

@@ -1,46 +1,39 @@
 """Triage of one mask disagreement: a declared policy of the engine, or a bug.
 
 Every rule is explicit and must explain the *whole* difference at the state (every token
-allowed by one side only, and the accepting status); a difference no policy explains is a
-bug. Bugs are further labelled with a *signature* when they have the shape of a known
-finding, so a report can group them and a hypothesis test can name them; a bug with no
-known shape is still a bug ("unclassified"), never dropped.
+allowed by one side only, the accepting status, and the EOS bit of the engine's mask); a
+difference no policy explains is a bug. Bugs are further labelled with a *signature*
+(`harness.diff.signatures`) when they have the shape of a known finding, so a report can
+group them and a hypothesis test can name them; a bug with no known shape is still a bug
+("unclassified"), never dropped.
 
 Policies (each engine declares which apply in `Engine.policies`):
 - `ascii-classes`: `\\d \\w \\s` are ASCII (or, per class, what the engine's declared
   `class_table` says). Explained iff the engine's mask and accepting status equal those
   of the reference run on the regex with those classes, walked along the same tokens.
-- `canonical-forced`: where the next text is forced, only its canonical tokenization is
-  allowed. Explained iff the reference forces at least one byte here, the engine allows
-  a non-empty subset of the reference's tokens and nothing else, and agrees on accepting.
+- `canonical-forced` (llguidance): where the reference forces text F, the engine keeps
+  exactly the first token of F as the vocabulary's encoder spells it (every id with
+  those bytes; where the encoder cannot spell F, one token that is a prefix of F), with
+  the reference's accepting status (`harness.diff.canonical`).
 - `canonical-literals` (TokensDFA's canonical_literals mode): every literal run only in
-  its minimal tokenization. Explained iff the engine allows a non-empty subset of the
-  reference's tokens and agrees on accepting; that every string stays producible is a
-  global property, checked by the hypothesis suite, not per state.
-
-Bug signatures:
-- `final-state-exit`: the engine only drops tokens, and every dropped token passes
-  through a full match before its last byte (outlines-core's finish-and-continue bug and
-  its leftmost-first alternation are both of this shape).
-- `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
-  surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
-- `utf8-overapproximation`: the engine only adds tokens, and each one stops inside a
-  multi-byte UTF-8 character that the regex cannot complete (a byte-range approximation
-  of a Unicode class).
-- `dot-matches-newline`: the engine only adds tokens, each holding a newline, and each
-  fits the regex read with `.` matching newline (outside `(?s)`, `.` excludes it).
-- `accepting-only`: the masks agree but the accepting status does not.
-- `unclassified`: anything else.
+  its minimal tokenization. Explained iff the engine's mask and accepting status equal
+  those of TokensDFA in that mode walked along the same tokens, and that mask is a
+  non-empty subset of the reference's: a dropped token the mode keeps is a bug, and so
+  is anything the mode itself gets wrong against the reference. That every string stays
+  producible is a global property, checked by the hypothesis suite, not per state.
+A policy must explain the whole difference, so it never explains a mask whose EOS bit
+disagrees with the engine's own accepting status.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from harness.diff.canonical import encoder_first
 from harness.engines.base import Engine
+from harness.vocab import Vocabulary
 
 POLICY = "policy"
 BUG = "bug"
@@ -50,10 +43,13 @@ BUG = "bug"
 class StateView:
     """What triage sees of one disagreement.
 
-    `reference_only` / `engine_only` are token ids (EOS excluded: EOS is the accepting
-    status). `policy_reference` holds, per policy that needs one, the (allowed ids,
-    accepting) of the reference run under that policy at the same tokens, or None when
-    that reference has no state there (the path left its language).
+    `expected` / `actual` are token ids (EOS excluded: EOS is the accepting status, and
+    `eos_bit_actual` is the EOS bit of the engine's mask). `policy_reference` holds, per
+    policy or signature that needs one, the (allowed ids, accepting) of the reference run
+    on the regex as read under it, at the same tokens, or None when that reference has no
+    state there (the path left its language). `vocab` gives the encoder `canonical-forced`
+    needs; `special` are the vocabulary's special ids besides EOS (padding included),
+    which no engine may allow.
     """
 
     engine: Engine
@@ -68,6 +64,12 @@ class StateView:
     # the same regex with `.` matching newline too, or None where it cannot be built
     dotall_dfa: Any | None
     policy_reference: dict[str, tuple[frozenset[int], bool] | None]
+    eos_bit_actual: bool | None = None  # None: as `accepting_actual` (no separate bit)
+    special: frozenset[int] = frozenset()
+    vocab: Vocabulary | None = None
+    regex: str = ""
+    # engine-specific semantics models the signatures may consult (leftmost-first...)
+    models: dict[str, Any] = field(default_factory=dict)
 
     @property
     def reference_only(self) -> frozenset[int]:
@@ -76,6 +78,11 @@ class StateView:
     @property
     def engine_only(self) -> frozenset[int]:
         return self.actual - self.expected
+
+    @property
+    def eos_consistent(self) -> bool:
+        """The engine's EOS bit says what its accepting status says."""
+        return self.eos_bit_actual is None or self.eos_bit_actual == self.accepting_actual
 
 
 @dataclass(frozen=True)
@@ -111,21 +118,31 @@ def _subset_nonempty(view: StateView) -> bool:
 def _canonical_forced_rule(view: StateView) -> str | None:
     if not view.engine.policies.canonical_forced or not view.forced:
         return None
-    if _subset_nonempty(view):
-        return (
-            f"text {view.forced[:40]!r} is forced; the engine keeps {len(view.actual)} of "
-            f"the reference's {len(view.expected)} spellings"
-        )
-    return None
+    if not _subset_nonempty(view) or view.vocab is None:
+        return None
+    first = encoder_first(view.vocab, view.forced)
+    kept = {view.tokens[t] for t in view.actual}
+    if first is not None and kept != {first}:
+        return None
+    if first is None and (len(kept) != 1 or not view.forced.startswith(next(iter(kept)))):
+        return None
+    return (
+        f"text {view.forced[:40]!r} is forced; the engine keeps only its canonical first "
+        f"token ({len(view.actual)} of the reference's {len(view.expected)} ids)"
+    )
 
 
 def _canonical_literals_rule(view: StateView) -> str | None:
-    if not view.engine.policies.canonical_literals:
+    if not view.engine.policies.canonical_literals or not _subset_nonempty(view):
         return None
-    if _subset_nonempty(view):
+    under_policy = view.policy_reference.get("canonical-literals")
+    if under_policy is None:
+        return None
+    allowed, accepting = under_policy
+    if allowed == view.actual and accepting == view.accepting_actual:
         return (
-            f"literal runs only in their minimal tokenization: {len(view.actual)} of "
-            f"{len(view.expected)} tokens kept"
+            f"literal runs only in their minimal tokenization: the mask equals TokensDFA "
+            f"canonical's ({len(view.actual)} of {len(view.expected)} tokens kept)"
         )
     return None
 
@@ -137,125 +154,20 @@ POLICY_RULES: dict[str, Rule] = {
 }
 
 
-def passes_through_match(dfa: Any, prefix: bytes, token: bytes) -> bool:
-    """True if `prefix` + some proper prefix of `token` (possibly empty) fully matches."""
-    state = dfa.walk(dfa.initial_state, prefix)
-    if state is None:
-        return False
-    for byte in token[:-1] if token else b"":
-        if dfa.is_accepting(state):
-            return True
-        state = dfa.walk(state, bytes([byte]))
-        if state is None:
-            return False
-    return bool(dfa.is_accepting(state)) and len(token) > 0
-
-
-_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
-
-
-def spells_surrogate(prefix: bytes, token: bytes) -> bool:
-    """True if `token`, written after `prefix`, completes or contains the two leading
-    bytes of a UTF-8-encoded surrogate."""
-    joined = prefix[-1:] + token
-    return _SURROGATE.search(joined) is not None
-
-
-def _final_state_exit(view: StateView) -> str | None:
-    if view.engine_only or not view.reference_only:
-        return None
-    if all(
-        passes_through_match(view.dfa, view.prefix, view.tokens[t]) for t in view.reference_only
-    ):
-        return (
-            f"every one of the {len(view.reference_only)} dropped tokens passes through a "
-            "full match before its last byte"
-        )
-    return None
-
-
-def _utf8_surrogate(view: StateView) -> str | None:
-    if view.reference_only or not view.engine_only:
-        return None
-    if all(spells_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
-        return (
-            f"every one of the {len(view.engine_only)} extra tokens spells a surrogate (ED A0-BF)"
-        )
-    return None
-
-
-def ends_mid_character(data: bytes) -> bool:
-    """True if `data` ends inside a multi-byte UTF-8 sequence (a lead byte followed by
-    fewer continuation bytes than it announces)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte & 0xC0 == 0x80:
-            continue  # a continuation byte: keep looking for the lead
-        need = (
-            2
-            if byte >> 5 == 0b110
-            else 3
-            if byte >> 4 == 0b1110
-            else 4
-            if byte >> 3 == 0b11110
-            else 1
-        )
-        return back < need
-    return False
-
-
-def _utf8_overapproximation(view: StateView) -> str | None:
-    if view.reference_only or not view.engine_only:
-        return None
-    if all(ends_mid_character(view.prefix + view.tokens[t]) for t in view.engine_only):
-        return (
-            f"every one of the {len(view.engine_only)} extra tokens stops inside a UTF-8 "
-            "character that no completion can finish within the regex"
-        )
-    return None
-
-
-def _dot_matches_newline(view: StateView) -> str | None:
-    if view.reference_only or not view.engine_only or view.dotall_dfa is None:
-        return None
-    dfa = view.dotall_dfa
-    for t in view.engine_only:
-        token = view.tokens[t]
-        if b"\n" not in token or dfa.walk(dfa.initial_state, view.prefix + token) is None:
-            return None
-    return (
-        f"every one of the {len(view.engine_only)} extra tokens holds a newline and fits "
-        "the regex when `.` matches newline"
-    )
-
-
-def _accepting_only(view: StateView) -> str | None:
-    if view.expected == view.actual and view.accepting_expected != view.accepting_actual:
-        want = "accepting" if view.accepting_expected else "not accepting"
-        return f"masks agree, but the text so far is {want} and the engine says otherwise"
-    return None
-
-
-BUG_SIGNATURES: dict[str, Rule] = {
-    "final-state-exit": _final_state_exit,
-    "utf8-surrogate": _utf8_surrogate,
-    "utf8-overapproximation": _utf8_overapproximation,
-    "dot-matches-newline": _dot_matches_newline,
-    "accepting-only": _accepting_only,
-}
-
-
 def triage(view: StateView, policies: Collection[str] | None = None) -> Verdict:
     """The verdict on one disagreement: the first policy that explains all of it, else a
     bug with the first matching signature, else an unclassified bug."""
-    for name, rule in POLICY_RULES.items():
-        if policies is not None and name not in policies:
-            continue
-        why = rule(view)
-        if why:
-            return Verdict(POLICY, name, why)
-    for name, rule in BUG_SIGNATURES.items():
-        why = rule(view)
+    from harness.diff.signatures import BUG_SIGNATURES
+
+    if view.eos_consistent:
+        for name, rule in POLICY_RULES.items():
+            if policies is not None and name not in policies:
+                continue
+            why = rule(view)
+            if why:
+                return Verdict(POLICY, name, why)
+    for name, signature in BUG_SIGNATURES.items():
+        why = signature(view)
         if why:
             return Verdict(BUG, name, why)
     parts = []
@@ -265,4 +177,6 @@ def triage(view: StateView, policies: Collection[str] | None = None) -> Verdict:
         parts.append(f"{len(view.engine_only)} only by the engine")
     if view.accepting_expected != view.accepting_actual:
         parts.append("accepting status differs")
+    if not view.eos_consistent:
+        parts.append("the EOS bit contradicts the engine's accepting status")
     return Verdict(BUG, "unclassified", "; ".join(parts) or "no difference")

@@ -1,6 +1,7 @@
 """The differential test's HTML: its own page `RUN/diff.html` (`diff_page`) and its summary
 on the bench run's page (`diff_section`), both from the dict `tokensieve diff` dumps as
-`RUN/diff.json`.
+`RUN/diff.json`. Both lead with bugs (one per engine, signature and minimized regex, with
+the specs and vocabularies it showed on as witnesses), then the findings they group.
 
 Both use the shared page shell and table helper: every string of the JSON is escaped, and
 a repro is linked only when its path is a file of the run directory (`findings/...`).
@@ -31,6 +32,32 @@ _INSTANCES = (
 )
 
 
+_BUGS = (
+    "<p>A bug is one engine, one signature and one minimized regex; its witnesses are the\n"
+    "(spec, vocabulary) cells where it showed. Its repro is that of its best finding (one\n"
+    "that reproduces, with the fewest tokens).</p>"
+)
+
+
+def _bug_shown(bug: dict[str, Any]) -> dict[str, Any]:
+    """A bug as the page's bugs table shows it."""
+    witnesses = bug.get("witnesses") or []
+    shown = ", ".join(f"{w.get('spec')} ({w.get('vocab')})" for w in witnesses[:6])
+    more = len(witnesses) - 6
+    return {
+        "id": bug.get("id"),
+        "engine": f"{bug.get('engine')} {bug.get('version')}",
+        "signature": bug.get("signature"),
+        "regex": bug.get("regex"),
+        "witnesses": bug.get("witness_count"),
+        "witnessed on": shown + (f" and {more} more" if more > 0 else ""),
+        "findings": len(bug.get("findings") or []),
+        "reproduces": bug.get("reproduces"),
+        "repro": f"findings/{bug['repro']}" if bug.get("repro") else "",
+        "explanation": bug.get("explanation"),
+    }
+
+
 def _shown(finding: dict[str, Any]) -> dict[str, Any]:
     """A finding as the page's findings table shows it."""
     return {
@@ -57,6 +84,7 @@ def diff_page(data: dict[str, Any], run: str) -> str:
         Html(intro),
         "<h2>Per engine</h2>",
         records(data.get("summary", [])),
+        *_bugs_part(data),
         "<h2>Findings</h2>",
         records([_shown(f) for f in data.get("findings", [])], link_key="repro"),
         "<h2>JSON schemas on instances (MaskBench's invalidation errors)</h2>",
@@ -70,6 +98,14 @@ def diff_page(data: dict[str, Any], run: str) -> str:
         records(failed),
     ]
     return page(f"tokensieve diff {run}", parts)
+
+
+def _bugs_part(data: dict[str, Any]) -> list[Any]:
+    """The bugs section (absent from a diff.json written before bugs were grouped)."""
+    if "bugs" not in data:
+        return []
+    rows = [_bug_shown(b) for b in data["bugs"]]
+    return ["<h2>Bugs</h2>", Html(_BUGS), records(rows, link_key="repro")]
 
 
 def _repro(finding: dict[str, Any]) -> Any:
@@ -91,22 +127,27 @@ def diff_section(out: Path) -> list[str]:
             '<p class="note">Not run for this run: '
             "<code>tokensieve diff --run RUN</code> adds it.</p>",
         ]
-    findings = json.loads(source.read_text()).get("findings", [])
+    data = json.loads(source.read_text())
+    findings = data.get("findings", [])
+    bugs = data.get("bugs")
+    if bugs is None:  # a diff.json written before bugs were grouped: one row per finding
+        bugs = [{**f, "witness_count": len(f.get("specs", [])), "witnesses": []} for f in findings]
     rows = [
         [
-            f"{f['engine']} {f['version']}",
-            f["signature"],
-            f["occurrences"],
-            ", ".join(f["specs"][:3]),
-            _repro(f),
-            f["explanation"],
+            f"{b['engine']} {b['version']}",
+            b["signature"],
+            b.get("witness_count"),
+            ", ".join(str(w.get("spec")) for w in b.get("witnesses", [])[:3]),
+            _repro(b),
+            b["explanation"],
         ]
-        for f in findings
+        for b in bugs
     ]
-    header = ["engine", "signature", "occurrences", "specs", "repro", "explanation"]
+    header = ["engine", "signature", "witnesses", "specs", "repro", "explanation"]
     return [
         "<h2>Differential test</h2>",
         table(header, rows, left=0),
-        f'<p class="note">{len(findings)} findings; per-engine state counts, policies and '
-        f"cells not compared: {link('diff.html')}, data: {link('diff.json')}</p>",
+        f'<p class="note">{len(bugs)} bugs ({len(findings)} findings); per-engine state '
+        f"counts, policies and cells not compared: {link('diff.html')}, data: "
+        f"{link('diff.json')}</p>",
     ]

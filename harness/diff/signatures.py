@@ -1,0 +1,237 @@
+"""Bug signatures: the known shapes of a bug, each a test that can fail.
+
+A signature names a bug only when it explains the *whole* difference at the state, and
+each test is written so that a difference it does not describe fails it: a random dropped
+token is not `final-state-exit` (that needs exactly the tokens that leave a full match to
+be dropped), a random added token is not `utf8-overapproximation` (that needs the regex to
+accept everything before the unfinished character). `tests/test_diff.py` holds a positive
+and a near-miss case for each. The first signature that holds names the bug:
+
+- `special-allowed`: the engine only adds tokens, each a special or padding id.
+- `eos-bit-mismatch`: masks and accepting status agree, but the EOS bit of the engine's
+  mask contradicts its own accepting status.
+- `eos-refused-at-match`: the masks agree, the text so far is a full match, and the
+  engine refuses EOS.
+- `eos-allowed-before-match`: the masks agree, the text is not a full match, and the
+  engine allows EOS.
+- `final-state-exit`: the engine only drops tokens, with the same accepting status, and
+  the dropped tokens are exactly those t for which prefix + t minus its last byte is a
+  full match and prefix + t is not (a DFA whose match is reported one byte late stopping
+  there: outlines-core's finish-and-continue).
+- `leftmost-first`: the engine only drops tokens and its mask and accepting status are
+  those of leftmost-first matching (`harness.diff.leftmost`): a lower-priority branch is
+  abandoned once a higher one has matched (`(a|ab)` never allows `ab`).
+- `anchors-ignored`: the engine's mask and accepting status are those of the regex with
+  its anchors (`^ $ \\A \\z`) removed, and the regex has one.
+- `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
+  surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
+- `utf8-overapproximation`: the engine only adds tokens, and each stops inside a
+  well-formed but unfinished UTF-8 character that starts where the regex still matches:
+  a byte-range approximation of a Unicode class lets the character's first bytes through.
+- `dot-matches-newline`: the engine only adds tokens, each holding a newline, and each
+  fits the regex read with `.` matching newline (outside `(?s)`, `.` excludes it).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from harness.diff.triage import StateView
+
+Signature = Callable[[StateView], str | None]
+# Kept tokens checked when a signature needs "no kept token has the shape" (a real
+# vocabulary keeps up to 128k at a state; a seeded sample of this many stands for them).
+KEPT_SAMPLE = 20000
+
+
+def passes_through_match(dfa: Any, prefix: bytes, token: bytes) -> bool:
+    """True if `prefix` + some proper prefix of `token` (possibly empty) fully matches."""
+    state = dfa.walk(dfa.initial_state, prefix)
+    if state is None:
+        return False
+    for byte in token[:-1] if token else b"":
+        if dfa.is_accepting(state):
+            return True
+        state = dfa.walk(state, bytes([byte]))
+        if state is None:
+            return False
+    return bool(dfa.is_accepting(state)) and len(token) > 0
+
+
+def leaves_match_last_byte(dfa: Any, start: int, token: bytes) -> bool:
+    """From byte-DFA state `start` (after the prefix): the text up to the token's last
+    byte is a full match and the text with it is not."""
+    if not token:
+        return False
+    state = dfa.walk(start, token[:-1]) if len(token) > 1 else start
+    if state is None or not dfa.is_accepting(state):
+        return False
+    after = dfa.walk(state, token[-1:])
+    return after is None or not dfa.is_accepting(after)
+
+
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def spells_surrogate(prefix: bytes, token: bytes) -> bool:
+    """True if `token`, written after `prefix`, completes or contains the two leading
+    bytes of a UTF-8-encoded surrogate."""
+    joined = prefix[-1:] + token
+    return _SURROGATE.search(joined) is not None
+
+
+def unfinished_character(data: bytes) -> int | None:
+    """Where the well-formed but unfinished UTF-8 character that `data` ends with starts
+    (a lead byte C2-F4 followed by fewer continuation bytes 80-BF than it announces), or
+    None when `data` does not end inside one."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: keep looking for the lead
+        need = 2 if 0xC2 <= byte <= 0xDF else 3 if 0xE0 <= byte <= 0xEF else 4
+        if not 0xC2 <= byte <= 0xF4:
+            return None
+        return len(data) - back if back < need else None
+    return None
+
+
+def ends_mid_character(data: bytes) -> bool:
+    """True if `data` ends inside a multi-byte UTF-8 sequence."""
+    return unfinished_character(data) is not None
+
+
+def _same_accepting(view: StateView) -> bool:
+    return view.accepting_actual == view.accepting_expected and view.eos_consistent
+
+
+def _only_adds(view: StateView) -> bool:
+    return bool(view.engine_only) and not view.reference_only and _same_accepting(view)
+
+
+def _only_drops(view: StateView) -> bool:
+    return bool(view.reference_only) and not view.engine_only and _same_accepting(view)
+
+
+def _sample(ids: Iterable[int], seed: str) -> list[int]:
+    pool = sorted(ids)
+    if len(pool) <= KEPT_SAMPLE:
+        return pool
+    return random.Random(seed).sample(pool, KEPT_SAMPLE)
+
+
+def _special_allowed(view: StateView) -> str | None:
+    if view.engine_only and view.engine_only <= view.special and not view.reference_only:
+        if _same_accepting(view):
+            return f"the engine allows {len(view.engine_only)} special or padding ids as text"
+    return None
+
+
+def _eos_bit_mismatch(view: StateView) -> str | None:
+    if view.expected == view.actual and view.accepting_actual == view.accepting_expected:
+        if not view.eos_consistent:
+            said = "accepting" if view.accepting_actual else "not accepting"
+            return f"masks agree; the engine says {said} but its mask's EOS bit says otherwise"
+    return None
+
+
+def _eos_refused_at_match(view: StateView) -> str | None:
+    if view.expected == view.actual and view.accepting_expected and not view.accepting_actual:
+        return "masks agree; the text so far is a full match but the engine refuses EOS"
+    return None
+
+
+def _eos_allowed_before_match(view: StateView) -> str | None:
+    if view.expected == view.actual and view.accepting_actual and not view.accepting_expected:
+        return "masks agree; the text so far is no full match but the engine allows EOS"
+    return None
+
+
+def _final_state_exit(view: StateView) -> str | None:
+    if not _only_drops(view):
+        return None
+    start = view.dfa.walk(view.dfa.initial_state, view.prefix)
+    if start is None:
+        return None
+    dfa, tokens = view.dfa, view.tokens
+    if not all(leaves_match_last_byte(dfa, start, tokens[t]) for t in view.reference_only):
+        return None
+    kept = _sample(view.actual, f"fse:{view.prefix!r}")
+    if any(leaves_match_last_byte(dfa, start, tokens[t]) for t in kept):
+        return None  # it keeps tokens of the very shape it drops: not this bug
+    return (
+        f"the engine drops exactly the {len(view.reference_only)} tokens whose text up to "
+        "their last byte is a full match that the last byte leaves"
+    )
+
+
+def _leftmost_first(view: StateView) -> str | None:
+    model = view.models.get("leftmost-first")
+    if model is None or view.engine_only or not view.reference_only:
+        return None
+    return model.explains(view)  # type: ignore[no-any-return]
+
+
+def _anchors_ignored(view: StateView) -> str | None:
+    under = view.policy_reference.get("anchors-removed")
+    if under is None or not view.eos_consistent:
+        return None
+    allowed, accepting = under
+    if allowed == view.actual and accepting == view.accepting_actual:
+        return "mask and accepting status equal the reference's on the regex without anchors"
+    return None
+
+
+def _utf8_surrogate(view: StateView) -> str | None:
+    if not _only_adds(view):
+        return None
+    if all(spells_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
+        return (
+            f"every one of the {len(view.engine_only)} extra tokens spells a surrogate (ED A0-BF)"
+        )
+    return None
+
+
+def _utf8_overapproximation(view: StateView) -> str | None:
+    if not _only_adds(view):
+        return None
+    dfa = view.dfa
+    for t in view.engine_only:
+        data = view.prefix + view.tokens[t]
+        start = unfinished_character(data)
+        if start is None or dfa.walk(dfa.initial_state, data[:start]) is None:
+            return None
+    return (
+        f"every one of the {len(view.engine_only)} extra tokens stops inside a UTF-8 "
+        "character that starts where the regex still matches but that it cannot finish"
+    )
+
+
+def _dot_matches_newline(view: StateView) -> str | None:
+    if not _only_adds(view) or view.dotall_dfa is None:
+        return None
+    dfa = view.dotall_dfa
+    for t in view.engine_only:
+        token = view.tokens[t]
+        if b"\n" not in token or dfa.walk(dfa.initial_state, view.prefix + token) is None:
+            return None
+    return (
+        f"every one of the {len(view.engine_only)} extra tokens holds a newline and fits "
+        "the regex when `.` matches newline"
+    )
+
+
+BUG_SIGNATURES: dict[str, Signature] = {
+    "special-allowed": _special_allowed,
+    "eos-bit-mismatch": _eos_bit_mismatch,
+    "eos-refused-at-match": _eos_refused_at_match,
+    "eos-allowed-before-match": _eos_allowed_before_match,
+    "final-state-exit": _final_state_exit,
+    "leftmost-first": _leftmost_first,
+    "anchors-ignored": _anchors_ignored,
+    "utf8-surrogate": _utf8_surrogate,
+    "utf8-overapproximation": _utf8_overapproximation,
+    "dot-matches-newline": _dot_matches_newline,
+}
