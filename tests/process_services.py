@@ -12,7 +12,8 @@ from harness.errors import SpecError, UnsupportedSpec
 
 class Toy:
     """Answers {"op": ...}: echo, sleep, die, grow (touch memory), fail, unsupported,
-    oom (raise MemoryError), print (write to stdout, which must not break the protocol)."""
+    oom (raise MemoryError), big (a long answer), print (write to stdout, which must not
+    break the protocol)."""
 
     def __init__(self, setup: Any) -> None:
         if setup == "refuse":
@@ -40,6 +41,8 @@ class Toy:
             raise UnsupportedSpec("toy", "s", "not implemented")
         if op == "oom":
             raise MemoryError
+        if op == "big":
+            return "x" * request["chars"]
         if op == "print":
             print("noise on stdout", flush=True)
             return "still fine"

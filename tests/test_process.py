@@ -41,6 +41,18 @@ def test_answers_and_lives_on_after_service_errors(worker: Worker) -> None:
     assert worker.alive and worker.ask({"op": "echo", "value": 2}, 10).value == 2
 
 
+def test_a_long_reply_streams_whole(worker: Worker) -> None:
+    """A reply of tens of megabytes (a large schema's regex) arrives whole, followed by
+    the next one. It used to crawl in at one pipe buffer per 50 ms poll with a quadratic
+    rescan (26 s for 48 MB, quadratic past that); 96 MB now take about 2.5 s."""
+    chars = 96 << 20
+    reply = worker.ask({"op": "big", "chars": chars}, 30)
+    assert reply.ok, reply.message
+    assert reply.seconds < 30  # (the old loop read on past the timeout: 87 s)
+    assert len(reply.value) == chars and set(reply.value) == {"x"}
+    assert worker.ask({"op": "echo", "value": 3}, 10).value == 3
+
+
 def test_timeout_kills_the_worker(worker: Worker) -> None:
     reply = worker.ask({"op": "sleep", "seconds": 30}, 0.5)
     assert reply.status is Status.TIMEOUT and not worker.alive

@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -80,7 +81,9 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: Any = None  # the service's answer to being built
         self._stderr: IO[bytes] | None = None
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer known to hold no newline
+        self._eof = False  # the child closed its stdout
 
     @property
     def alive(self) -> bool:
@@ -94,7 +97,9 @@ class Worker:
         """Start the child and build the service; OK with the service's `ready` value."""
         self.stop()
         self._stderr = tempfile.TemporaryFile()
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._eof = False
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "harness.process.serve"],
             stdin=subprocess.PIPE,
@@ -157,47 +162,63 @@ class Worker:
         return self._wait(started, timeout)
 
     def _wait(self, started: float, timeout: float) -> Reply:
+        """Read the reply as it streams (a reply can be a regex of many megabytes: each
+        wake-up drains the pipe, and waits only while it is empty); the memory, the time
+        and the cancel flag are checked every POLL_S."""
+        assert self.proc is not None and self.proc.stdout is not None
         peak = 0
+        checked = 0.0
         while True:
             line = self._line()
             elapsed = time.monotonic() - started
             if line is not None:
                 return _reply(line, peak, elapsed)
-            assert self.proc is not None
             if self.proc.poll() is not None:
                 line = self._line()  # written just before exiting
                 if line is not None:
                     return _reply(line, peak, elapsed)
                 return self._died(peak, elapsed)
-            used = tree_rss(self.proc.pid) or 0
-            peak = max(peak, used)
-            if self.memory_limit is not None and used > self.memory_limit:
-                limit = fmt_bytes(self.memory_limit)
-                return self._killed(
-                    Status.OOM,
-                    f"resident memory {fmt_bytes(used)} passed the limit of {limit}",
-                    peak,
-                    elapsed,
-                )
-            if elapsed > timeout:
-                return self._killed(Status.TIMEOUT, f"ran over {timeout:g} s", peak, elapsed)
-            if self.cancel is not None and self.cancel.is_set():
-                return self._killed(Status.ERROR, "cancelled", peak, elapsed)
-            time.sleep(POLL_S)
+            if elapsed - checked >= POLL_S or checked == 0.0:
+                checked = elapsed
+                used = tree_rss(self.proc.pid) or 0
+                peak = max(peak, used)
+                if self.memory_limit is not None and used > self.memory_limit:
+                    limit = fmt_bytes(self.memory_limit)
+                    return self._killed(
+                        Status.OOM,
+                        f"resident memory {fmt_bytes(used)} passed the limit of {limit}",
+                        peak,
+                        elapsed,
+                    )
+                if elapsed > timeout:
+                    return self._killed(Status.TIMEOUT, f"ran over {timeout:g} s", peak, elapsed)
+                if self.cancel is not None and self.cancel.is_set():
+                    return self._killed(Status.ERROR, "cancelled", peak, elapsed)
+            if self._eof:  # a closed pipe is always readable: wait for the exit
+                time.sleep(POLL_S)
+            else:
+                select.select([self.proc.stdout], [], [], POLL_S)
 
     def _line(self) -> bytes | None:
-        """The next complete line the child wrote, if any (never blocks)."""
+        """The next complete line the child wrote, if any (never blocks). Each byte is
+        scanned for the newline once, however many reads a long line takes."""
         assert self.proc is not None and self.proc.stdout is not None
-        while b"\n" not in self._buffer:
+        while True:
+            cut = self._buffer.find(b"\n", self._scanned)
+            if cut >= 0:
+                line = bytes(self._buffer[:cut])
+                del self._buffer[: cut + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
             try:
-                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
             except (BlockingIOError, OSError):
                 return None
             if not chunk:
+                self._eof = True
                 return None
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
 
     def _killed(self, status: Status, message: str, peak: int, elapsed: float) -> Reply:
         assert self.proc is not None
