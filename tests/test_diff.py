@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,44 @@ def test_triage_ascii_rule_needs_an_exact_match_with_the_policy_reference() -> N
         policy_reference={"ascii-classes": (frozenset({2}), True)},
     )
     assert triage(oc).kind == "bug"
+
+
+def test_triage_utf8_tokens_only_and_eager_end() -> None:
+    """lm-format-enforcer may drop exactly the tokens that are not UTF-8 on their own;
+    Formatron may end at a complete non-empty match. Anything more is a bug."""
+    lmfe = engines.get("lm-format-enforcer")
+    tokens = [b"<eos>", b"a", b"\xc3", b"\xc3\xa9", b"b"]
+    view = _view(
+        lmfe,
+        tokens=tokens,
+        dfa=tokensdfa.ByteDfa("a(é|b)*"),
+        expected=frozenset({2, 3, 4}),
+        actual=frozenset({3, 4}),
+    )
+    assert triage(view).rule == "utf8-tokens-only", triage(view)
+    assert triage(replace(view, actual=frozenset({4}))).kind == "bug"
+    assert triage(replace(view, accepting_actual=False)).kind == "bug"
+    # the same difference from an engine that does not declare the policy: a bug
+    assert triage(replace(view, engine=engines.get("xgrammar"))).kind == "bug"
+
+    formatron = engines.get("formatron")
+    ended = _view(formatron, actual=frozenset(), eos_bit_actual=True)
+    assert triage(ended).rule == "eager-end", triage(ended)
+    assert triage(replace(ended, actual=frozenset({2}))).kind == "bug"
+    # not a complete match: ending there is a bug
+    open_ = replace(ended, accepting_expected=False)
+    assert triage(open_).kind == "bug"
+    # at the empty text: never EOS, the text tokens all kept
+    start = _view(
+        formatron,
+        prefix=b"",
+        dfa=tokensdfa.ByteDfa(r"(a(\.a)*)?"),
+        expected=frozenset({1}),
+        actual=frozenset({1}),
+        accepting_actual=False,
+        eos_bit_actual=False,
+    )
+    assert triage(start).rule == "eager-end", triage(start)
 
 
 def test_triage_signatures() -> None:

@@ -292,6 +292,16 @@ def test_registry_lists_every_engine() -> None:
     assert [e.name for e in engines.all_engines()] == list(engines.ENGINE_NAMES)
 
 
+def test_declared_schema_policies_are_rules_the_differ_knows() -> None:
+    """A JSON-schema policy an engine declares must name a rule the differ can check;
+    an unknown name would silently excuse nothing (or, misspelled, hide a bug)."""
+    from harness.diff.schema_policies import KNOWN
+
+    for e in engines.all_engines():
+        assert set(e.policies.json_schema) <= set(KNOWN), e.name
+    assert engines.get("xgrammar").policies.json_schema
+
+
 def test_schema_converter_tells_unsupported_from_invalid() -> None:
     """A valid schema the converter cannot handle is unsupported; a schema that is not
     JSON, or breaks its meta-schema, is invalid: decided by the schema, never by the

@@ -73,14 +73,26 @@ def run_script(path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize(
-    "engine", ["llguidance", "outlines-core", "tokensdfa", "tokensdfa-canonical", "xgrammar"]
-)
+MASK_REPRO_ENGINES = [
+    "formatron",
+    "llguidance",
+    "lm-format-enforcer",
+    "outlines-core",
+    "tokensdfa",
+    "tokensdfa-canonical",
+    "xgrammar",
+]
+
+
+@pytest.mark.parametrize("engine", MASK_REPRO_ENGINES)
 def test_mask_repro_scripts_keep_data_out_of_code(engine: str, tmp_path: Path) -> None:
+    """Also a padding id whose bytes are the text the regex wants: each engine's repro
+    must build its vocabulary with SPECIAL, so the padding id is never allowed."""
     canary = tmp_path / "CANARY"
     texts = payloads(canary)
     hostile = " ".join(text_payloads(canary))
     tokens = [b"<eos>", *(t.encode("utf-8") for t in texts), b"\xff\xfe", b"a", b"\\"]
+    tokens.append(tokens[1])  # padding: special, never text
     minimal = Minimal(
         engine=engine,
         version=hostile,
@@ -93,12 +105,15 @@ def test_mask_repro_scripts_keep_data_out_of_code(engine: str, tmp_path: Path) -
         accepting_expected=False,
         accepting_actual=False,
         what="mask",
+        special=(len(tokens) - 1,),
     )
     path = tmp_path / f"{engine}.py"
     path.write_text(repro.script(minimal, {}, title=hostile, paragraph=hostile), encoding="utf-8")
     done = run_script(path)
     assert not canary.exists(), done.stdout + done.stderr
     assert "REPRODUCED" in done.stdout or "FIXED" in done.stdout, done.stderr[-2000:]
+    engine_line = next(line for line in done.stdout.splitlines() if line.startswith("engine:"))
+    assert engine_line.count(repr(tokens[1])) <= 1, done.stdout  # never the padding id
 
 
 def hostile_schema(texts: list[str]) -> dict[str, object]:
@@ -114,7 +129,7 @@ def hostile_schema(texts: list[str]) -> dict[str, object]:
     ("target", "kind"),
     [
         (target, kind)
-        for target in ("llguidance", "naive", "xgrammar")
+        for target in ("formatron", "llguidance", "lm-format-enforcer", "naive", "xgrammar")
         for kind in (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
         if kind == FALSE_ACCEPTANCE or target == "llguidance"
     ],

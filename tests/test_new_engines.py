@@ -33,6 +33,7 @@ from harness.corpora.regex_syntax import ascii_classes
 from harness.diff import instance_repro, repro
 from harness.diff.instances import FALSE_REJECTION, check_instances
 from harness.diff.minimize import Minimal, tiny_vocabulary
+from harness.diff.triage import declared_answer
 from harness.engines.base import Engine
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.spec import Spec
@@ -137,25 +138,15 @@ def _allowed(mask: np.ndarray, vocab: Vocabulary) -> set[int]:
     return set(np.flatnonzero(bits[: vocab.size]).tolist())
 
 
-def _utf8(token: bytes) -> bool:
-    try:
-        token.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def expected(
     engine: Engine, vocab: Vocabulary, allowed: set[int], accepting: bool, path: list[int]
 ) -> tuple[set[int], bool]:
-    """The reference's (allowed, accepting) read through the engine's declared policies."""
-    if engine.policies.utf8_tokens_only:
-        allowed = {t for t in allowed if t == vocab.eos_id or _utf8(vocab.tokens[t])}
-    if engine.policies.eager_end and accepting:
-        if path:
-            return {vocab.eos_id}, True
-        return allowed - {vocab.eos_id}, False
-    return allowed, accepting
+    """The reference's (allowed, accepting) read through the engine's declared policies
+    (the rule the differ's triage applies: `declared_answer`)."""
+    text, accepting = declared_answer(
+        engine, vocab.tokens, allowed - {vocab.eos_id}, accepting, at_start=not path
+    )
+    return set(text) | ({vocab.eos_id} if accepting else set()), accepting
 
 
 class Walk:
@@ -395,6 +386,39 @@ def test_lmfe_policy_json_limits() -> None:
         LMFE, compiled, schema, "t", VOCAB, [{"a": [1] * 20}, {"a": [1] * 21}], [], samples=0
     )
     assert [(f.kind, f.text.count("1")) for f in counts.failures] == [(FALSE_REJECTION, 21)]
+    assert counts.false_rejections == 1 and counts.policy == 0  # not declared here
+    declared = engine.policies.json_schema
+    counts = check_instances(
+        LMFE,
+        compiled,
+        schema,
+        "t",
+        VOCAB,
+        [{"a": [1] * 21}],
+        [],
+        samples=0,
+        schema_policies=declared,
+    )
+    assert (counts.false_rejections, counts.policy) == (0, 1), counts.failures
+    assert counts.failures[0].policy == "array-items-at-most-20"
+    # indented seven levels deep: a run of 15 spaces, refused, explained by the cap
+    deep: Any = [1]
+    for _ in range(6):
+        deep = [deep]
+    counts = check_instances(
+        LMFE,
+        compiled,
+        schema,
+        "t",
+        VOCAB,
+        [{"a": deep}],
+        [],
+        samples=0,
+        layouts=("compact", "pretty"),
+        schema_policies=declared,
+    )
+    assert (counts.false_rejections, counts.policy) == (0, 1), counts.failures
+    assert counts.failures[0].policy == "whitespace-runs-at-most-12"
     for run, ok in ((12, True), (13, False)):
         text = "{" + " " * run + '"a":[]}'
         matcher = compiled.matcher()
@@ -446,6 +470,25 @@ def test_formatron_policy_json_layout() -> None:
     assert not takes('{"b":"x","a":1}')
     assert not takes('{"a":1,"b":"x","c":2}')
     assert takes('{"a":1,"b":"\\u002f"}') and not takes('{"a":1,"b":"\\/"}')
+    # the differ counts those refusals as its declared policies, each named
+    valid = [{"b": "x", "a": 1}, {"a": 1, "b": "x", "c": 2}, {"c": 2, "b": "x", "a": 1}]
+    counts = check_instances(
+        FORMATRON,
+        compiled,
+        schema,
+        "t",
+        VOCAB,
+        valid,
+        [],
+        samples=0,
+        schema_policies=engine.policies.json_schema,
+    )
+    assert (counts.false_rejections, counts.policy) == (0, 3), counts.failures
+    assert [f.policy for f in counts.failures] == [
+        "keys-in-schema-order",
+        "additional-properties-false",
+        "additional-properties-false+keys-in-schema-order",
+    ]
 
 
 # --- known upstream bugs, minimal --------------------------------------------------------
@@ -659,12 +702,18 @@ def test_mask_repro_runs_standalone(name: str, tmp_path: Path) -> None:
     reproduced, output = repro.run(fixed)
     assert not reproduced and "FIXED" in output, output
     assert "harness" not in path.read_text()
-    # the advance half of the script
-    took = Minimal(**{**m.__dict__, "what": "advance", "expected": (1,)})
+    # the advance half of the script: the advance taken, the state after it as expected
+    vocab, matcher = _tiny(engine, tokens, Spec.regex("t/r", "(a|é)+b"))
+    for t in (1, 4, 1):
+        assert matcher.advance(t)
+    after = tuple(sorted(_mask_of(matcher, vocab)))
+    took = Minimal(**{**m.__dict__, "what": "advance", "expected": (1,), "next_expected": after})
     adv = tmp_path / "advance.py"
     adv.write_text(repro.script(took, {}, "t", "t"))
-    reproduced, output = repro.run(adv)
-    assert not reproduced and "advance returned True" in output, output
+    done = subprocess.run([sys.executable, "-I", adv.name], cwd=tmp_path, capture_output=True)
+    output = done.stdout.decode(errors="replace")
+    assert done.returncode == 0 and "advance returned True" in output, output
+    assert output.rstrip().endswith("FIXED"), output
 
 
 @pytest.mark.parametrize("name", NEW_ENGINES)

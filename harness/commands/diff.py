@@ -33,10 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", type=opt.count(0), default=4, help="corpus token paths per spec (4)")
     p.add_argument("--walks", type=opt.count(0), default=8, help="random walks per spec (8)")
     p.add_argument(
-        "--cover", type=opt.count(0), default=200, help="reference states reached by BFS (200)"
+        "--cover",
+        type=opt.count(0),
+        default=200,
+        help="reference states each checked on a shortest token path, when the reference "
+        "has more than 2048 states (smaller ones are covered whole) (200)",
     )
     p.add_argument("--seed", type=int, default=0)
-    opt.add_timeout(p, 180.0, "one spec and vocabulary")
+    opt.add_timeout(
+        p, 180.0, "one engine on one spec and vocabulary (the reference's own checks too)"
+    )
     opt.add_memory_limit(p, "8G", "one spec and vocabulary's worker")
     p.add_argument(
         "--instances",

@@ -205,6 +205,7 @@ class DiffRun:
                 SERVICE,
                 {"vocab": vname, "engines": list(self.options.engines)},
                 memory_limit=self.options.memory_limit,
+                env=engines.environment(list(self.options.engines)),
             )
             try:
                 for spec in todo:
@@ -350,7 +351,7 @@ class DiffRun:
             "options": self.options.shown(self.run_name),
             "complete": final,
             "seconds": round(time.perf_counter() - self.started, 1),
-            "summary": c.summary(),
+            "summary": [self._with_version(row) for row in c.summary()],
             "policy_counts": [
                 {"engine": e, "rule": r, "states": n}
                 for (e, r), n in sorted(c.policy_counts.items())
@@ -363,6 +364,11 @@ class DiffRun:
             "instance_repros": c.instance_repros,
             "cells": self.rows,
         }
+
+    def _with_version(self, row: dict[str, Any]) -> dict[str, Any]:
+        """`row` with the release its worker imported, right after the engine's name."""
+        version = self.meta["versions"].get(row["engine"], "")
+        return {"engine": row["engine"], "version": version, **row}
 
     def _write(self, final: bool) -> None:
         """diff.json after every cell (so an interrupted run keeps what it finished), and

@@ -2,7 +2,8 @@
 
 A failure found on a real vocabulary (xgrammar emitting a raw tab inside a string, the
 converter accepting a bare `null`) is rebuilt on a byte-level vocabulary (one token per
-distinct byte of the text, plus EOS), checked to still show, and its text shrunk while it
+distinct byte of the text, plus EOS; per character for an engine that takes no token
+that is not UTF-8 on its own), checked to still show, and its text shrunk while it
 does: on its JSON structure when it is a JSON document (`harness.diff.json_shrink`:
 members dropped, strings shortened, subtrees simplified, so the repro's text is one a
 user could write), else by deleting chunks of characters. The script then needs only
@@ -54,18 +55,28 @@ def _invalid(schema: Any, text: str) -> str | None:
         return f"unverifiable: {type(exc).__name__}"
 
 
+def _pieces(engine_name: str, text: str) -> list[bytes]:
+    """`text` as the tiny vocabulary's tokens: one per byte, or one per character for an
+    engine that never takes a token that is not UTF-8 on its own (`utf8_tokens_only`:
+    a byte of `é` would be refused, a different failure); the repro script spells it the
+    same way."""
+    if engines.get(engine_name).policies.utf8_tokens_only:
+        return [c.encode("utf-8", "surrogatepass") for c in text]
+    return [bytes([b]) for b in text.encode("utf-8", "surrogatepass")]
+
+
 def _accepts(engine_name: str, schema: Any, text: str) -> bool | None:
-    """Does the engine take `text` to EOS on a byte-level vocabulary? None if it cannot
-    compile the schema there."""
-    data = text.encode()
-    tokens = sorted({bytes([b]) for b in data})
+    """Does the engine take `text` to EOS on a vocabulary of its bytes (or characters:
+    `_pieces`)? None if it cannot compile the schema there."""
+    pieces = _pieces(engine_name, text)
+    tokens = sorted(set(pieces))
     vocab = tiny_vocabulary(tokens)
     engine = engines.get(engine_name)
     try:
         compiled = engine.compile(engine.prepare(vocab), Spec.schema("repro/schema", schema))
     except TokensieveError:
         return None
-    ids = [tokens.index(bytes([b])) + 1 for b in data]
+    ids = [tokens.index(p) + 1 for p in pieces]
     return walk(compiled.matcher(), vocab, ids)[0]
 
 
@@ -92,7 +103,8 @@ def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
 
 
 def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | None:
-    """The shortest text that still shows `failure` on a byte-level vocabulary."""
+    """The shortest text that still shows `failure` on a byte-level (or character-level:
+    `_pieces`) vocabulary."""
     engine = engines.get(failure.engine)
     if engine.instance_repro is None or failure.policy is not None:
         return None
@@ -185,6 +197,7 @@ def explanation(r: InstanceRepro, failure: InstanceFailure) -> str:
         what = f"lets a sampled completion end as {r.text!r}, which is invalid ({r.why})"
     return (
         f"{who} {what}. Found on {failure.spec_id} with the {failure.vocab} vocabulary "
-        f"({failure.kind}); the text was shrunk on a byte-level vocabulary while the "
+        f"({failure.kind}); the text was shrunk on a vocabulary of its bytes (characters, "
+        "for an engine that takes no partial character) while the "
         "failure still showed."
     )

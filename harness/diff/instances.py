@@ -18,7 +18,8 @@ Policy `json-escapes`: a valid instance refused in its compact UTF-8 form but ac
 with non-ASCII characters escaped (`ensure_ascii=True`) is the engine requiring an escape
 JSON allows either way; listed, not counted as a false rejection. The JSON-schema
 policies an engine declares (`harness.diff.schema_policies`: xgrammar's
-`additional-properties-false`, `oneof-as-anyof`, `length-ignored-with-pattern`) likewise
+`additional-properties-false`, `oneof-as-anyof`, `length-ignored-with-pattern`;
+Formatron's key order; lm-format-enforcer's caps on array items and whitespace) likewise
 explain a failure only when their rule explains all of it. Policy failures count in
 `policy`, apart from the bugs; `maskbench_errors` counts both, as MaskBench does.
 """
@@ -183,6 +184,8 @@ class InstanceChecker:
                 value,
                 lambda v, lay=layout: self._accepts(serialize(v, lay))[0],
                 _is_valid,
+                text,
+                lambda t: self._accepts(t)[0],
             )
             if policy is not None:
                 self.counts.policy += 1

@@ -14,6 +14,19 @@ that must explain the *whole* failure of an instance check, or the failure stays
 - `length-ignored-with-pattern` likewise, against the schema without `minLength` and
   `maxLength` wherever a `pattern` stands beside them.
 A failure both rewrites are needed for is explained by the two together.
+
+lm-format-enforcer and Formatron document more (their adapters' module docs):
+- `keys-in-schema-order` (Formatron): object keys come in the order of the schema's
+  `properties`; explains a false rejection iff the instance with every object's declared
+  keys put in that order (others after) is accepted;
+- `array-items-at-most-20` (lm-format-enforcer, `MAX_JSON_ARRAY_LENGTH`): an array whose
+  schema sets no `maxItems` holds at most 20 items; explains a false rejection iff the
+  instance with such arrays cut to 20 items is still valid and accepted;
+- `whitespace-runs-at-most-12` (lm-format-enforcer, `MAX_CONSECUTIVE_WHITESPACES`): at
+  most 12 whitespace characters in a row between tokens; explains a false rejection iff
+  the same text with every such run outside strings cut to 12 is accepted.
+A false rejection that needs several of an engine's rewrites is explained by them all
+together (applied in the order above, the removal of undeclared keys first).
 Policy failures are counted apart from bugs (`InstanceCounts.policy`), beside what
 MaskBench would count (it counts them as errors).
 """
@@ -25,10 +38,17 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from harness.engines.lmformatenforcer import MAX_CONSECUTIVE_WHITESPACES, MAX_JSON_ARRAY_LENGTH
+
 ADDITIONAL = "additional-properties-false"
 ONEOF = "oneof-as-anyof"
 LENGTH = "length-ignored-with-pattern"
-KNOWN = (ADDITIONAL, ONEOF, LENGTH)
+KEY_ORDER = "keys-in-schema-order"
+ITEMS_CAP = "array-items-at-most-20"
+WHITESPACE_CAP = "whitespace-runs-at-most-12"
+KNOWN = (ADDITIONAL, ONEOF, LENGTH, KEY_ORDER, ITEMS_CAP, WHITESPACE_CAP)
+MAX_ITEMS = MAX_JSON_ARRAY_LENGTH
+MAX_WHITESPACE_RUN = MAX_CONSECUTIVE_WHITESPACES
 
 
 def _rewrite(schema: Any, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
@@ -103,22 +123,99 @@ def undeclared_removed(schema: Any, value: Any, root: Any) -> Any:
     return value
 
 
+def _walk_value(
+    schema: Any, value: Any, root: Any, edit: Callable[[dict[str, Any], Any], Any]
+) -> Any:
+    """`value` rebuilt bottom-up, `edit(subschema, node)` applied to every object and
+    array with the subschema it stands under (through `properties`, `items`,
+    `prefixItems`, `additionalProperties` and local `$ref`s)."""
+    schema = _resolve(schema, root)
+    node = schema if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        props = node.get("properties") or {}
+        other = node.get("additionalProperties", True)
+        value = {k: _walk_value(props.get(k, other), v, root, edit) for k, v in value.items()}
+        return edit(node, value)
+    if isinstance(value, list):
+        prefix = node.get("prefixItems") or []
+        items = node.get("items", True)
+        value = [
+            _walk_value(prefix[i] if i < len(prefix) else items, v, root, edit)
+            for i, v in enumerate(value)
+        ]
+        return edit(node, value)
+    return value
+
+
+def keys_in_schema_order(schema: Any, value: Any, root: Any) -> Any:
+    """`value` with every object's declared keys first, in the order of `properties`."""
+
+    def edit(node: dict[str, Any], item: Any) -> Any:
+        if not isinstance(item, dict):
+            return item
+        order = [k for k in (node.get("properties") or {}) if k in item]
+        return {**{k: item[k] for k in order}, **item}
+
+    return _walk_value(schema, value, root, edit)
+
+
+def arrays_capped(schema: Any, value: Any, root: Any) -> Any:
+    """`value` with every array whose schema sets no `maxItems` cut to MAX_ITEMS."""
+
+    def edit(node: dict[str, Any], item: Any) -> Any:
+        if isinstance(item, list) and "maxItems" not in node:
+            return item[:MAX_ITEMS]
+        return item
+
+    return _walk_value(schema, value, root, edit)
+
+
+_JSON_PIECE = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\n\r]+|[^" \t\n\r]+')
+
+
+def whitespace_capped(text: str) -> str:
+    """JSON `text` with every whitespace run outside strings cut to MAX_WHITESPACE_RUN."""
+    return "".join(
+        piece[:MAX_WHITESPACE_RUN] if piece[:1] in " \t\n\r" else piece
+        for piece in _JSON_PIECE.findall(text)
+    )
+
+
+_VALUE_REWRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
+    ADDITIONAL: undeclared_removed,
+    ITEMS_CAP: arrays_capped,
+    KEY_ORDER: keys_in_schema_order,
+}
+
+
 def explain_rejection(
     declared: tuple[str, ...],
     schema: Any,
     value: Any,
     accepts: Callable[[Any], bool],
     is_valid: Callable[[Any, Any], bool],
+    text: str | None = None,
+    accepts_text: Callable[[str], bool] | None = None,
 ) -> str | None:
-    """The policy that explains the engine refusing valid `value`, or None."""
-    if ADDITIONAL not in declared:
-        return None
-    try:
-        stripped = undeclared_removed(schema, value, schema)
-    except re.error:
-        return None
-    if stripped != value and is_valid(schema, stripped) and accepts(stripped):
-        return ADDITIONAL
+    """The policy (or several, joined by `+`) that explains the engine refusing valid
+    `value` (serialized as `text`, which `accepts_text` feeds it), or None."""
+    if WHITESPACE_CAP in declared and text is not None and accepts_text is not None:
+        capped = whitespace_capped(text)
+        if capped != text and accepts_text(capped):
+            return WHITESPACE_CAP
+    mine = [name for name in _VALUE_REWRITES if name in declared]
+    tries = [[name] for name in mine] + ([mine] if len(mine) > 1 else [])
+    for names in tries:
+        try:
+            rewritten = value
+            for name in names:
+                rewritten = _VALUE_REWRITES[name](schema, rewritten, schema)
+        except re.error:
+            continue
+        if json.dumps(rewritten) == json.dumps(value):
+            continue  # (key order counts: `==` on dicts ignores it)
+        if is_valid(schema, rewritten) and accepts(rewritten):
+            return "+".join(names)
     return None
 
 

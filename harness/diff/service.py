@@ -258,9 +258,8 @@ def instance_checks(
 
 
 def declared_schema_policies(engine: Engine) -> tuple[str, ...]:
-    """The JSON-schema policies `engine` declares (`Policies.json_schema`; engines whose
-    adapter predates that field declare none)."""
-    return tuple(getattr(engine.policies, "json_schema", ()))
+    """The JSON-schema policies `engine` declares (`Policies.json_schema`)."""
+    return engine.policies.json_schema
 
 
 def _compile_all(

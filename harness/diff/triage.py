@@ -21,6 +21,12 @@ Policies (each engine declares which apply in `Engine.policies`):
   non-empty subset of the reference's: a dropped token the mode keeps is a bug, and so
   is anything the mode itself gets wrong against the reference. That every string stays
   producible is a global property, checked by the hypothesis suite, not per state.
+- `utf8-tokens-only` (lm-format-enforcer): a token that is not valid UTF-8 on its own is
+  never allowed. Explained iff the engine's mask is the reference's (read under its
+  class policy) without exactly those tokens, with the same accepting status.
+- `eager-end` (Formatron): once the text is a complete non-empty match, EOS alone; at
+  the empty text, never EOS. Explained iff the engine's mask is exactly that.
+`declared_answer` reads the reference through these last two, for tests as well.
 A policy must explain the whole difference, so it never explains a mask whose EOS bit
 disagrees with the engine's own accepting status.
 """
@@ -34,6 +40,7 @@ from typing import Any
 from harness.diff.canonical import encoder_first
 from harness.engines.base import Engine
 from harness.vocab import Vocabulary
+from harness.vocab.model import is_utf8
 
 POLICY = "policy"
 BUG = "bug"
@@ -147,10 +154,59 @@ def _canonical_literals_rule(view: StateView) -> str | None:
     return None
 
 
+def declared_answer(
+    engine: Engine, tokens: list[bytes], allowed: Collection[int], accepting: bool, at_start: bool
+) -> tuple[frozenset[int], bool]:
+    """The (text ids allowed, accepting) an engine owes under `utf8_tokens_only` and
+    `eager_end`, from the reference's `allowed` (EOS excluded) and `accepting` at a state
+    reached by some text (`at_start`: by none)."""
+    found = frozenset(allowed)
+    if engine.policies.utf8_tokens_only:
+        found = frozenset(t for t in found if is_utf8(tokens[t]))
+    if engine.policies.eager_end and accepting:
+        return (found, False) if at_start else (frozenset(), True)
+    return found, accepting
+
+
+def _base(view: StateView) -> tuple[frozenset[int], bool] | None:
+    """The reference's answer read under the engine's class policy (None: that reference
+    has no state here)."""
+    if view.engine.policies.unicode_classes or "ascii-classes" not in view.policy_reference:
+        return view.expected, view.accepting_expected
+    return view.policy_reference["ascii-classes"]
+
+
+def _declared_rule(view: StateView, name: str, applies: bool) -> str | None:
+    base = _base(view)
+    if not applies or base is None:
+        return None
+    allowed, accepting = declared_answer(
+        view.engine, view.tokens, base[0], base[1], at_start=not view.prefix
+    )
+    if (allowed, accepting) == base or (allowed, accepting) != (
+        view.actual,
+        view.accepting_actual,
+    ):
+        return None
+    if name == "eager-end":
+        return "the text is a complete match: the engine ends there (EOS alone)"
+    return f"{len(base[0] - allowed)} tokens that are not valid UTF-8 on their own dropped"
+
+
+def _utf8_rule(view: StateView) -> str | None:
+    return _declared_rule(view, "utf8-tokens-only", view.engine.policies.utf8_tokens_only)
+
+
+def _eager_end_rule(view: StateView) -> str | None:
+    return _declared_rule(view, "eager-end", view.engine.policies.eager_end)
+
+
 POLICY_RULES: dict[str, Rule] = {
     "ascii-classes": _ascii_rule,
     "canonical-forced": _canonical_forced_rule,
     "canonical-literals": _canonical_literals_rule,
+    "utf8-tokens-only": _utf8_rule,
+    "eager-end": _eager_end_rule,
 }
 
 

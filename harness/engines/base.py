@@ -55,6 +55,10 @@ class Policies:
     # once the text is a complete non-empty match only EOS is allowed, even where the
     # language goes on (kbnf's "ends eagerly", Formatron)
     eager_end: bool = False
+    # Documented ways the engine reads a JSON schema differently from the standard, named
+    # as in harness/diff/schema_policies.py (KNOWN); the differ counts instance failures
+    # these explain as policy, not bugs.
+    json_schema: tuple[str, ...] = ()
     # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
     # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
     class_table: tuple[tuple[str, str], ...] = ()

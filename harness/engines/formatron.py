@@ -233,7 +233,7 @@ def _engine():
     import kbnf
     from formatron.formats.regex import RegexExtractor
 
-    ids = [i for i, t in enumerate(TOKENS) if i != EOS and t]
+    ids = [i for i, t in enumerate(TOKENS) if i not in SPECIAL and t]
     vocab = kbnf.Vocabulary(
         {i: kbnf.Token(TOKENS[i]) for i in ids},
         {i: TOKENS[i].decode("utf-8", "replace") for i in ids},
@@ -326,7 +326,12 @@ class FormatronEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference"}),
     )
     policies = Policies(
-        unicode_classes=True, json_whitespace="flexible", canonical_forced=False, eager_end=True
+        unicode_classes=True,
+        json_whitespace="flexible",
+        canonical_forced=False,
+        eager_end=True,
+        # keys in the schema's order, no undeclared keys (see the module doc)
+        json_schema=("additional-properties-false", "keys-in-schema-order"),
     )
     # Only EOS once the text is a complete non-empty match (see the module doc).
 

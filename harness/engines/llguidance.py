@@ -143,7 +143,7 @@ def _greedy(data):
     out, i = [], 0
     while i < len(data):
         best = max(
-            (j for j, t in enumerate(TOKENS) if j != EOS and t and data.startswith(t, i)),
+            (j for j, t in enumerate(TOKENS) if j not in SPECIAL and t and data.startswith(t, i)),
             key=lambda j: len(TOKENS[j]),
         )
         out.append(best)
@@ -155,7 +155,7 @@ class _Source:
     eos_token_id = EOS
     bos_token_id = None
     tokens = TOKENS
-    special_token_ids = [EOS]
+    special_token_ids = SPECIAL
 
     def __call__(self, data):
         return _greedy(data)

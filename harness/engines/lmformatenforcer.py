@@ -181,7 +181,7 @@ def _enforcer():
             text = t.decode("utf-8")
         except UnicodeDecodeError:
             continue  # no text of its own: not in its prefix tree
-        if i != EOS and text:
+        if i not in SPECIAL and text:
             regular.append((i, text, True))
     data = lmfe.TokenEnforcerTokenizerData(
         regular, lambda ids: b"".join(TOKENS[i] for i in ids).decode("utf-8", "replace"),
@@ -257,6 +257,8 @@ class LMFormatEnforcerEngine(Engine):
         json_whitespace="flexible",
         canonical_forced=False,
         utf8_tokens_only=True,
+        # its pinned JSON caps, MAX_JSON_ARRAY_LENGTH and MAX_CONSECUTIVE_WHITESPACES
+        json_schema=("array-items-at-most-20", "whitespace-runs-at-most-12"),
     )
     # Tokens that are not valid UTF-8 on their own are never allowed (see the module doc).
 

@@ -108,7 +108,7 @@ def engine_mask():
 
     by_bytes = {}
     for i, t in enumerate(TOKENS):
-        if i != EOS:
+        if i not in SPECIAL:
             by_bytes.setdefault(t, []).append(i)
     guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
     for t in PREFIX:
@@ -123,7 +123,7 @@ def engine_advance(token):
 
     by_bytes = {}
     for i, t in enumerate(TOKENS):
-        if i != EOS:
+        if i not in SPECIAL:
             by_bytes.setdefault(t, []).append(i)
     guide = Guide(Index(REGEX, Vocabulary(EOS, by_bytes)))
     for t in PREFIX:

@@ -22,7 +22,7 @@ MODE = MODE_NAME
 def _index():
     import tokensdfa
 
-    vocab = tokensdfa.Vocabulary(TOKENS, EOS, [EOS])
+    vocab = tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL)
     index = tokensdfa.Index(REGEX, vocab, mode=MODE)
     state = index.initial_state
     for t in PREFIX:

@@ -110,7 +110,7 @@ MASK_REPRO = """
 def _matcher():
     import xgrammar as xgr
 
-    encoded = [b"" if i == EOS else t for i, t in enumerate(TOKENS)]
+    encoded = [b"" if i in SPECIAL else t for i, t in enumerate(TOKENS)]
     info = xgr.TokenizerInfo(
         encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
     )
@@ -162,6 +162,13 @@ class XGrammarEngine(Engine):
         json_whitespace="flexible",
         canonical_forced=False,
         class_table=(("s", SPACE_CLASS),),
+        # xgrammar's documented defaults (its JSON-schema converter's `strict_mode`, and
+        # measured on 0.2.8 too): see harness/diff/schema_policies.py.
+        json_schema=(
+            "additional-properties-false",
+            "oneof-as-anyof",
+            "length-ignored-with-pattern",
+        ),
     )
 
     repro_package = "xgrammar"

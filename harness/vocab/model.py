@@ -101,7 +101,7 @@ def describe(vocab: Vocabulary) -> dict[str, Any]:
         "special_ids": len(vocab.special_ids),
         "eos_id": vocab.eos_id,
         "eos_bytes": repr(vocab.tokens[vocab.eos_id]),
-        "invalid_utf8_tokens": sum(1 for i in ordinary if not _is_utf8(vocab.tokens[i])),
+        "invalid_utf8_tokens": sum(1 for i in ordinary if not is_utf8(vocab.tokens[i])),
         "longest_token": None
         if longest is None
         else {
@@ -112,7 +112,8 @@ def describe(vocab: Vocabulary) -> dict[str, Any]:
     }
 
 
-def _is_utf8(data: bytes) -> bool:
+def is_utf8(data: bytes) -> bool:
+    """`data` decodes as UTF-8 on its own (a token holding part of a character does not)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
