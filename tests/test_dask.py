@@ -1,6 +1,6 @@
-"""Bench cells on a Dask cluster: a LocalCluster of two single-threaded worker processes
-started here gives the same cells and statuses as a local run, and a Dask worker killed
-mid-run costs no cell and stores none twice."""
+"""Bench and diff cells on a Dask cluster: a LocalCluster of two single-threaded worker
+processes started here gives the same cells, statuses and comparison counts as a local
+run, and a Dask worker killed mid-run costs no cell and stores none twice."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.bench.controller import Runner
 from harness.bench.options import Options
+from harness.diff import controller as diff_controller
+from harness.diff.controller import DiffOptions, DiffRun
 from harness.store import Store
 
 distributed = pytest.importorskip("distributed")
@@ -93,4 +96,93 @@ def test_a_killed_dask_worker_costs_no_cell(cluster: object, tmp_path: Path) -> 
     assert len(keys) == len(set(keys)) == 18
     client = distributed.Client(address)
     assert pids[0] not in client.run(os.getpid).values()  # the nanny started a new one
+    client.close()
+
+
+def diff(store: Store, run: str, engines: tuple[str, ...], out: Path, **extra: object) -> None:
+    options = DiffOptions(
+        vocabs=(VOCAB,),
+        engines=engines,
+        sets=("outlines-bench",),
+        walks=2,
+        cover=60,
+        timeout=60.0,
+        instances=0,
+        samples=0,
+        minimize=False,
+    )
+    run_ = DiffRun(
+        store,
+        run,
+        options,
+        out / run,
+        log=lambda _: None,
+        quiet=True,
+        **extra,  # type: ignore[arg-type]
+    )
+    run_.run()
+
+
+def diff_summary(store: Store, run: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """Per cell: its status, the states compared per engine and the disagreements."""
+    return {
+        (c.spec_id, c.vocab): (
+            c.status,
+            c.outcome["row"].get("states"),
+            c.outcome["row"].get("disagreements"),
+        )
+        for c in store.diff_cells(run)
+    }
+
+
+def test_dask_diff_gives_the_cells_of_a_local_run(cluster: object, tmp_path: Path) -> None:
+    address = cluster.scheduler_address  # type: ignore[attr-defined]
+    engines = ("outlines-core", "tokensdfa")
+    with Store(tmp_path / "results.sqlite") as store:
+        diff(store, "local", engines, tmp_path)
+        diff(store, "dask", engines, tmp_path, executor="dask", scheduler=address)
+        local = diff_summary(store, "local")
+        assert len(local) == 9 and diff_summary(store, "dask") == local
+        # outlines-core's finish-and-continue bug shows on this set: compared, not empty
+        assert any(disagreements for _, _, disagreements in local.values())
+        hosts = {c.outcome["row"]["host"] for c in store.diff_cells("dask")}
+        assert len(hosts) == 1
+
+
+def test_a_killed_dask_worker_costs_no_diff_cell(
+    cluster: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    address = cluster.scheduler_address  # type: ignore[attr-defined]
+    monkeypatch.setattr(diff_controller, "DASK_BATCH", 2)  # five tasks for nine specs
+    client = distributed.Client(address)
+    pids = list(client.run(os.getpid).values())
+    client.close()
+
+    def kill_one() -> None:
+        time.sleep(2.0)  # a few cells in: the slow engine takes 0.3 s a compile
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    with Store(tmp_path / "results.sqlite") as store:
+        started = time.monotonic()
+        diff(store, "k", ("slow",), tmp_path, executor="dask", scheduler=address)
+        assert time.monotonic() - started > 2.0  # the kill came while the run went on
+        killer.join()
+        if len(store.diff_cells("k")) < 9:  # a batch lost on every retry: --resume
+            resumed = DiffRun(
+                store,
+                "k",
+                DiffOptions(vocabs=(), engines=(), sets=()),
+                tmp_path / "k",
+                resume=True,
+                log=lambda _: None,
+                quiet=True,
+            )
+            resumed.run()
+        keys = [(c.spec_id, c.vocab) for c in store.diff_cells("k")]
+        statuses = {c.status for c in store.diff_cells("k")}
+    assert len(keys) == len(set(keys)) == 9 and statuses == {"ok"}
+    client = distributed.Client(address)
+    assert pids[0] not in client.run(os.getpid).values()  # killed while the run went on
     client.close()

@@ -22,23 +22,20 @@ host and its worker's calibration (`harness.bench.service.calibrate`).
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
 
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
 from harness.bench.options import Options
 from harness.bench.plan import Group
-from harness.errors import BadInput, EnvironmentFailure
+from harness.process import cluster
 
 BATCH = 8
 RESOURCE = "bench"
-RETRIES = 2
-SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+RETRIES = cluster.RETRIES
 
 
 @dataclass(frozen=True)
@@ -73,33 +70,6 @@ def batches(groups: list[Group], options: Options, inputs: CellInputs) -> Iterat
             yield Batch(part, options, CellInputs(specs, paths, convert))
 
 
-def scheduler_address(options: Options) -> str:
-    address = options.scheduler or os.environ.get(SCHEDULER_ENV)
-    if not address:
-        raise BadInput(f"--executor dask needs --scheduler tcp://HOST:PORT (or {SCHEDULER_ENV})")
-    return address
-
-
-def connect(address: str) -> Any:
-    """A Dask client of the scheduler at `address`, whose workers offer `bench=1`."""
-    try:
-        from distributed import Client
-    except ImportError as exc:
-        raise EnvironmentFailure(f"--executor dask needs the distributed package: {exc}") from exc
-    try:
-        client = Client(address, timeout="20s")
-    except OSError as exc:
-        raise EnvironmentFailure(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    workers = client.scheduler_info().get("workers", {})
-    if not any(w.get("resources", {}).get(RESOURCE, 0) >= 1 for w in workers.values()):
-        client.close()
-        raise BadInput(
-            f"no Dask worker at {address} offers the resource {RESOURCE}=1 (start workers "
-            f'with: dask worker {address} --nthreads 1 --resources "{RESOURCE}=1")'
-        )
-    return client
-
-
 def run(
     groups: list[Group],
     options: Options,
@@ -111,7 +81,7 @@ def run(
     batch finishes."""
     from distributed import as_completed
 
-    client = connect(scheduler_address(options))
+    client = cluster.connect(cluster.scheduler_address(options.scheduler), RESOURCE)
     try:
         futures = [
             client.submit(run_batch, b, resources={RESOURCE: 1}, pure=False, retries=RETRIES)

@@ -72,19 +72,24 @@ def check(
     memory_limit: int = 4 << 30,
     progress: IO[str] | None = None,
     on_result: Callable[[str, EngineResult], None] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> CheckResult:
     """Check `specs` on `vocab` (a vocabulary reference) with `engines_` (default every
     available engine but the reference). `on_result(spec_id, result)` is told each bench
-    cell as it finishes; progress lines go to `progress` (default stderr)."""
+    cell as it finishes; progress lines go to `progress` (default stderr). `executor`
+    and `scheduler`: where the cells run (here, or a Dask cluster whose workers offer
+    `bench=1`)."""
+    placement = {"executor": executor, "scheduler": scheduler}
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
     chosen = _available(engines_ or DEFAULT_ENGINES, err)
     name = run or time.strftime("check-%Y%m%d-%H%M%S")
     with Store(reports_dir / "results.sqlite") as store:
         versions = _bench(
-            store, name, entries, vocab, chosen, timeout, memory_limit, err, on_result
+            store, name, entries, vocab, chosen, timeout, memory_limit, err, on_result, placement
         )
-        diff = _diff(store, name, entries, vocab, chosen, timeout, reports_dir, err)
+        diff = _diff(store, name, entries, vocab, chosen, timeout, reports_dir, err, placement)
         cells = [c for c in store.cells(name) if c.study == "main"]
     return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
 
@@ -113,6 +118,7 @@ def _bench(
     memory_limit: int,
     err: IO[str],
     on_result: Callable[[str, EngineResult], None] | None,
+    placement: dict[str, Any],
 ) -> dict[str, str]:
     def told(cell: CellPlan, result: CellResult) -> None:
         if on_result is not None:
@@ -122,7 +128,12 @@ def _bench(
             )
 
     options = Options(
-        engines=tuple(chosen), vocabs=(vocab,), sets=(), timeout=timeout, memory_limit=memory_limit
+        engines=tuple(chosen),
+        vocabs=(vocab,),
+        sets=(),
+        timeout=timeout,
+        memory_limit=memory_limit,
+        **placement,
     )
     runner = Runner(store, name, options, user_entries=entries, stream=err, on_result=told)
     runner.run()
@@ -138,6 +149,7 @@ def _diff(
     timeout: float,
     reports_dir: Path,
     err: IO[str],
+    placement: dict[str, Any],
 ) -> dict[str, Any]:
     options = DiffOptions(
         vocabs=(vocab,),
@@ -156,6 +168,7 @@ def _diff(
         user_entries=entries,
         log=lambda line: print(line, file=err, flush=True),
         quiet=True,
+        **placement,
     )
     diff.run()
     return diff.data(final=True)

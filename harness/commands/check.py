@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     opt.add_timeout(p, 60.0, "one cell")
     opt.add_memory_limit(p, "4G", "a worker")
+    opt.add_executor(p)
     opt.add_run(p, prefix="check-")
     opt.add_reports_dir(p)
     p.set_defaults(func=run)
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         memory_limit=args.memory_limit,
         on_result=lambda spec_id, r: _progress(spec_id, r, progress),
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
     shown = {"table": output.table, "markdown": output.markdown, "json": output.as_json}
     print(shown[args.format](result))

@@ -54,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--samples", type=opt.count(0), default=4, help="completions sampled per schema (4)"
     )
     p.add_argument("--no-minimize", action="store_true", help="skip minimization and repros")
+    opt.add_executor(p)
     opt.add_run(p, prefix=None)
     p.add_argument(
         "--resume",
@@ -93,6 +94,13 @@ def run(args: argparse.Namespace) -> int:
             strict_corpus=args.strict_corpus,
         )
         DiffRun(
-            store, name, options, reports_dir / name, resume=args.resume, user_entries=entries
+            store,
+            name,
+            options,
+            reports_dir / name,
+            resume=args.resume,
+            user_entries=entries,
+            executor=args.executor,
+            scheduler=args.scheduler,
         ).run()
     return 0

@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", type=opt.count(0), default=3, help="token paths per spec (3)")
     opt.add_timeout(p, 120.0, "one engine and spec")
     opt.add_memory_limit(p, None, "the worker")
+    opt.add_executor(p)
     opt.add_run(p, prefix="jumpforward-")
     opt.add_reports_dir(p)
     p.set_defaults(func=run)
@@ -47,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         memory_limit=args.memory_limit,
         strict_corpus=args.strict_corpus,
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
     measure(options, opt.reports_dir(args) / args.run, user_entries=entries)
     return 0

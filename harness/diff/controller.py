@@ -25,18 +25,19 @@ from harness import corpora, engines, report
 from harness import vocab as vocabularies
 from harness.bench.machine import git_commit, machine
 from harness.corpora import converter, paths, user
+from harness.diff.cell import SERVICE
 from harness.diff.differ import WalkPlan
 from harness.diff.findings import Collector, dump
 from harness.diff.service import CellOutcome
 from harness.errors import BadInput, EngineUnavailable, TokensieveError
 from harness.figures import fmt_seconds
-from harness.process import Status, Worker
+from harness.process import Status, cluster
 from harness.spec import Spec
 from harness.store import Store
 
 KIND = "diff"
-SERVICE = "harness.diff.service:DiffService"
-PREPARE_TIMEOUT_S = 300.0
+# Specs per Dask task: a vocabulary is prepared once per task.
+DASK_BATCH = 8
 # The share of an engine's --timeout its minimization may take inside a cell.
 MINIMIZE_SHARE = 0.35
 
@@ -92,11 +93,17 @@ class DiffRun:
         user_entries: tuple[corpora.Entry, ...] = (),
         log: Callable[[str], None] | None = None,
         quiet: bool = False,
+        executor: str = "local",
+        scheduler: str | None = None,
     ) -> None:
         """`user_entries`: the user's own specs (`harness.corpora.user`), diffed after the
         corpus sets' and stored with the run, so a resumed run needs no file. `log` takes
-        the progress lines (default: standard output); `quiet` leaves out the summary."""
+        the progress lines (default: standard output); `quiet` leaves out the summary.
+        `executor`/`scheduler`: where the cells run (`harness.process.cluster`); a
+        resumed run may change them."""
         self.quiet = quiet
+        self.executor = executor
+        self.scheduler = scheduler
         self.store = store
         self.run_name = run
         self.out_dir = out_dir
@@ -195,77 +202,73 @@ class DiffRun:
             self.rows.append(cell.outcome["row"])
 
     def _run_cells(self, session: int) -> None:
+        """Every cell not stored yet, per vocabulary on one worker process (here), or in
+        batches of `DASK_BATCH` specs on a Dask cluster; each stored as it comes back."""
         done = {(c.spec_id, c.vocab) for c in self.store.diff_cells(self.run_name)}
+        loaded = {}
+        batches = []
         for vname in self.options.vocabs:
             todo = [s for s in self.specs if (s.id, vname) not in done]
             if not todo:
                 continue
-            voc = vocabularies.load(vname)
-            worker = Worker(
-                SERVICE,
-                {"vocab": vname, "engines": list(self.options.engines)},
-                memory_limit=self.options.memory_limit,
-                env=engines.environment(list(self.options.engines)),
-            )
-            try:
-                for spec in todo:
-                    self._cell(worker, spec, voc, session)
-            finally:
-                worker.stop()
+            voc = loaded[vname] = vocabularies.load(vname)
+            items = [self._item(spec, voc) for spec in todo]
+            size = len(items) if self.executor == "local" else DASK_BATCH
+            for i in range(0, len(items), size):
+                batches.append(
+                    cluster.Batch(
+                        SERVICE,
+                        {"vocab": vname, "engines": list(self.options.engines)},
+                        self.options.engines,
+                        self.options.memory_limit,
+                        "harness.diff.cell:run_cell",
+                        items[i : i + size],
+                    )
+                )
 
-    def _cell(self, worker: Worker, spec: Spec, voc: Any, session: int) -> None:
-        started = time.perf_counter()
+        def handle(item: dict[str, Any], result: dict[str, Any]) -> None:
+            self._cell_done(item, result, loaded[item["row"]["vocab"]], session)
+
+        cluster.run(batches, handle, self.log, self.executor, self.scheduler)
+
+    def _item(self, spec: Spec, voc: Any) -> dict[str, Any]:
         row: dict[str, Any] = {"spec": spec.id, "vocab": voc.name}
         request = self._request(spec, voc, row)
-        outcome, failure = self._parts(worker, request)
-        row["seconds"] = round(time.perf_counter() - started, 2)
-        if outcome is not None:
+        return {
+            "row": row,
+            "request": request,
+            "engines": list(self.options.engines),
+            "timeout": self.options.timeout,
+        }
+
+    def _cell_done(
+        self, item: dict[str, Any], result: dict[str, Any], voc: Any, session: int
+    ) -> None:
+        row = {**item["row"], "seconds": result["seconds"], "host": result["host"]}
+        if result["versions"]:
+            self.meta["versions"].update(result["versions"])
+            self.store.update_meta(self.run_name, self.meta, "diff_runs")
+        for note in result["notes"]:
+            self.log(f"  {voc.name} {note}")
+        outcome = None
+        if result["outcome"] is not None:
+            outcome = CellOutcome.from_json(result["outcome"])
             self._collect(outcome, voc)
             self._summarize(row, outcome)
         else:
-            assert failure is not None
-            row.update(status=failure.status.value, detail=failure.message)
-            self.log(f"  {voc.name} {spec.id}: {failure.status.value} {failure.message}")
+            failure = result["failure"]
+            row.update(status=failure["status"], detail=failure["message"])
+            self.log(f"  {voc.name} {row['spec']}: {failure['status']} {failure['message']}")
         self.rows.append(row)
         self.store.add_diff_cell(
             self.run_name,
-            spec.id,
+            row["spec"],
             voc.name,
             row["status"],
-            {"row": row, "outcome": None if outcome is None else outcome.to_json()},
+            {"row": row, "outcome": result["outcome"]},
             session,
         )
         self._write(final=False)
-
-    def _parts(self, worker: Worker, request: dict[str, Any]) -> tuple[CellOutcome | None, Any]:
-        """The cell as one request per part, each under `--timeout`: first the
-        reference's own checks (a failure there, the reference unable to build the spec,
-        fails the cell), then each engine alone, so an engine that hangs, crashes or
-        blows its memory loses only its own results (recorded in `skipped`)."""
-        first = self._ask(
-            worker, {**request, "engines": [], "check_exact": True, "reference_instances": True}
-        )
-        if not first.ok:
-            return None, first
-        outcome = CellOutcome.from_json(first.value)
-        for name in self.options.engines:
-            part = {**request, "engines": [name], "check_exact": False}
-            reply = self._ask(worker, {**part, "reference_instances": False})
-            if reply.ok:
-                outcome.merge(CellOutcome.from_json(reply.value))
-            else:
-                outcome.diff.skipped[name] = f"{reply.status.value}: {reply.message}"
-                self.log(f"  {request['spec']['id']} {name}: {reply.status.value} {reply.message}")
-        return outcome, None
-
-    def _ask(self, worker: Worker, request: dict[str, Any]) -> Any:
-        if not worker.alive:
-            ready = worker.start(PREPARE_TIMEOUT_S)
-            if not ready.ok:
-                return ready
-            self.meta["versions"].update(ready.value or {})
-            self.store.update_meta(self.run_name, self.meta, "diff_runs")
-        return worker.ask(request, self.options.timeout)
 
     def _request(self, spec: Spec, voc: Any, row: dict[str, Any]) -> dict[str, Any]:
         o = self.options

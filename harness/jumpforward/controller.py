@@ -1,6 +1,7 @@
 """The controller of a jump-forward run: every (engine, spec) measured and every spec's
-forced texts cross-checked in a worker process per vocabulary (`harness.process`), so a
-hang or a crash costs only that unit; then `RUN/jumpforward.json`, `.csv` and `.html`,
+forced texts cross-checked in a worker process per vocabulary (`harness.process`), here
+or on a Dask cluster (`harness.process.cluster`), so a hang or a crash costs only that
+unit; then `RUN/jumpforward.json`, `.csv` and `.html`,
 and a console summary. The bench report embeds the summary when the run names match."""
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, engines, report
+from harness import corpora, report
 from harness import vocab as vocabularies
 from harness.corpora import converter, paths
 from harness.diff.findings import dump
 from harness.embed import csv_cell
 from harness.errors import TokensieveError
-from harness.process import Reply, Worker
+from harness.jumpforward.cell import SERVICE
+from harness.process import cluster
 from harness.spec import Spec
 
-SERVICE = "harness.jumpforward.service:JumpService"
-PREPARE_TIMEOUT_S = 300.0
+# Specs per Dask task: a vocabulary is prepared once per task.
+DASK_BATCH = 8
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class JumpOptions:
     timeout: float = 120.0
     memory_limit: int | None = None
     strict_corpus: bool = False
+    executor: str = "local"  # or "dask", at `scheduler` (harness.process.cluster)
+    scheduler: str | None = None
 
 
 @dataclass
@@ -67,74 +71,59 @@ def run(
             options.limit_specs,
         )
     ] + [("user", e.spec) for e in user_entries]
-    for vname in options.vocabs:
-        _measure_vocab(options, vname, specs, results)
+    _measure(options, specs, results)
     data = _data(results, time.perf_counter() - started)
     _write(out_dir, data)
     print(console(data, out_dir), file=out)
     return data
 
 
-def _measure_vocab(
-    options: JumpOptions, vname: str, specs: list[tuple[str, Spec]], results: JumpResults
-) -> None:
-    voc = vocabularies.load(vname)
-    worker = Worker(
-        SERVICE,
-        {"vocab": vname, "engines": list(options.engines)},
-        memory_limit=options.memory_limit,
-        env=engines.environment(list(options.engines)),
-    )
-    try:
+def _measure(options: JumpOptions, specs: list[tuple[str, Spec]], results: JumpResults) -> None:
+    """Every (vocabulary, spec) on the vocabulary's worker process, here or in batches of
+    `DASK_BATCH` specs on a Dask cluster (`harness.process.cluster`)."""
+    batches = []
+    for vname in options.vocabs:
+        voc = vocabularies.load(vname)
+        items = []
         for set_name, spec in specs:
-            _measure_spec(options, worker, set_name, spec, voc, results)
-    finally:
-        worker.stop()
-
-
-def _measure_spec(
-    options: JumpOptions,
-    worker: Worker,
-    set_name: str,
-    spec: Spec,
-    voc: Any,
-    results: JumpResults,
-) -> None:
-    try:
-        walked = [p for p in paths.paths_for(spec, voc, n=options.paths) if p.exact]
-    except TokensieveError as exc:
-        results.skipped.append(f"{spec.id}: {exc}")
-        return
-    base = {
-        "spec": converter.with_regex(spec).to_json(),
-        "paths": [{"text": p.text, "ids": list(p.ids)} for p in walked],
-    }
-    for engine in options.engines:
-        reply = _ask(
-            worker, {**base, "op": "measure", "engine": engine, "set": set_name}, options.timeout
-        )
-        if reply.ok:
-            results.rows.extend(reply.value)
-        else:
-            results.skipped.append(
-                f"{engine} {voc.name} {spec.id}: {reply.status.value} {reply.message or ''}"
+            try:
+                walked = [p for p in paths.paths_for(spec, voc, n=options.paths) if p.exact]
+            except TokensieveError as exc:
+                results.skipped.append(f"{spec.id}: {exc}")
+                continue
+            items.append(
+                {
+                    "set": set_name,
+                    "vocab": vname,
+                    "spec": converter.with_regex(spec).to_json(),
+                    "paths": [{"text": p.text, "ids": list(p.ids)} for p in walked],
+                    "engines": list(options.engines),
+                    "timeout": options.timeout,
+                }
             )
-    reply = _ask(worker, {**base, "op": "cross_check"}, options.timeout)
-    if reply.ok:
-        results.states_compared += reply.value["states"]
-        results.disagreements.extend(reply.value["disagreements"])
-    else:
-        results.skipped.append(
-            f"cross-check {voc.name} {spec.id}: {reply.status.value} {reply.message or ''}"
-        )
+        size = max(1, len(items)) if options.executor == "local" else DASK_BATCH
+        for i in range(0, len(items), size):
+            batches.append(
+                cluster.Batch(
+                    SERVICE,
+                    {"vocab": vname, "engines": list(options.engines)},
+                    options.engines,
+                    options.memory_limit,
+                    "harness.jumpforward.cell:run_spec",
+                    items[i : i + size],
+                )
+            )
 
+    def handle(item: dict[str, Any], result: dict[str, Any]) -> None:
+        results.rows.extend(result["rows"])
+        results.disagreements.extend(result["disagreements"])
+        results.states_compared += result["states"]
+        results.skipped.extend(result["skipped"])
 
-def _ask(worker: Worker, request: dict[str, Any], timeout: float) -> Reply:
-    if not worker.alive:
-        ready = worker.start(PREPARE_TIMEOUT_S)
-        if not ready.ok:
-            return ready
-    return worker.ask(request, timeout)
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    cluster.run(batches, handle, log, options.executor, options.scheduler)
 
 
 def _data(results: JumpResults, elapsed: float) -> dict[str, Any]:
