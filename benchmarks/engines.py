@@ -21,7 +21,15 @@ from harness.corpora import converter, paths
 from harness.errors import TokensieveError
 from harness.figures import percentile
 
-ENGINES = ["naive", "outlines-core", "llguidance", "xgrammar", "tokensdfa"]
+ENGINES = [
+    "naive",
+    "outlines-core",
+    "llguidance",
+    "xgrammar",
+    "tokensdfa",
+    "lm-format-enforcer",
+    "formatron",
+]
 SPECS = ["outlines-bench/date", "outlines-bench/email", "handwritten/chat-reply"]
 VOCABS = ["llama3", "tekken"]
 

@@ -325,3 +325,39 @@ def test_findings_recheck_runs_a_repro_against_releases(tmp_path: Path) -> None:
         timeout=600,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_recheck_records_a_release_that_cannot_run_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that conflicts with the shared environment (xgrammar 0.2.4 needs
+    transformers < 5) reads "cannot run" with the reason, and the other releases are
+    still tried; a release that does not exist stays one line, exit 2."""
+    from harness.diff import recheck
+    from harness.errors import EngineUnavailable
+
+    run_dir = tmp_path / "d"
+    (run_dir / "findings").mkdir(parents=True)
+    (run_dir / "diff.json").write_text(
+        json.dumps({"findings": [{"id": "f1", "engine": "xgrammar", "repro": "f1.py"}]})
+    )
+    (run_dir / "findings" / "f1.py").write_text("print('REPRODUCED'); raise SystemExit(1)\n")
+    reason = "xgrammar@0.2.4: needs transformers<5,>=4.38.0, the shared environment has 5.23"
+
+    def install(name: str, version: str) -> Path:
+        if version == "0.2.4":
+            raise EngineUnavailable(reason)
+        if version == "99.0.0":
+            raise BadInput(f"{name}@{version}: cannot install it")
+        return tmp_path / "empty-release-dir"
+
+    monkeypatch.setattr(recheck.versions, "install", install)
+    rows = recheck.recheck(run_dir, ["xgrammar@0.2.4", "xgrammar@0.2.0"])
+    assert [(r.release, r.outcome) for r in rows] == [
+        ("pinned", "REPRODUCED"),
+        ("0.2.4", "cannot run"),
+        ("0.2.0", "REPRODUCED"),
+    ]
+    assert rows[1].output == reason
+    with pytest.raises(BadInput):
+        recheck.recheck(run_dir, ["xgrammar@99.0.0"])

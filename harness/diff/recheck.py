@@ -20,7 +20,7 @@ from typing import Any
 
 from harness import engines
 from harness.engines import versions
-from harness.errors import BadInput
+from harness.errors import BadInput, EngineUnavailable
 
 TIMEOUT_S = 300.0
 PINNED = "pinned"
@@ -89,13 +89,34 @@ def recheck(run_dir: Path, releases: list[str]) -> list[Recheck]:
         if version is None:
             raise BadInput(f"--engines {spec}: name a release, e.g. {name}@1.2.3")
         wanted.setdefault(name, []).append(version)
+    installed: dict[tuple[str, str], Path | str] = {}
     out = []
     for finding, engine, path in scripts(run_dir):
         for version in [None, *wanted.get(engine, [])]:
-            release_dir = None if version is None else versions.install(engine, version)
-            outcome, last = run_script(path, release_dir)
+            if version is None:
+                outcome, last = run_script(path, None)
+            else:
+                where = _install(installed, engine, version)
+                if isinstance(where, str):  # this release cannot be installed here
+                    outcome, last = "cannot run", where
+                else:
+                    outcome, last = run_script(path, where)
             out.append(Recheck(finding, engine, version or PINNED, outcome, last))
     return out
+
+
+def _install(installed: dict[tuple[str, str], Path | str], engine: str, version: str) -> Path | str:
+    """The release's install directory, or the one-line reason it cannot be used here (it
+    conflicts with the shared environment): that release's column then reads "cannot
+    run" and the other releases are still tried. A release that does not exist stays
+    BadInput (exit 2)."""
+    key = (engine, version)
+    if key not in installed:
+        try:
+            installed[key] = versions.install(engine, version)
+        except EngineUnavailable as exc:
+            installed[key] = str(exc)
+    return installed[key]
 
 
 def grid(rows: list[Recheck]) -> tuple[list[str], list[list[str]]]:

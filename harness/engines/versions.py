@@ -17,7 +17,8 @@ What goes into the directory, and why:
   twice, and nothing the harness itself imports is shadowed). A requirement it lacks
   altogether is installed into the directory, at the newest release the specifier
   allows, and its own requirements are checked the same way. A requirement it has at a
-  version outside the specifier is a conflict, and the release is refused (BadInput),
+  version outside the specifier is a conflict, and the release is refused
+  (EngineUnavailable: it cannot run here, though it exists),
   except for the engine's native core (kbnf for formatron, interegular for
   lm-format-enforcer), which belongs to the release and is then installed beside it;
 - last, a fresh interpreter with that environment builds the adapter and asks it for its
@@ -49,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cache import cache_root
-from harness.errors import BadInput
+from harness.errors import BadInput, EngineUnavailable, TokensieveError
 
 MARKER = ".complete"
 PIP_TIMEOUT_S = 900.0
@@ -114,7 +115,9 @@ def directory(name: str, version: str) -> Path:
 
 def install(name: str, version: str) -> Path:
     """The directory holding `name@version`, installed on first use (see the module
-    doc); BadInput, on one line, for a release that cannot be installed or imported."""
+    doc). One line either way: BadInput for a release that does not exist (or has no
+    wheel); EngineUnavailable for one that conflicts with the shared environment or
+    cannot be imported or driven here."""
     version = _normalize(name, version)
     target = directory(name, version)
     if (target / MARKER).is_file():
@@ -180,7 +183,16 @@ def _locked(path: Path) -> Iterator[None]:
 # --- building the directory ---------------------------------------------------------------
 
 
-def _pip(name: str, version: str, target: Path, requirement: str) -> None:
+def _pip(
+    name: str,
+    version: str,
+    target: Path,
+    requirement: str,
+    error: type[TokensieveError] = BadInput,
+) -> None:
+    """pip-install `requirement` into `target`; a failure raises `error` (BadInput for
+    the release itself: no such release or no wheel; EngineUnavailable for what it
+    needs)."""
     command = [
         sys.executable,
         "-m",
@@ -200,11 +212,11 @@ def _pip(name: str, version: str, target: Path, requirement: str) -> None:
             command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise BadInput(
+        raise error(
             f"{name}@{version}: installing {requirement} timed out after {PIP_TIMEOUT_S:.0f}s"
         ) from None
     if done.returncode != 0:
-        raise BadInput(
+        raise error(
             f"{name}@{version}: cannot install {requirement} from PyPI (wheels only): "
             f"{_last_line(done.stderr or done.stdout)}"
         )
@@ -249,17 +261,19 @@ def _populate(name: str, version: str, staging: Path) -> dict[str, Any]:
             if local is not None:
                 if req.specifier.contains(local, prereleases=True):
                     continue
-                raise BadInput(f"{name}@{version}: needs {req} but {dist} {local} came with it")
+                raise EngineUnavailable(
+                    f"{name}@{version}: needs {req} but {dist} {local} came with it"
+                )
             have = _shared_version(dist)
             if have is not None and req.specifier.contains(have, prereleases=True):
                 shared[dist] = have
                 continue
             if have is not None and dist not in cores:
-                raise BadInput(
+                raise EngineUnavailable(
                     f"{name}@{version}: needs {req}, the shared environment has "
                     f"{dist} {have} (the shared environment wins; this release conflicts)"
                 )
-            _pip(name, version, staging, f"{dist}{req.specifier}")
+            _pip(name, version, staging, f"{dist}{req.specifier}", EngineUnavailable)
             added[dist] = _local_version(staging, dist) or "?"
             if dist not in checked:
                 pending.append(dist)
@@ -335,21 +349,23 @@ def _check(name: str, version: str, target: Path) -> dict[str, Any]:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise BadInput(f"{name}@{version}: importing it took over {CHECK_TIMEOUT_S:.0f}s") from None
+        raise EngineUnavailable(
+            f"{name}@{version}: importing it took over {CHECK_TIMEOUT_S:.0f}s"
+        ) from None
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        raise BadInput(
+        raise EngineUnavailable(
             f"{name}@{version}: installed but cannot be imported: "
             f"{_last_line(done.stderr or done.stdout)}"
         ) from None
     if not report["ok"]:
-        raise BadInput(f"{name}@{version}: installed but unusable: {report['why']}"[:400])
+        raise EngineUnavailable(f"{name}@{version}: installed but unusable: {report['why']}"[:400])
     from packaging.version import Version
 
     same = Version(report["metadata"]) == Version(version)
     if not same or not str(report["module"]).startswith(str(target) + os.sep):
-        raise BadInput(
+        raise EngineUnavailable(
             f"{name}@{version}: the worker would import {package.dist} "
             f"{report['metadata']} from {report['module']}, not this release"
         )
