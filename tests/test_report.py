@@ -5,7 +5,9 @@ links only to files of the run directory, and the console summary's lines."""
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import json
 import re
 import sqlite3
@@ -17,25 +19,28 @@ from harness import report
 from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.figures import summarize
 from harness.process.status import Status
-from harness.report import csvs
+from harness.report import csvs, verdict, verdict_section
 from harness.report.columns import Column, headers, write_csv
-from harness.report.html import local_href, records, table
-from harness.store import Store
+from harness.report.html import SCRIPT, anchor_id, escape, local_href, markup, records, table
+from harness.store import Cell, Store
 
 RUN = "r1"
 EVIL = '<script>alert("x")</script>'
 VOCAB = "v1"
 SECTIONS = (
-    "Sessions",
-    "Per engine",
-    "Vocabulary preparation",
+    "Verdict",
     "Distributions",
     "Compile time against vocabulary size",
     "tokensdfa speedup",
+    "Per engine",
     "MaskBench comparison",
     "Jump-forward",
     "Differential test",
+    "Per spec",
     "Failed cells",
+    "Vocabulary preparation",
+    "Sessions",
+    "Run details",
 )
 
 
@@ -155,14 +160,22 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Path]:
 
 
 def _headings(page: str) -> list[str]:
-    return re.findall(r"<h2>(.*?)</h2>", page)
+    return re.findall(r"<h2[^>]*>(.*?)</h2>", page)
 
 
 def _assert_safe(page: str) -> None:
-    assert "<script" not in page.lower()
+    """The page's one script is the shell's own (allowed by its hash alone), no data
+    became markup, and every link is a file of the run directory."""
+    ours = f'<script type="text/javascript">{SCRIPT}</script>'
+    assert page.count(ours) == 1 and page.lower().count("<script") == 1
+    assert (
+        f"script-src 'sha256-{base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()}'"
+        in page
+    )
     assert "&lt;script&gt;" in page
     for target in re.findall(r'(?:href|src)="([^"]*)"', page):
-        assert local_href(target) is not None, target
+        path, _, fragment = target.partition("#")
+        assert local_href(path, fragment or None) is not None, target
 
 
 def test_every_section_in_order(written: tuple[Store, Path]) -> None:
@@ -240,7 +253,7 @@ def test_sessions_come_from_the_store(written: tuple[Store, Path]) -> None:
     _, out = written
     page = (out / "index.html").read_text()
     section = page.split("<h2>Sessions</h2>")[1].split("<h2>")[0]
-    header = re.findall(r"<th[^>]*>(.*?)</th>", section)
+    header = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", section)
     assert header == ["started", "status", "jobs", "cells", "wall", "reason"]
     statuses = re.findall(r'<tr><td class="l">[^<]*</td><td class="l">(\w+)</td>', section)
     assert statuses == ["complete", "failed", "killed"]
@@ -281,7 +294,7 @@ def test_diff_page(written: tuple[Store, Path]) -> None:
     assert "javascript" in page and 'href="javascript' not in page
     # records of different keys line up under one header
     repros = page.split("<h3>Repros")[1].split("<h3>")[0]
-    assert re.findall(r"<th[^>]*>(.*?)</th>", repros) == [
+    assert re.findall(r"<th(?: [^>]*)?>(.*?)</th>", repros) == [
         "engine", "kind", "spec", "repro", "explanation", "text", "reproduces", "repro_output",
     ]  # fmt: skip
 
@@ -314,7 +327,10 @@ def test_an_empty_run(tmp_path: Path) -> None:
     store = Store(tmp_path / "results.sqlite")
     store.create_run("empty", {})
     page = report.write(store, "empty", tmp_path / "empty").read_text()
-    assert _headings(page) == [s for s in SECTIONS if s != "Vocabulary preparation"]
+    assert _headings(page) == [
+        s for s in SECTIONS if s not in ("Vocabulary preparation", "Per spec")
+    ]
+    assert "No cell measured in this run yet." in page
     assert "No session recorded" in page and "This run has no scaling cells" in page
     assert report.summary_text(store, "empty").splitlines()[1] == "(no cells)"
 
@@ -348,3 +364,137 @@ def test_a_database_from_before_sessions(tmp_path: Path) -> None:
         )
     store = Store(path, readonly=True)
     assert "over 0 session(s)" in report.summary_text(store, "old")
+
+
+# --- the verdict, one spec across engines, the shell's helpers ---------------------------
+
+
+def _verdict(page: str) -> str:
+    return page.split('<h2 id="verdict">Verdict</h2>')[1].split("<h2")[0]
+
+
+def test_verdict_comes_first_with_figures_its_csv_holds(written: tuple[Store, Path]) -> None:
+    _, out = written
+    page = (out / "index.html").read_text()
+    verdict = _verdict(page)
+    groups = re.findall(r"<h3>(.*?) <span", verdict)
+    assert groups == ["All sets · v1", "maskbench · v1", "s · v1"]
+    s = verdict.split("<h3>s · v1")[1]
+    assert (
+        "<li><b>naive</b> has the fastest time to first mask: 2.00 ms median over 3 specs, "
+        "1.50x faster than tokensdfa (3.00 ms).</li>"
+    ) in s
+    assert "<b>naive</b> and <b>tokensdfa</b> tie for the fastest mask at p99: 390 ns" in s
+    assert "<b>tokensdfa</b> alone reports memory: 2.0 KiB median (its own figure)." in s
+    assert "<b>naive</b> failed on 1 of 4 specs (1 crash)." in s
+    assert "Memory not ranked for naive, outlines-core" in s
+    assert "Figures compare the 3 of 4 specs every ranked engine ran ok." in s
+    rows = list(csv.DictReader((out / "verdict.csv").open(encoding="utf-8")))
+    ttfm = next(r for r in rows if (r["corpus"], r["measure"]) == ("s", "time to first mask"))
+    assert (ttfm["engine"], ttfm["value"], ttfm["pooled"]) == ("naive", "2.005", "3")
+    assert (ttfm["runner_up"], ttfm["runner_up_value"], ttfm["ratio"]) == (
+        "tokensdfa",
+        "3.005",
+        "1.499",
+    )
+
+
+def test_verdict_names_the_bugs_of_the_diff_run_escaped(written: tuple[Store, Path]) -> None:
+    _, out = written
+    every = _verdict((out / "index.html").read_text()).split("<h3>maskbench")[0]
+    assert (
+        '<a href="diff.html">The differential test</a> found bugs in '
+        f"<b>{escape(EVIL)}</b> (1 bug: mask-extra) and <b>e</b> (1 bug: s)."
+    ) in every
+
+
+def _cell(engine: str, spec: str, status: str, ttfm_ms: float = 1.0) -> Cell:
+    result = ok(ttfm_ms) if status == "ok" else CellResult(Status(status), "x")
+    return Cell(RUN, engine, spec, VOCAB, "main", status, None, result.metrics, "")
+
+
+def test_an_engine_ok_on_fewer_than_half_the_specs_is_left_out() -> None:
+    specs = [f"set/{i}" for i in range(4)]
+    cells = [_cell("fast", specs[0], "ok", 0.1)]
+    cells += [_cell("fast", spec, "timeout") for spec in specs[1:]]
+    cells += [_cell("mid", spec, "ok", 2.0) for spec in specs]
+    cells += [_cell("slow", spec, "ok", 5.0) for spec in specs]
+    cells += [_cell(EVIL, spec, "unsupported") for spec in specs[:3]] + [
+        _cell(EVIL, specs[3], "ok")
+    ]
+    group = verdict.judge("set", VOCAB, cells, ["fast", "mid", "slow", EVIL])
+    assert group.ranked == ["mid", "slow"] and group.compared == specs
+    ttfm = group.claims[0]
+    assert (ttfm.best.engine, ttfm.runner_up and ttfm.runner_up.engine) == ("mid", "slow")
+    html = verdict_section.group_html(group)
+    assert "<b>fast</b> is left out: ok on 1 of 4 specs (3 timeout)." in html
+    assert f"<b>{escape(EVIL)}</b> is left out: ok on 1 of 4 specs (3 unsupported)." in html
+    assert "<script" not in html
+
+
+def test_bugs_are_bugs_of_the_group_not_policies() -> None:
+    def bug(engine: str, signature: str, spec: str, vocab: str = VOCAB) -> dict:
+        return {"engine": engine, "signature": signature,
+                "witnesses": [{"spec": spec, "vocab": vocab}]}  # fmt: skip
+
+    def failure(engine: str, kind: str, policy: str | None = None) -> dict:
+        return {"engine": engine, "kind": kind, "spec_id": "a/x", "vocab": VOCAB, "policy": policy}
+
+    diff = {
+        "cells": [{"spec": "a/x", "vocab": VOCAB}, {"spec": "b/y", "vocab": VOCAB}],
+        "bugs": [
+            bug("e1", "final-state-exit", "a/x"),
+            bug("e1", "final-state-exit", "a/z"),
+            bug("e2", "eos-bit-mismatch", "b/y"),
+            bug("e3", "s", "a/x", vocab="other"),
+        ],
+        "instance_failures": [
+            failure("naive", "false-acceptance"),
+            failure("e2", "invalid-output", policy="json-escapes"),
+            failure("e2", "disputed"),
+        ],
+    }
+    found = verdict.bugs_in(diff, "a", VOCAB)
+    assert found == [
+        verdict.EngineBugs("e1", ["final-state-exit", "final-state-exit"], {}),
+        verdict.EngineBugs("naive", [], {"false-acceptance": 1}),
+    ]
+    assert verdict.bugs_in(diff, "c", VOCAB) is None  # the diff never ran there
+    group = verdict.Group("a", VOCAB, 1, [], [], [], bugs=found)
+    sentence = verdict_section.bugs_sentence(group)
+    assert sentence is not None and "<b>e1</b> (2 bugs: final-state-exit ×2)" in sentence
+    assert (
+        "schema-to-regex converter" in sentence
+        and "1 instance failure: false-acceptance" in sentence
+    )
+    assert len(verdict.bugs_in(diff, verdict.ALL_SETS, VOCAB) or []) == 3
+
+
+def test_instance_bug_kinds_are_the_differs() -> None:
+    from harness.diff.findings import INSTANCE_BUGS
+
+    assert verdict.INSTANCE_BUGS == INSTANCE_BUGS
+
+
+def test_specs_page_shows_each_spec_across_engines(written: tuple[Store, Path]) -> None:
+    _, out = written
+    index = (out / "index.html").read_text()
+    assert '<a href="specs.html#spec-s-a">s/a</a>' in index
+    specs = (out / "specs.html").read_text()
+    _assert_safe(specs)
+    section = specs.split('<h2 id="spec-s-c">s/c</h2>')[1].split("<h2")[0]
+    assert re.findall(r'<tr><td class="l">(\w+)</td>', section) == ["naive", "tokensdfa"]
+    assert "crash" in section and "&#x27;=cmd" not in section and "=cmd" in section
+
+
+def test_tables_sort_collapse_and_anchor() -> None:
+    long = table(["n"], [[i] for i in range(20)])
+    assert long.startswith("<details><summary>20 rows (click to show)</summary><table><thead>")
+    assert "<details>" not in table(["n"], [[1]])
+    taken: set[str] = set()
+    assert [anchor_id(t, taken) for t in ("a/b", "a:b", EVIL)] == [
+        "spec-a-b", "spec-a-b-2", "spec-script-alert-x-script",
+    ]  # fmt: skip
+    assert local_href("specs.html", "spec-a") == "specs.html#spec-a"
+    assert local_href("specs.html", 'x"><script>') is None
+    assert markup("<b>{x}</b>", x=EVIL) == f"<b>{escape(EVIL)}</b>"

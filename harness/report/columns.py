@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from harness.embed import csv_cell
-from harness.report.html import Html, table
+from harness.report.html import COLLAPSE_ROWS, Html, table
 
 T = TypeVar("T")
 
@@ -52,9 +52,12 @@ def html_table(
     items: Iterable[T],
     left: int = 1,
     limit: int | None = None,
+    collapse: int | None = COLLAPSE_ROWS,
 ) -> Html:
-    """`items` as an HTML table (`harness.report.html.table`, same `left` and `limit`)."""
-    return table(headers(columns), [row(columns, item) for item in items], left, limit)
+    """`items` as an HTML table (`harness.report.html.table`, same `left`, `limit` and
+    `collapse`)."""
+    rows = [row(columns, item) for item in items]
+    return table(headers(columns), rows, left, limit, collapse)
 
 
 def ms(ns: float | None) -> float | None:

@@ -146,7 +146,7 @@ def diff_section(out: Path) -> list[str]:
     header = ["engine", "signature", "witnesses", "specs", "repro", "explanation"]
     return [
         "<h2>Differential test</h2>",
-        table(header, rows, left=0),
+        table(header, rows, left=len(header)),
         f'<p class="note">{len(bugs)} bugs ({len(findings)} findings); per-engine state '
         f"counts, policies and cells not compared: {link('diff.html')}, data: "
         f"{link('diff.json')}</p>",

@@ -30,6 +30,20 @@ Figure = tuple[str, str]  # (file name in the run directory, caption)
 Curve = Callable[[str, str], tuple[list[float], int] | None]
 
 
+# A plot wider than this (two panels side by side) takes a row of its own on the page.
+WIDE_PX = 1100
+
+
+def png_width(path: Path) -> int:
+    """The width in pixels of the PNG `path` (from its IHDR chunk); 0 when it is not a
+    PNG."""
+    with path.open("rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return 0
+    return int.from_bytes(head[16:20], "big")
+
+
 def _pyplot() -> Any:
     import matplotlib
 

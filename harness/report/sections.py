@@ -1,6 +1,6 @@
-"""The sections of a bench run's page about the run itself: its header, sessions, the
-per-engine table, vocabulary preparation, distributions, vocabulary scaling and the failed
-cells.
+"""The sections of a bench run's page about the run itself: its header, sessions, hosts,
+the per-engine table, vocabulary preparation, distributions, vocabulary scaling, the
+failed cells and the run's details.
 
 Each section is one function returning its HTML parts (each a block the page joins with
 newlines), writing the CSVs and plots it links into the run directory `out`. Data reaches
@@ -19,8 +19,8 @@ from harness.process.status import FAILED
 from harness.report import csvs
 from harness.report.columns import Column, html_table, write_csv
 from harness.report.data import RunData, SessionTotals, Summary, summaries
-from harness.report.html import Html, escape, figure, link, table
-from harness.report.plots import plot_cdfs, plot_scaling, plot_states
+from harness.report.html import Html, escape, figure, figures, link, table
+from harness.report.plots import WIDE_PX, plot_cdfs, plot_scaling, plot_states, png_width
 from harness.report.studies import scaling_points
 from harness.report.text import ENGINE, session_status
 from harness.store import Cell, Preparation, Session
@@ -47,10 +47,9 @@ def _killed(killed: int) -> str:
 
 
 def header(data: RunData) -> list[str]:
-    """The title, what the run measured and how long it took, and where: commit,
-    machine, engine versions and options."""
-    meta, options = data.run.meta, data.options
-    machine, versions = meta.get("machine", {}), meta.get("versions", {})
+    """The title and what the run measured: cells, engines, vocabularies, corpus, wall
+    time and parallelism (where and with what: `details`)."""
+    options = data.options
     totals = SessionTotals.of(data.sessions)
     limit = options.get("limit_specs")
     at_most = f" (at most {escape(limit)} specs per set)" if limit else ""
@@ -61,6 +60,13 @@ def header(data: RunData) -> list[str]:
         f"{at_most}. Wall time {fmt_seconds(totals.wall_s)}; cells measured "
         f"{totals.jobs_text} at a time{_killed(totals.killed)}.</p>"
     )
+    return [f"<h1>tokensieve run {escape(data.run.name)}</h1>", summary]
+
+
+def details(data: RunData) -> list[str]:
+    """Where and with what the run measured: commit, machine, engine versions, options."""
+    meta, options = data.run.meta, data.options
+    machine, versions = meta.get("machine", {}), meta.get("versions", {})
     rows = [
         ["commit", meta.get("commit") or "unknown"],
         [
@@ -73,7 +79,7 @@ def header(data: RunData) -> list[str]:
         ["engine versions", ", ".join(f"{k} {v}" for k, v in versions.items())],
         ["options", ", ".join(f"{k}={_option(k, v)}" for k, v in options.items())],
     ]
-    return [f"<h1>tokensieve run {escape(data.run.name)}</h1>", summary, table(["", ""], rows, 2)]
+    return ["<h2>Run details</h2>", table(["", ""], rows, 2)]
 
 
 SESSIONS: list[Column[Session]] = [
@@ -199,16 +205,19 @@ def preparations(data: RunData, out: Path) -> list[str]:
 
 def distributions(data: RunData, out: Path) -> list[str]:
     """Compile and mask CDFs, compile time and memory against states (PNGs)."""
-    figures = plot_cdfs(data, out) + plot_states(data, out)
-    return ["<h2>Distributions</h2>", *(figure(file, caption) for file, caption in figures)]
+    drawn = plot_cdfs(data, out) + plot_states(data, out)
+    blocks = [
+        figure(file, caption, wide=png_width(out / file) > WIDE_PX) for file, caption in drawn
+    ]
+    return ["<h2>Distributions</h2>", figures(blocks)]
 
 
 def scaling(data: RunData, out: Path) -> list[str]:
     """Compile time against vocabulary size; writes scaling.csv when the run has a
     scaling study."""
     parts = ["<h2>Compile time against vocabulary size</h2>"]
-    figures = plot_scaling(data, out)
-    if not figures:
+    drawn = plot_scaling(data, out)
+    if not drawn:
         parts.append('<p class="note">This run has no scaling cells (bench --scaling).</p>')
         return parts
     points = [
@@ -217,7 +226,7 @@ def scaling(data: RunData, out: Path) -> list[str]:
         for size, compile_ns in pts
     ]
     scaling_csv = write_csv(out / "scaling.csv", csvs.SCALING, points)
-    parts.extend(figure(file, caption, link(scaling_csv)) for file, caption in figures)
+    parts.extend(figure(file, caption, link(scaling_csv)) for file, caption in drawn)
     return parts
 
 

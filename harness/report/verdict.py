@@ -1,0 +1,303 @@
+"""The verdict: which engine to use, per corpus set and vocabulary, computed from a run's
+`ok` cells (`verdicts`) and said in sentences at the top of the report (`section`).
+
+For each group of cells (one corpus set, the part of a spec id before its first `/`, on
+one vocabulary; and all sets together on each vocabulary when the run has several):
+
+- **Ranked engines** are those `ok` on at least half the group's specs; an engine below
+  that is named with its failure counts and left out, so a fast engine that failed the
+  hard specs cannot win on the easy ones. Were no spec `ok` for every ranked engine, the
+  one with the fewest `ok` specs is left out too, until one is.
+- **Compared specs** are the specs every ranked engine ran `ok`: every figure of the group
+  pools exactly those cells.
+- **Claims** (`Claim`): the fastest time to first mask (median over the compared specs),
+  the fastest mask at p99 (nearest rank over every timed fill of those cells), and the
+  smallest compiled spec (median memory over those specs). Memory ranks only engines
+  that report their own size for every compared spec ("engine"); the worker's resident
+  set growth ("rss", which can read 0 when freed pages are reused) is ranked only when no
+  engine reports its own. Each claim names the runner-up and the ratio to it.
+- **Bugs** (`EngineBugs`): from the differential test of the same run name (`diff.json`
+  in the run directory): every bug with a witness (spec, vocabulary) in the group, and
+  every instance failure of the group that is a bug (not a declared policy).
+
+`VERDICT` is the CSV of the claims (`verdict.csv`), so every figure the sentences show is
+in a CSV. The sentences are built with `harness.report.html.markup` from escaped pieces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.process.status import FAILED, STATUSES
+from harness.report.columns import Column, ms, us, write_csv
+from harness.report.data import RunData, known, ok, p
+from harness.store import Cell
+
+TTFM = "time to first mask"
+MASK_P99 = "mask p99"
+MEMORY = "memory"
+ALL_SETS = "all sets"
+# The instance failures that are bugs in diff.json (harness.diff.findings.INSTANCE_BUGS,
+# kept equal by tests/test_report.py; the report reads the JSON without the differ).
+INSTANCE_BUGS = ("false-rejection", "false-acceptance", "invalid-output")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One engine's figure in a group: `value` (ns, or bytes for memory) pooling `n`
+    specs (masks, for the p99); `kind` says where a memory figure comes from."""
+
+    engine: str
+    value: float
+    n: int
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The best engine at one measure in a group, and the runner-up (None when only one
+    engine has the figure)."""
+
+    corpus: str
+    vocab: str
+    measure: str
+    best: Figure
+    runner_up: Figure | None
+
+    @property
+    def ratio(self) -> float | None:
+        """runner-up / best (how many times faster or smaller), None without either."""
+        if self.runner_up is None or self.best.value <= 0:
+            return None
+        return self.runner_up.value / self.best.value
+
+
+@dataclass(frozen=True)
+class Standing:
+    """An engine's cells in a group: how many specs, and how many ended in each status."""
+
+    engine: str
+    specs: int
+    counts: dict[str, int]
+
+    @property
+    def ok(self) -> int:
+        return self.counts.get("ok", 0)
+
+    @property
+    def failed(self) -> int:
+        return sum(self.counts.get(s, 0) for s in FAILED)
+
+    def outcomes(self, failed_only: bool = False) -> str:
+        """The statuses other than ok with their counts: "2 timeout, 1 unsupported"."""
+        shown = [
+            f"{self.counts[s]} {s}"
+            for s in STATUSES
+            if s != "ok" and self.counts.get(s) and (not failed_only or s in FAILED)
+        ]
+        return ", ".join(shown)
+
+
+@dataclass(frozen=True)
+class EngineBugs:
+    """What the differential test found wrong with one engine in a group: its bugs'
+    signatures (one entry per bug) and its instance failures that are bugs, by kind."""
+
+    engine: str
+    signatures: list[str]
+    instances: dict[str, int]
+
+
+@dataclass
+class Group:
+    """The verdict of one corpus set (or `ALL_SETS`) on one vocabulary. `bugs` is None
+    when the run has no differential test covering the group."""
+
+    corpus: str
+    vocab: str
+    specs: int
+    standings: list[Standing]
+    ranked: list[str]
+    compared: list[str]
+    claims: list[Claim] = field(default_factory=list)
+    unranked_memory: list[str] = field(default_factory=list)
+    bugs: list[EngineBugs] | None = None
+
+
+def corpus_of(spec_id: str) -> str:
+    """The corpus set of a spec id (`SET/NAME`)."""
+    return spec_id.split("/", 1)[0]
+
+
+def _ranked(ok_specs: dict[str, set[str]], total: int) -> tuple[list[str], list[str]]:
+    """(ranked engines in the given order, the specs all of them ran ok); see the
+    module's rule."""
+    ranked = [e for e, found in ok_specs.items() if found and 2 * len(found) >= total]
+    while ranked:
+        common = set.intersection(*(ok_specs[e] for e in ranked))
+        if common:
+            return ranked, sorted(common)
+        ranked.remove(min(ranked, key=lambda e: len(ok_specs[e])))
+    return [], []
+
+
+def _best(figures: list[Figure]) -> tuple[Figure, Figure | None] | None:
+    """The smallest figure and the next one (ties keep run order)."""
+    if not figures:
+        return None
+    order = sorted(figures, key=lambda f: f.value)
+    return order[0], (order[1] if len(order) > 1 else None)
+
+
+def _memory_figures(by_engine: dict[str, list[Cell]]) -> tuple[list[Figure], list[str]]:
+    """(the memory figures ranked, the engines left out: without a size of their own
+    for every compared spec while another engine has one; see the module's rule)."""
+    own: list[Figure] = []
+    rss: list[Figure] = []
+    unmeasured: list[str] = []
+    for engine, cells in by_engine.items():
+        measured = [c.metrics.memory for c in cells]
+        values = [m for m, _ in measured if m is not None]
+        if len(values) != len(cells) or not values:
+            unmeasured.append(engine)
+            continue
+        kinds = {kind for _, kind in measured}
+        target = own if kinds == {"engine"} else rss
+        target.append(Figure(engine, p(values, 0.5) or 0.0, len(values), "/".join(sorted(kinds))))
+    if own:
+        return own, [f.engine for f in rss] + unmeasured
+    return rss, unmeasured
+
+
+def judge(corpus: str, vocab: str, cells: Sequence[Cell], engines: Sequence[str]) -> Group:
+    """The verdict of one group from its cells (main study), engines in run order."""
+    specs = sorted({c.spec_id for c in cells})
+    by_engine: dict[str, list[Cell]] = {e: [] for e in engines}
+    for c in cells:
+        by_engine.setdefault(c.engine, []).append(c)
+    standings = [
+        Standing(e, len(found), dict(Counter(c.status for c in found)))
+        for e, found in by_engine.items()
+        if found
+    ]
+    ok_specs = {e: {c.spec_id for c in ok(found)} for e, found in by_engine.items() if found}
+    ranked, compared = _ranked(ok_specs, len(specs))
+    group = Group(corpus, vocab, len(specs), standings, ranked, compared)
+    chosen = set(compared)
+    pooled = {e: [c for c in ok(by_engine[e]) if c.spec_id in chosen] for e in ranked}
+    ttfm = [
+        Figure(e, p(values, 0.5) or 0.0, len(values))
+        for e, cs in pooled.items()
+        if (values := known(c.metrics.ttfm_ns for c in cs))
+    ]
+    masks = [
+        Figure(e, p(values, 0.99) or 0.0, len(values))
+        for e, cs in pooled.items()
+        if (values := [v for c in cs for v in c.metrics.fill_ns])
+    ]
+    memory, group.unranked_memory = _memory_figures(pooled)
+    for measure, figures in ((TTFM, ttfm), (MASK_P99, masks), (MEMORY, memory)):
+        found = _best(figures)
+        if found is not None:
+            group.claims.append(Claim(corpus, vocab, measure, *found))
+    return group
+
+
+def verdicts(data: RunData, diff: dict[str, Any] | None = None) -> list[Group]:
+    """Every group of the run's main study: per vocabulary (run order), all sets first
+    when the run has several, then each set (sorted); bugs from `diff` (a `diff.json`
+    dict) when given."""
+    by_group: dict[tuple[str, str], list[Cell]] = defaultdict(list)
+    for c in data.main:
+        by_group[(corpus_of(c.spec_id), c.vocab)].append(c)
+    out: list[Group] = []
+    for vocab in data.vocabs:
+        sets = sorted(corpus for corpus, v in by_group if v == vocab)
+        if len(sets) > 1:
+            every = [c for c in data.main if c.vocab == vocab]
+            out.append(judge(ALL_SETS, vocab, every, data.engines))
+        out.extend(judge(s, vocab, by_group[(s, vocab)], data.engines) for s in sets)
+    if diff is not None:
+        for group in out:
+            group.bugs = bugs_in(diff, group.corpus, group.vocab)
+    return out
+
+
+def _in_group(spec: Any, vocab: Any, corpus: str, group_vocab: str) -> bool:
+    """Whether a diff witness (spec, vocab; vocab None when unknown) lies in the group."""
+    if not isinstance(spec, str) or (vocab is not None and vocab != group_vocab):
+        return False
+    return corpus == ALL_SETS or corpus_of(spec) == corpus
+
+
+def bugs_in(diff: dict[str, Any], corpus: str, vocab: str) -> list[EngineBugs] | None:
+    """The engines with bugs in the group, by name; None when no cell of the diff ran
+    in the group."""
+    cells = diff.get("cells") or []
+    if not any(_in_group(c.get("spec"), c.get("vocab"), corpus, vocab) for c in cells):
+        return None
+    signatures: dict[str, list[str]] = defaultdict(list)
+    bugs = diff.get("bugs")
+    if bugs is None:  # a diff.json from before bugs were grouped: one per finding
+        bugs = [
+            {**f, "witnesses": [{"spec": s, "vocab": None} for s in f.get("specs") or []]}
+            for f in diff.get("findings") or []
+        ]
+    for bug in bugs:
+        witnesses = bug.get("witnesses") or []
+        if any(_in_group(w.get("spec"), w.get("vocab"), corpus, vocab) for w in witnesses):
+            signatures[str(bug.get("engine"))].append(str(bug.get("signature")))
+    instances: dict[str, Counter[str]] = defaultdict(Counter)
+    for f in diff.get("instance_failures") or []:
+        if f.get("kind") in INSTANCE_BUGS and f.get("policy") is None:
+            if _in_group(f.get("spec_id"), f.get("vocab"), corpus, vocab):
+                instances[str(f.get("engine"))][str(f.get("kind"))] += 1
+    engines = sorted(set(signatures) | set(instances))
+    return [EngineBugs(e, signatures.get(e, []), dict(instances.get(e, {}))) for e in engines]
+
+
+def load_diff(out: Path) -> dict[str, Any] | None:
+    """The run directory's `diff.json` (written by `tokensieve diff --run RUN`), if any."""
+    source = out / "diff.json"
+    return json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
+
+
+# --- the CSV -----------------------------------------------------------------------------
+
+
+def _value(claim: Claim, figure: Figure | None) -> float | None:
+    """A figure in the CSV's unit for its measure: ms, µs or bytes."""
+    if figure is None:
+        return None
+    if claim.measure == TTFM:
+        return ms(figure.value)
+    if claim.measure == MASK_P99:
+        return us(figure.value)
+    return figure.value
+
+
+UNITS = {TTFM: "ms (median)", MASK_P99: "us (p99)", MEMORY: "bytes (median)"}
+
+VERDICT: list[Column[Claim]] = [
+    Column("corpus", lambda c: c.corpus),
+    Column("vocab", lambda c: c.vocab),
+    Column("measure", lambda c: c.measure),
+    Column("engine", lambda c: c.best.engine),
+    Column("value", lambda c: _value(c, c.best)),
+    Column("unit", lambda c: UNITS[c.measure]),
+    Column("pooled", lambda c: c.best.n),
+    Column("memory_kind", lambda c: c.best.kind),
+    Column("runner_up", lambda c: c.runner_up.engine if c.runner_up else None),
+    Column("runner_up_value", lambda c: _value(c, c.runner_up)),
+    Column("ratio", lambda c: None if c.ratio is None else round(c.ratio, 3)),
+]
+
+
+def write_verdict_csv(groups: Sequence[Group], out: Path) -> str:
+    """Every claim of `groups` as `out/verdict.csv`; returns the file name."""
+    return write_csv(out / "verdict.csv", VERDICT, [c for g in groups for c in g.claims])

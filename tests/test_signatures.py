@@ -1,0 +1,184 @@
+"""Every bug signature and canonical policy on a case it describes and on a near miss it
+must not describe (`harness.diff.signatures`, `harness.diff.triage`), and the
+leftmost-first model the `leftmost-first` signature compares with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness import engines
+from harness.diff.leftmost import LeftmostFirst
+from harness.diff.minimize import tiny_vocabulary
+from harness.diff.signatures import leaves_match_last_byte, unfinished_character
+from harness.diff.triage import StateView, triage
+
+tokensdfa = pytest.importorskip("tokensdfa")
+
+OC = engines.get("outlines-core")  # declares no policy besides Unicode classes
+LLG = engines.get("llguidance")  # canonical-forced
+CANON = engines.get("tokensdfa-canonical")  # canonical-forced and canonical-literals
+
+
+def view(
+    regex: str,
+    tokens: list[bytes],
+    prefix: bytes,
+    expected: set[int],
+    actual: set[int],
+    *,
+    engine: Any = OC,
+    accepting: tuple[bool, bool] = (False, False),
+    **kw: Any,
+) -> StateView:
+    """A state of `regex` after `prefix`; token 0 is EOS; `special` ids may be given."""
+    fields: dict[str, Any] = dict(
+        engine=engine,
+        tokens=[b"<eos>", *tokens],
+        prefix=prefix,
+        expected=frozenset(expected),
+        actual=frozenset(actual),
+        accepting_expected=accepting[0],
+        accepting_actual=accepting[1],
+        forced=b"",
+        dfa=tokensdfa.ByteDfa(regex),
+        dotall_dfa=None,
+        policy_reference={},
+        vocab=tiny_vocabulary(tokens),
+        regex=regex,
+        models={"leftmost-first": LeftmostFirst.build(regex)},
+    )
+    fields.update(kw)
+    if fields["models"]["leftmost-first"] is None:
+        fields["models"] = {}
+    return StateView(**fields)
+
+
+def rule(v: StateView) -> str:
+    verdict = triage(v)
+    return verdict.rule if verdict.kind == "bug" else f"policy:{verdict.rule}"
+
+
+def test_special_allowed() -> None:
+    tokens = [b"a", b"b", b"<pad>"]
+    assert rule(view("a+", tokens, b"", {1}, {1, 3}, special=frozenset({3}))) == ("special-allowed")
+    # near miss: a text token the reference refuses comes with it
+    assert rule(view("a+", tokens, b"", {1}, {1, 2, 3}, special=frozenset({3}))) == ("unclassified")
+
+
+def test_eos_signatures() -> None:
+    tokens = [b"a", b"b"]
+    both = (True, True)
+    bit = view("a+", tokens, b"a", {1}, {1}, accepting=both, eos_bit_actual=False)
+    assert rule(bit) == "eos-bit-mismatch"
+    refused = view("a+", tokens, b"a", {1}, {1}, accepting=(True, False))
+    assert rule(refused) == "eos-refused-at-match"
+    early = view("a+b", tokens, b"a", {1, 2}, {1, 2}, accepting=(False, True))
+    assert rule(early) == "eos-allowed-before-match"
+    # near misses: the EOS difference comes with a dropped token
+    assert rule(view("a+", tokens, b"a", {1}, set(), accepting=(True, False))) == "unclassified"
+    assert rule(view("a+", tokens, b"a", {1}, set(), accepting=both, eos_bit_actual=False)) == (
+        "unclassified"
+    )
+
+
+def test_final_state_exit() -> None:
+    tokens = [b"a", b".", b".a", b"\xe0"]
+    regex = r"a(\.a)*"
+    assert rule(view(regex, tokens, b"a", {2, 3}, {3}, accepting=(True, True))) == (
+        "final-state-exit"
+    )
+    # near misses: ".a" does not leave a match at its last byte; a non-accepting state
+    assert rule(view(regex, tokens, b"a", {2, 3}, set(), accepting=(True, True))) != (
+        "final-state-exit"
+    )
+    assert rule(view(regex, tokens, b"a.", {1}, set())) != "final-state-exit"
+    # a one-byte token at a full match leaves it, but keeping another token of that very
+    # shape is not this bug
+    dot = r"a.*"
+    more = [b"a", b"b", b"c"]
+    assert rule(view(dot, more, b"a", {2, 3}, {3}, accepting=(True, True))) != ("final-state-exit")
+    assert leaves_match_last_byte(tokensdfa.ByteDfa(regex), 0, b"a") is False
+
+
+def test_leftmost_first() -> None:
+    tokens = [b"a", b"ab", b"b"]
+    assert rule(view("(a|ab)", tokens, b"", {1, 2}, {1})) == "leftmost-first"
+    # near miss: dropping the higher-priority branch's token is not leftmost-first
+    assert rule(view("(a|ab)", tokens, b"", {1, 2}, {2})) == "unclassified"
+
+
+def test_leftmost_first_model() -> None:
+    model = LeftmostFirst.build("(a|ab)")
+    assert model is not None
+    assert model.allows(b"", b"a") and not model.allows(b"", b"ab")
+    phone = LeftmostFirst.build(r"[2-9]\d{9}|3\d{6}")
+    assert phone is not None
+    assert not phone.allows(b"3333333", b"3")  # a match stands just before it
+    assert phone.allows(b"3333333", b"33")
+    dotted = LeftmostFirst.build(r"a(\.a)*")
+    assert dotted is not None and not dotted.allows(b"a", b".") and dotted.allows(b"a", b".a")
+    hexes = LeftmostFirst.build("#(?:[0-9a-f]{3,4}){1,2}")
+    assert hexes is not None
+    start = hexes.after(b"#abcdef")
+    assert start is not None and not hexes.at_end(start[0])  # the 3+3 reading was cut
+    assert LeftmostFirst.build(r"\bword") is None  # not modelled, so never this signature
+
+
+def test_anchors_ignored() -> None:
+    tokens = [b"a", b"b", b"ab"]
+    removed = {"anchors-removed": (frozenset({1, 3}), False)}
+    v = view("a^b", tokens, b"", set(), {1, 3}, policy_reference=removed)
+    assert rule(v) == "anchors-ignored"
+    off = {"anchors-removed": (frozenset({1}), False)}
+    assert rule(view("a^b", tokens, b"", set(), {1, 3}, policy_reference=off)) == "unclassified"
+
+
+def test_utf8_signatures() -> None:
+    tokens = ["é".encode(), b"\xed\xa0", b"\xe4", b"z", b"q\xe4", b"a\n"]
+    surrogate = view('"[^"]*', tokens, b'"', {1, 4, 5, 6}, {1, 2, 4, 5, 6})
+    assert rule(surrogate) == "utf8-surrogate"
+    assert rule(view('"[^"]*', tokens, b'"', {1}, {1, 2, 4})) == "unclassified"
+    over = view("a[é]", tokens, b"a", {1}, {1, 3})
+    assert rule(over) == "utf8-overapproximation"
+    # near misses: an ASCII token, and a token whose text before the character is dead
+    assert rule(view("a[é]", tokens, b"a", {1}, {1, 4})) == "unclassified"
+    assert rule(view("a[é]", tokens, b"a", {1}, {1, 5})) == "unclassified"
+    assert unfinished_character(b"a\xe4\xb8") == 1 and unfinished_character(b"a\xff") is None
+
+
+def test_dot_matches_newline() -> None:
+    tokens = [b"a", b"a\n", b"\n", b"ab"]
+    dotall = tokensdfa.ByteDfa("(?s:a.b)")
+    assert rule(view("a.b", tokens, b"", {1, 4}, {1, 2, 4}, dotall_dfa=dotall)) == (
+        "dot-matches-newline"
+    )
+    # near miss: the newline does not fit even with `.` matching it
+    assert rule(view("a.b", tokens, b"a", {}, {3, 2}, dotall_dfa=dotall)) == "unclassified"
+
+
+def test_canonical_forced_keeps_exactly_the_encoder_first_token() -> None:
+    tokens = [b"a", b".", b".a", b".a.a"]
+    forced = dict(engine=LLG, forced=b".a")
+    assert rule(view(r"a(\.a)*", tokens, b"a", {2, 3, 4}, {3}, **forced)) == (
+        "policy:canonical-forced"
+    )
+    # near misses: a second spelling kept beside it, the canonical token dropped
+    assert rule(view(r"a(\.a)*", tokens, b"a", {2, 3, 4}, {3, 4}, **forced)) != (
+        "policy:canonical-forced"
+    )
+    assert rule(view(r"a(\.a)*", tokens, b"a", {2, 3, 4}, {2}, **forced)) != (
+        "policy:canonical-forced"
+    )
+
+
+def test_canonical_literals_needs_the_mode_s_own_mask() -> None:
+    tokens = [b"c", b"ca", b"cat", b"cats", b"s"]
+    same = {"canonical-literals": (frozenset({3}), False)}
+    args = ("(cat)s?", tokens, b"", {1, 2, 3, 4})
+    assert rule(view(*args, {3}, engine=CANON, policy_reference=same)) == (
+        "policy:canonical-literals"
+    )
+    # near miss: a subset, but not the one canonical literals prescribe
+    assert rule(view(*args, {2}, engine=CANON, policy_reference=same)) == "unclassified"
