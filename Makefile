@@ -18,7 +18,8 @@ PY := $(VENV)/bin/python
 RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml
 
 BENCH_VOCABS ?= llama3,tekken
-BENCH_ENGINES ?= naive,outlines-core,llguidance,xgrammar,tokensdfa,tokensdfa-canonical
+ENGINES_ALL := naive,outlines-core,llguidance,xgrammar,lm-format-enforcer,formatron
+BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical
 # `make bench` fits about 15 minutes on 2 cores: at most BENCH_LIMIT specs per corpus set
 # (evenly spaced over the set) and BENCH_TIMEOUT seconds per cell; BENCH_FLAGS adds any
 # other `tokensieve bench` option (e.g. BENCH_FLAGS="--run nightly").
@@ -26,7 +27,8 @@ BENCH_LIMIT ?= 8
 BENCH_TIMEOUT ?= 30
 BENCH_FLAGS ?=
 
-.PHONY: setup build test test-rust test-python bench fuzz lint clean gate dashboard diff
+.PHONY: setup build test test-rust test-python bench fuzz lint clean gate dashboard diff \
+	browser-deps
 
 setup: $(VENV)/.linked
 
@@ -55,10 +57,27 @@ $(VENV)/.built: $(VENV)/.linked $(RUST_SRC)
 
 build: $(VENV)/.built
 
+# Debian packages for the browser test (headless Chromium and its driver) and for the
+# offline asv dashboard (the JavaScript libraries asv's page would load from CDNs; see
+# harness/report/dashboard_offline.py). Installed when absent; a no-op otherwise.
+BROWSER_DEBS := chromium chromium-driver libjs-jquery libghc-js-flot-data libjs-bootstrap \
+	libjs-jquery-stupidtable node-blueimp-md5
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+browser-deps:
+	@missing=""; for p in $(BROWSER_DEBS); do \
+		dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "browser-deps: installing$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
 test-rust: build
 	cd engines && cargo test --release --quiet
 
-test-python: build
+test-python: build browser-deps
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
 
 test: test-rust test-python
@@ -78,12 +97,13 @@ gate: build
 ASV := $(PY) -m asv
 ASV_MACHINE ?= $(shell hostname)
 ASV_FLAGS ?=
-dashboard: build
+dashboard: build browser-deps
 	$(ASV) machine --yes --machine $(ASV_MACHINE) > /dev/null
 	$(ASV) run --environment existing:$(abspath $(PY)) --machine $(ASV_MACHINE) \
 		--set-commit-hash $$(git rev-parse HEAD) --show-stderr $(ASV_FLAGS)
 	$(ASV) publish
-	@echo "dashboard: reports/asv/html/index.html (serve it with: $(ASV) preview)"
+	$(PY) -m harness.report.dashboard_offline reports/asv/html
+	@echo "dashboard: reports/asv/html/index.html, offline (serve it with: $(ASV) preview)"
 
 # The differential test over the default corpus on llama3 and tekken; DIFF_FLAGS adds
 # `tokensieve diff` options (e.g. DIFF_FLAGS="--limit-specs 10").
