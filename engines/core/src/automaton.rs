@@ -1,6 +1,11 @@
-//! The surface both token-level automata share, [`NaiveIndex`](crate::NaiveIndex) and
-//! [`Index`](crate::Index): states numbered from [`initial_state`], a bitmask of the
-//! allowed tokens in each state, and where each allowed token leads.
+//! The surface the token-level automata share, [`NaiveIndex`](crate::NaiveIndex),
+//! [`Index`](crate::Index) and [`LazyIndex`](crate::LazyIndex): states numbered from
+//! [`initial_state`], a bitmask of the allowed tokens in each state, and where each
+//! allowed token leads.
+//!
+//! Every method takes `&self`: the eager automata are immutable once built, and the lazy
+//! one computes states on demand behind interior mutability (locks), so all three can be
+//! shared between threads.
 //!
 //! [`initial_state`]: TokenAutomaton::initial_state
 
@@ -13,10 +18,11 @@ pub trait TokenAutomaton {
     /// The state before any token, always 0.
     fn initial_state(&self) -> u32;
 
-    /// States are numbered `0..num_states()`.
+    /// States are numbered `0..num_states()`. For the lazy index, the states discovered
+    /// so far (it grows as `next_state` meets new ones).
     fn num_states(&self) -> usize;
 
-    /// Heap bytes held by the automaton's tables.
+    /// Heap bytes held by the automaton's tables (for the lazy index, now).
     fn memory_bytes(&self) -> usize;
 
     /// Tokens of the vocabulary it was built for.

@@ -55,9 +55,15 @@ impl ByteDfa {
         Self::from_hir(&parse(pattern)?, false)
     }
 
-    /// `minimize` runs Hopcroft's algorithm on the DFA first: fewer states to walk for a
-    /// build cost that is small next to a walk over the vocabulary.
+    /// `minimize` runs Hopcroft's algorithm on the pruned DFA: fewer states to walk for a
+    /// build cost (O(k n log n)) that is small next to a walk over the vocabulary.
     pub fn from_hir(hir: &Hir, minimize: bool) -> Result<Self, Error> {
+        Self::from_hir_limited(hir, minimize, SIZE_LIMIT)
+    }
+
+    /// As [`ByteDfa::from_hir`], with regex-automata's DFA and determinization limited
+    /// to `dfa_bytes` (past it, [`Error::LimitExceeded`]).
+    pub fn from_hir_limited(hir: &Hir, minimize: bool, dfa_bytes: usize) -> Result<Self, Error> {
         let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()
@@ -74,8 +80,8 @@ impl ByteDfa {
                     .start_kind(StartKind::Anchored)
                     .byte_classes(true)
                     .minimize(false)
-                    .dfa_size_limit(Some(SIZE_LIMIT))
-                    .determinize_size_limit(Some(SIZE_LIMIT)),
+                    .dfa_size_limit(Some(dfa_bytes))
+                    .determinize_size_limit(Some(dfa_bytes)),
             )
             .build_from_nfa(&nfa)
             .map_err(|e| Error::from(&e))?;
@@ -83,36 +89,17 @@ impl ByteDfa {
         Ok(if minimize { live.minimized() } else { live })
     }
 
-    /// Merge states no continuation can tell apart (Moore's partition refinement). Run on
-    /// the pruned, class-compressed table, it is far cheaper than minimizing the full DFA.
+    /// Merge states no continuation can tell apart: Hopcroft's partition refinement
+    /// ([`crate::hopcroft`]), O(k n log n) on the pruned, class-compressed table. Blocks
+    /// are numbered in order of their first state, so the start state stays 0.
     pub fn minimized(&self) -> ByteDfa {
         let n = self.num_states();
         let k = self.n_classes;
-        let mut block: Vec<u32> = self.accepting.iter().map(|&a| a as u32).collect();
-        let mut blocks = 0;
-        loop {
-            let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-            let mut next_block = vec![0u32; n];
-            for s in 0..n {
-                let mut sig = Vec::with_capacity(k + 1);
-                sig.push(block[s]);
-                for &t in &self.table[s * k..(s + 1) * k] {
-                    sig.push(if t == DEAD { DEAD } else { block[t as usize] });
-                }
-                let len = ids.len() as u32;
-                next_block[s] = *ids.entry(sig).or_insert(len);
-            }
-            let count = ids.len();
-            block = next_block;
-            if count == blocks {
-                break;
-            }
-            blocks = count;
-        }
-        // Renumber blocks in order of first state, so the start state stays 0.
+        let block = crate::hopcroft::coarsest_partition(&self.table, &self.accepting, k);
+        let blocks = block.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
         let mut renum = vec![DEAD; blocks];
         let mut rep = Vec::with_capacity(blocks);
-        for (s, &b) in block.iter().enumerate() {
+        for (s, &b) in block.iter().enumerate().take(n) {
             let b = b as usize;
             if renum[b] == DEAD {
                 renum[b] = rep.len() as u32;

@@ -1,35 +1,35 @@
-//! TokensDFA: the token-level automaton built from the class-string trie.
+//! TokensDFA: the token-level automaton built up front, every reachable state's mask
+//! computed once at construction.
 //!
-//! Construction, stage by stage (each timed in [`Stats`]):
-//! 1. the regex's [`ByteDfa`]; in `canonical_literals` mode the literal runs are first
-//!    replaced by ghost symbols ([`crate::literals`]);
-//! 2. *dead bytes*: tokens holding a byte no live transition uses are dropped;
-//! 3. *token classes* and the *prefix graph*: the [`ClassTrie`];
-//! 4. a breadth-first search over token-level states, each frontier walked in parallel
-//!    (rayon) and numbered in a fixed order, so the result does not depend on threads;
-//! 5. the *minimized table*: each distinct mask stored once; the next state of a state is
-//!    one default target plus the groups that go elsewhere.
+//! A state of the index is a state of the regex's minimized [`ByteDfa`] (exact mode), or
+//! a set of them (`canonical_literals` mode, [`crate::canonical`]). Exact mode
+//! ([`crate::eager`]) walks the vocabulary's prepared byte trie from each state, taking
+//! whole token slices where the state provably allows them; both modes search states
+//! breadth-first, a chunk of the frontier in parallel, numbered in a fixed order, so the
+//! result does not depend on threads. Each distinct mask is stored once: masks are
+//! hashed as bitsets ([`MaskStore`]) and compared on a hash match.
 //!
-//! A token-level state is a set of DFA states. In exact mode every set is a singleton,
-//! since the DFA is deterministic. With ghosts a token can be read two ways at once (its
-//! own bytes, or its ghost standing for part of a literal), and the set holds both
-//! outcomes: a token is allowed if any member allows it, and EOS if any member accepts.
+//! A build is bounded ([`Limits`]): determinization by the bytes regex-automata may use,
+//! the walks by a *work* budget (trie nodes and product pairs visited, summed over every
+//! state), the stored masks by their bytes. Exhausting one is [`Error::LimitExceeded`],
+//! raised as soon as it happens (the counts are deterministic, so the same regex fails
+//! the same way on every machine). The defaults keep a build under about 30 s on a
+//! 128k-token vocabulary on two cores; the lazy index ([`crate::LazyIndex`]) has no such
+//! limit, as it only builds the states it visits.
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use regex_syntax::hir::Hir;
 use rustc_hash::FxHashMap;
 
 use crate::automaton::TokenAutomaton;
-use crate::bitmask::{ones, set_bit, Mask};
-use crate::classtrie::{ClassTrie, NONE};
-use crate::dfa::{parse, ByteDfa, DEAD};
+use crate::bitmask::{get_bit, ones, Mask};
+use crate::canonical::GroupNext;
+use crate::dfa::parse;
+use crate::eager::WalkNext;
 use crate::error::Error;
-use crate::literals::{mute, Ghost, Muted};
-use crate::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
 /// How literal runs are treated.
@@ -82,6 +82,11 @@ pub struct Stats {
     pub transitions_stored: usize,
     pub muted_literals: usize,
     pub ghosts: usize,
+    /// Trie nodes and product pairs visited (the work budget's count).
+    pub work: u64,
+    /// Slices taken whole, and skipped as allowing none of their tokens (exact mode).
+    pub slice_hits: u64,
+    pub slice_skips: u64,
     pub vocab_prepare_s: f64,
     pub dfa_s: f64,
     pub mute_s: f64,
@@ -91,6 +96,125 @@ pub struct Stats {
     pub total_s: f64,
 }
 
+/// Bounds of an eager build (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes regex-automata may use to determinize (its DFA and its working memory).
+    pub dfa_bytes: usize,
+    /// Trie nodes and product pairs the walks may visit, summed over all states.
+    pub work: u64,
+    /// Bytes of the distinct masks stored.
+    pub mask_bytes: usize,
+}
+
+impl Default for Limits {
+    /// Measured on llama3 with two cores: a unit of work costs about 6.6 ns of wall time
+    /// and regex-automata determinizes about 20 MiB a second, so 3e9 units (about 20 s)
+    /// and 256 MiB (about 12 s) keep a build near 30 s at worst; 2 GiB of masks is
+    /// 131,000 llama3 masks.
+    fn default() -> Self {
+        Limits {
+            dfa_bytes: 256 << 20,
+            work: 3_000_000_000,
+            mask_bytes: 2 << 30,
+        }
+    }
+}
+
+impl Limits {
+    pub(crate) fn check_work(&self, work: u64) -> Result<(), Error> {
+        if work > self.work {
+            return Err(Error::LimitExceeded(format!(
+                "the build's walks exceeded the work budget of {} trie nodes and product \
+                 pairs (max_work); the lazy index builds only the states it visits",
+                self.work
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Frontier states expanded at once: bounds the memory of walk results in flight.
+pub(crate) const CHUNK: usize = 128;
+
+/// What a builder hands the index.
+pub(crate) struct Built {
+    pub accepting: Vec<bool>,
+    pub mask_of: Vec<u32>,
+    pub masks: Vec<u32>,
+    pub next: Next,
+}
+
+/// How a token's next state is found.
+pub(crate) enum Next {
+    /// Exact mode: where the token's bytes lead in the DFA.
+    Walk(Box<WalkNext>),
+    /// Canonical mode: stored per state, by group and ghost token.
+    Groups(Box<GroupNext>),
+}
+
+/// Distinct masks laid end to end, found again by their hash ([`mask_hash`]) and an
+/// exact comparison, so two states share a mask iff their bitsets are equal.
+pub(crate) struct MaskStore {
+    words: usize,
+    masks: Vec<u32>,
+    by_hash: FxHashMap<u64, Vec<u32>>,
+    limit: usize,
+}
+
+impl MaskStore {
+    pub fn new(words: usize, limit: usize) -> Self {
+        MaskStore {
+            words,
+            masks: Vec::new(),
+            by_hash: FxHashMap::default(),
+            limit,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.masks.len() / self.words.max(1)
+    }
+
+    /// The number of `mask` (whose hash is `hash`), stored if new.
+    pub fn intern(&mut self, mask: &[u32], hash: u64) -> Result<u32, Error> {
+        let w = self.words;
+        let ids = self.by_hash.entry(hash).or_default();
+        for &id in ids.iter() {
+            if self.masks[id as usize * w..(id as usize + 1) * w] == *mask {
+                return Ok(id);
+            }
+        }
+        if (self.masks.len() + w) * 4 > self.limit {
+            return Err(Error::LimitExceeded(format!(
+                "the distinct masks exceed {} bytes (max_mask_bytes)",
+                self.limit
+            )));
+        }
+        let id = (self.masks.len() / w.max(1)) as u32;
+        self.masks.extend_from_slice(mask);
+        ids.push(id);
+        Ok(id)
+    }
+
+    pub fn into_masks(self) -> Vec<u32> {
+        self.masks
+    }
+}
+
+/// A hash of a bitset: four independent multiply-xor lanes over 64-bit words.
+pub(crate) fn mask_hash(m: &[u32]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = [1u64, 2, 3, 4];
+    for (i, pair) in m.chunks(2).enumerate() {
+        let w = pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32;
+        h[i & 3] = (h[i & 3] ^ w).wrapping_mul(K);
+    }
+    h.iter().fold(m.len() as u64, |a, &x| {
+        (a ^ x).wrapping_mul(K).rotate_left(29)
+    })
+}
+
 pub struct Index {
     eos_id: u32,
     vocab_len: usize,
@@ -98,157 +222,8 @@ pub struct Index {
     accepting: Vec<bool>,
     mask_of: Vec<u32>,
     masks: Vec<u32>,
-    tok_group: Vec<u32>,
-    /// Per state: where allowed tokens go unless an exception says otherwise.
-    default_next: Vec<u32>,
-    /// Per state, `(group, next)` for groups not going to the default, by group.
-    exc_off: Vec<u32>,
-    exc: Vec<(u32, u32)>,
-    /// Per state, `(token, next)` for tokens read through a ghost, by token.
-    over_off: Vec<u32>,
-    over: Vec<(u32, u32)>,
-    /// Kept for forced runs: the DFA, each state's members, and ghost code -> bytes.
-    dfa: ByteDfa,
-    members: Vec<NextSet>,
-    ghost_text: FxHashMap<Vec<u8>, Vec<u8>>,
-    ghost_width: usize,
+    next: Next,
     stats: Stats,
-}
-
-/// Next DFA states of one group or token from a token-level state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum NextSet {
-    One(u32),
-    Many(Box<[u32]>),
-}
-
-impl NextSet {
-    fn from_sorted(mut v: Vec<u32>) -> NextSet {
-        v.dedup();
-        if v.len() == 1 {
-            NextSet::One(v[0])
-        } else {
-            NextSet::Many(v.into_boxed_slice())
-        }
-    }
-
-    fn members(&self) -> &[u32] {
-        match self {
-            NextSet::One(d) => std::slice::from_ref(d),
-            NextSet::Many(v) => v,
-        }
-    }
-
-    fn union(&self, other: &NextSet) -> NextSet {
-        let mut v: Vec<u32> = self
-            .members()
-            .iter()
-            .chain(other.members())
-            .copied()
-            .collect();
-        v.sort_unstable();
-        NextSet::from_sorted(v)
-    }
-}
-
-struct Expansion {
-    rows: Vec<(u32, NextSet)>,
-    overrides: Vec<(u32, NextSet)>,
-}
-
-/// Walk the class trie from DFA state `start`: every group whose class string keeps a
-/// match reachable, with the state it leads to, in group order.
-fn walk(trie: &ClassTrie, dfa: &ByteDfa, start: u32, out: &mut Vec<(u32, u32)>) {
-    let nodes = &trie.nodes;
-    let table = dfa.table();
-    let k = dfa.num_classes();
-    let mut stack = vec![0u32; trie.max_depth + 1];
-    stack[0] = start;
-    let mut p = 1;
-    while p < nodes.len() {
-        let n = nodes[p];
-        let d = n.depth as usize;
-        let next = table[stack[d - 1] as usize * k + n.class as usize];
-        if next == DEAD {
-            p += n.subtree as usize;
-            continue;
-        }
-        stack[d] = next;
-        if n.group != NONE {
-            out.push((n.group, next));
-        }
-        p += 1;
-    }
-}
-
-fn expand(members: &[u32], trie: &ClassTrie, dfa: &ByteDfa) -> Expansion {
-    let mut pairs = Vec::new();
-    for &d in members {
-        walk(trie, dfa, d, &mut pairs);
-    }
-    if members.len() > 1 {
-        pairs.sort_unstable();
-        pairs.dedup();
-    }
-    let mut rows: Vec<(u32, NextSet)> = Vec::new();
-    let mut i = 0;
-    while i < pairs.len() {
-        let g = pairs[i].0;
-        let mut j = i + 1;
-        while j < pairs.len() && pairs[j].0 == g {
-            j += 1;
-        }
-        let set = if j == i + 1 {
-            NextSet::One(pairs[i].1)
-        } else {
-            NextSet::from_sorted(pairs[i..j].iter().map(|p| p.1).collect())
-        };
-        rows.push((g, set));
-        i = j;
-    }
-    let lookup = |g: u32| -> Option<&NextSet> {
-        rows.binary_search_by_key(&g, |r| r.0)
-            .ok()
-            .map(|i| &rows[i].1)
-    };
-    let mut overrides = Vec::new();
-    for &t in &trie.ghost_tokens {
-        let (real, ghost) = (trie.tok_group[t as usize], trie.tok_ghost[t as usize]);
-        if real == ghost {
-            continue;
-        }
-        if let Some(via_ghost) = lookup(ghost) {
-            let set = match lookup(real) {
-                Some(via_bytes) => via_bytes.union(via_ghost),
-                None => via_ghost.clone(),
-            };
-            overrides.push((t, set));
-        }
-    }
-    Expansion { rows, overrides }
-}
-
-/// Token-level state numbering: singletons by DFA state, larger sets by hashing.
-struct StateIds {
-    single: Vec<u32>,
-    many: FxHashMap<Box<[u32]>, u32>,
-    sets: Vec<NextSet>,
-}
-
-impl StateIds {
-    fn id(&mut self, set: &NextSet, frontier: &mut Vec<u32>) -> u32 {
-        let fresh = self.sets.len() as u32;
-        let slot = match set {
-            NextSet::One(d) => &mut self.single[*d as usize],
-            NextSet::Many(v) => self.many.entry(v.clone()).or_insert(NONE),
-        };
-        if *slot == NONE {
-            *slot = fresh;
-            self.sets.push(set.clone());
-            frontier.push(fresh);
-        }
-        *slot
-    }
 }
 
 /// The pool builds share when no size is given, one per process. Not rayon's global pool:
@@ -276,9 +251,6 @@ fn process_pool() -> Result<Arc<rayon::ThreadPool>, Error> {
     Ok(pool)
 }
 
-/// Frontier states expanded at once: bounds the memory of walk results in flight.
-const CHUNK: usize = 128;
-
 impl Index {
     pub fn new(pattern: &str, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
         Self::with_threads(pattern, vocab, mode, None)
@@ -291,18 +263,40 @@ impl Index {
         mode: Mode,
         threads: Option<usize>,
     ) -> Result<Index, Error> {
+        Self::with_limits(pattern, vocab, mode, threads, Limits::default())
+    }
+
+    /// Build within `limits` on a pool of `threads` workers.
+    pub fn with_limits(
+        pattern: &str,
+        vocab: &Vocabulary,
+        mode: Mode,
+        threads: Option<usize>,
+        limits: Limits,
+    ) -> Result<Index, Error> {
+        let build = || Self::from_hir_limited(&parse(pattern)?, vocab, mode, &limits);
         match threads {
-            None => process_pool()?.install(|| Self::from_hir(&parse(pattern)?, vocab, mode)),
+            None => process_pool()?.install(build),
             Some(n) => rayon::ThreadPoolBuilder::new()
                 .num_threads(n.max(1))
                 .build()
                 .map_err(|e| Error::Option(format!("cannot start {n} threads: {e}")))?
-                .install(|| Self::from_hir(&parse(pattern)?, vocab, mode)),
+                .install(build),
         }
     }
 
-    /// Build the index of a parsed regex, one stage after the other (see the module doc).
+    /// Build the index of a parsed regex with the default limits.
     pub fn from_hir(hir: &Hir, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
+        Self::from_hir_limited(hir, vocab, mode, &Limits::default())
+    }
+
+    /// Build the index of a parsed regex (see the module doc).
+    pub fn from_hir_limited(
+        hir: &Hir,
+        vocab: &Vocabulary,
+        mode: Mode,
+        limits: &Limits,
+    ) -> Result<Index, Error> {
         let t_start = Instant::now();
         let mut stats = Stats {
             mode: mode.as_str(),
@@ -313,36 +307,19 @@ impl Index {
         stats.vocab_prepare_s = *prep_s;
         stats.vocab_trie_nodes = vtrie.nodes.len();
         stats.text_tokens = vtrie.sorted_ids.len();
-
-        let (dfa, muted) = dfa_stage(hir, vtrie, mode, &mut stats)?;
-        let (dead, ghosts) = dead_bytes_stage(&dfa, muted, &mut stats);
-        let trie = class_trie_stage(vtrie, &dfa, &dead, &ghosts, vocab, &mut stats);
-        let walked = parallel_stage(&trie, &dfa, &mut stats);
-        let ghost_width = ghosts.first().map_or(0, |g| g.code.len());
-        let ghost_text: FxHashMap<Vec<u8>, Vec<u8>> = ghosts
-            .iter()
-            .map(|g| (g.code.clone(), vocab.token(g.token_ids[0]).to_vec()))
-            .collect();
-        let table = table_stage(&walked, &trie, vocab, &mut stats);
+        let built = match mode {
+            Mode::Exact => crate::eager::build(hir, vocab, limits, &mut stats)?,
+            Mode::CanonicalLiterals => crate::canonical::build(hir, vocab, limits, &mut stats)?,
+        };
         stats.total_s = t_start.elapsed().as_secs_f64();
-
         Ok(Index {
             eos_id: vocab.eos_id(),
             vocab_len: vocab.len(),
             words: vocab.mask_words(),
-            accepting: walked.accepting,
-            mask_of: table.mask_of,
-            masks: table.masks,
-            tok_group: trie.tok_group,
-            default_next: table.default_next,
-            exc_off: table.exc_off,
-            exc: table.exc,
-            over_off: table.over_off,
-            over: table.over,
-            dfa,
-            members: walked.sets,
-            ghost_text,
-            ghost_width,
+            accepting: built.accepting,
+            mask_of: built.mask_of,
+            masks: built.masks,
+            next: built.next,
             stats,
         })
     }
@@ -355,53 +332,18 @@ impl Index {
     }
 
     /// The text the regex forces from `state` (jump-forward): the longest byte string
-    /// every continuation starts with, empty where EOS or two bytes are possible. For a
-    /// state standing for several DFA states it is their longest common forced prefix;
-    /// ghost codes are read back as the literal text they spell, and a run stops before a
-    /// literal whose candidate ghosts differ (`cat|car` forces "ca" in exact mode only).
+    /// every continuation starts with, empty where EOS or two bytes are possible. In
+    /// canonical mode, ghost codes are read back as the literal text they spell, and a
+    /// run stops before a literal whose candidate ghosts differ (`cat|car` forces "ca" in
+    /// exact mode only).
     pub fn forced_bytes(&self, state: u32) -> Vec<u8> {
-        const LIMIT: usize = 1 << 16;
-        let Some(set) = self.members.get(state as usize) else {
+        if state as usize >= self.accepting.len() {
             return Vec::new();
-        };
-        let mut common: Option<Vec<u8>> = None;
-        for &d in set.members() {
-            let text = self.decode_ghosts(self.dfa.forced_from(d, LIMIT).0);
-            common = Some(match common {
-                None => text,
-                Some(c) => {
-                    let n = c.iter().zip(&text).take_while(|(a, b)| a == b).count();
-                    c[..n].to_vec()
-                }
-            });
         }
-        common.unwrap_or_default()
-    }
-
-    /// Replace whole ghost codes by their text; a code cut short ends the run before it.
-    fn decode_ghosts(&self, raw: Vec<u8>) -> Vec<u8> {
-        if self.ghost_width == 0 {
-            return raw;
+        match &self.next {
+            Next::Walk(w) => w.forced_bytes(state),
+            Next::Groups(g) => g.forced_bytes(state),
         }
-        let marker = self.ghost_text.keys().next().map(|c| c[0]);
-        let mut out = Vec::with_capacity(raw.len());
-        let mut i = 0;
-        while i < raw.len() {
-            if Some(raw[i]) != marker {
-                out.push(raw[i]);
-                i += 1;
-                continue;
-            }
-            match raw
-                .get(i..i + self.ghost_width)
-                .and_then(|c| self.ghost_text.get(c))
-            {
-                Some(text) => out.extend_from_slice(text),
-                None => break,
-            }
-            i += self.ghost_width;
-        }
-        out
     }
 
     pub fn stats(&self) -> &Stats {
@@ -436,18 +378,10 @@ impl TokenAutomaton for Index {
         if s >= self.num_states() || token as usize >= self.vocab_len || token == self.eos_id {
             return None;
         }
-        let over = &self.over[self.over_off[s] as usize..self.over_off[s + 1] as usize];
-        if let Ok(i) = over.binary_search_by_key(&token, |p| p.0) {
-            return Some(over[i].1);
-        }
-        if self.mask(state)[(token / 32) as usize] & (1 << (token % 32)) == 0 {
-            return None;
-        }
-        let g = self.tok_group[token as usize];
-        let exc = &self.exc[self.exc_off[s] as usize..self.exc_off[s + 1] as usize];
-        match exc.binary_search_by_key(&g, |p| p.0) {
-            Ok(i) => Some(exc[i].1),
-            Err(_) => Some(self.default_next[s]),
+        let allowed = get_bit(self.mask(state), token);
+        match &self.next {
+            Next::Walk(w) => allowed.then(|| w.next_state(s, token)),
+            Next::Groups(g) => g.next_state(s, token, allowed),
         }
     }
 
@@ -459,257 +393,9 @@ impl TokenAutomaton for Index {
         self.masks.len() * 4
             + self.mask_of.len() * 4
             + self.accepting.len()
-            + self.tok_group.len() * 4
-            + self.default_next.len() * 4
-            + (self.exc_off.len() + self.over_off.len()) * 4
-            + (self.exc.len() + self.over.len()) * 8
-            + self.dfa.memory_bytes()
-            + self.members.len() * std::mem::size_of::<NextSet>()
-    }
-}
-
-/// Stage 1, the DFA: the regex's minimized [`ByteDfa`]. In canonical mode the literals
-/// are muted first, and the muting is returned for the next stage.
-fn dfa_stage(
-    hir: &Hir,
-    vtrie: &TokenTrie,
-    mode: Mode,
-    stats: &mut Stats,
-) -> Result<(ByteDfa, Option<Muted>), Error> {
-    // The parser only accepts patterns that match UTF-8 text, so ghosts are spelled with
-    // bytes that valid UTF-8 never holds.
-    let t = Instant::now();
-    let muted = match mode {
-        Mode::Exact => None,
-        Mode::CanonicalLiterals => mute(hir, vtrie, &never_in_utf8()),
-    };
-    stats.mute_s = t.elapsed().as_secs_f64();
-
-    let t = Instant::now();
-    let dfa = ByteDfa::from_hir(muted.as_ref().map_or(hir, |m| &m.hir), true)?;
-    stats.dfa_s = t.elapsed().as_secs_f64();
-    stats.dfa_states = dfa.num_states();
-    stats.byte_classes = dfa.num_classes();
-    Ok((dfa, muted))
-}
-
-/// Stage 2, dead bytes: those no live transition uses, plus the bytes ghosts are spelled
-/// with; a token holding one is dropped. Returns them with the ghosts.
-fn dead_bytes_stage(
-    dfa: &ByteDfa,
-    muted: Option<Muted>,
-    stats: &mut Stats,
-) -> ([bool; 256], Vec<Ghost>) {
-    let mut dead = dfa.dead_bytes();
-    let mut ghosts: Vec<Ghost> = Vec::new();
-    if let Some(m) = muted {
-        // a real token holding a ghost byte could otherwise walk a ghost's path
-        for (d, &g) in dead.iter_mut().zip(&m.ghost_bytes) {
-            *d |= g;
-        }
-        stats.muted_literals = m.muted_literals;
-        ghosts = m.ghosts;
-    }
-    stats.ghosts = ghosts.len();
-    stats.dead_bytes = dead.iter().filter(|&&d| d).count();
-    (dead, ghosts)
-}
-
-/// Stage 3, token classes and the prefix graph: the [`ClassTrie`] of the tokens' class
-/// strings (ghosts included), without the tokens holding a dead byte.
-fn class_trie_stage(
-    vtrie: &TokenTrie,
-    dfa: &ByteDfa,
-    dead: &[bool; 256],
-    ghosts: &[Ghost],
-    vocab: &Vocabulary,
-    stats: &mut Stats,
-) -> ClassTrie {
-    let t = Instant::now();
-    let trie = ClassTrie::build(vtrie, dfa.classes(), dead, ghosts, vocab.len());
-    stats.classes_s = t.elapsed().as_secs_f64();
-    stats.class_trie_nodes = trie.nodes.len();
-    stats.token_classes = trie.num_groups();
-    stats.tokens_dropped = trie
-        .tok_group
-        .iter()
-        .enumerate()
-        .filter(|&(t, &g)| {
-            g == NONE && !vocab.is_special(t as u32) && !vocab.token(t as u32).is_empty()
-        })
-        .count();
-    trie
-}
-
-/// The token-level states found by the search, with each one's transitions.
-struct Walked {
-    /// Per state, its DFA states.
-    sets: Vec<NextSet>,
-    /// Per state, `(group, next state)` for every group allowed, by group.
-    rows: Vec<Vec<(u32, u32)>>,
-    /// Per state, `(token, next state)` for tokens read through a ghost, by token.
-    overs: Vec<Vec<(u32, u32)>>,
-    accepting: Vec<bool>,
-}
-
-/// Stage 4, parallel construction: a breadth-first search over token-level states from
-/// the start, each chunk of the frontier walked in parallel and its results numbered in
-/// order, so state numbers do not depend on the threads.
-fn parallel_stage(trie: &ClassTrie, dfa: &ByteDfa, stats: &mut Stats) -> Walked {
-    let t = Instant::now();
-    let mut ids = StateIds {
-        single: vec![NONE; dfa.num_states()],
-        many: FxHashMap::default(),
-        sets: Vec::new(),
-    };
-    let mut frontier = Vec::new();
-    ids.id(&NextSet::One(0), &mut frontier);
-    let mut rows: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut overs: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut pos = 0;
-    while pos < ids.sets.len() {
-        let end = (pos + CHUNK).min(ids.sets.len());
-        let batch: Vec<NextSet> = ids.sets[pos..end].to_vec();
-        let expanded: Vec<Expansion> = batch
-            .par_iter()
-            .map(|set| expand(set.members(), trie, dfa))
-            .collect();
-        for e in expanded {
-            rows.push(
-                e.rows
-                    .iter()
-                    .map(|(g, s)| (*g, ids.id(s, &mut frontier)))
-                    .collect(),
-            );
-            overs.push(
-                e.overrides
-                    .iter()
-                    .map(|(t, s)| (*t, ids.id(s, &mut frontier)))
-                    .collect(),
-            );
-        }
-        pos = end;
-    }
-    stats.walk_s = t.elapsed().as_secs_f64();
-    let accepting = ids
-        .sets
-        .iter()
-        .map(|s| s.members().iter().any(|&d| dfa.is_accepting(d)))
-        .collect();
-    Walked {
-        sets: ids.sets,
-        rows,
-        overs,
-        accepting,
-    }
-}
-
-/// The stored form of the states' masks and transitions.
-struct Table {
-    mask_of: Vec<u32>,
-    masks: Vec<u32>,
-    default_next: Vec<u32>,
-    exc_off: Vec<u32>,
-    exc: Vec<(u32, u32)>,
-    over_off: Vec<u32>,
-    over: Vec<(u32, u32)>,
-}
-
-/// Stage 5, the minimized table: each distinct mask stored once, and the transitions of
-/// a state as one default target plus the groups and ghost tokens that go elsewhere.
-fn table_stage(walked: &Walked, trie: &ClassTrie, vocab: &Vocabulary, stats: &mut Stats) -> Table {
-    let t = Instant::now();
-    let (mask_of, masks, distinct) = distinct_masks(walked, trie, vocab);
-    let mut default_next = Vec::with_capacity(walked.rows.len());
-    let mut exc_off = vec![0u32];
-    let mut exc = Vec::new();
-    for r in &walked.rows {
-        let d = most_common_target(r);
-        default_next.push(d);
-        exc.extend(r.iter().filter(|p| p.1 != d));
-        exc_off.push(exc.len() as u32);
-    }
-    let mut over_off = vec![0u32];
-    let mut over = Vec::new();
-    for o in &walked.overs {
-        over.extend_from_slice(o);
-        over_off.push(over.len() as u32);
-    }
-    stats.masks_s = t.elapsed().as_secs_f64();
-    stats.states = walked.rows.len();
-    stats.distinct_masks = distinct;
-    stats.transitions_stored = exc.len() + over.len() + default_next.len();
-    Table {
-        mask_of,
-        masks,
-        default_next,
-        exc_off,
-        exc,
-        over_off,
-        over,
-    }
-}
-
-/// Number the states' masks (a mask is its allowed groups and whether EOS is allowed)
-/// and build each distinct one in parallel. Returns each state's mask number, the masks
-/// laid end to end, and how many there are.
-fn distinct_masks(
-    walked: &Walked,
-    trie: &ClassTrie,
-    vocab: &Vocabulary,
-) -> (Vec<u32>, Vec<u32>, usize) {
-    let words = vocab.mask_words();
-    let mut mask_ids: FxHashMap<(Vec<u32>, bool), u32> = FxHashMap::default();
-    let mut keys: Vec<(Vec<u32>, bool)> = Vec::new();
-    let mask_of: Vec<u32> = walked
-        .rows
-        .iter()
-        .zip(&walked.accepting)
-        .map(|(r, &acc)| {
-            let key = (r.iter().map(|p| p.0).collect::<Vec<u32>>(), acc);
-            let n = mask_ids.len() as u32;
-            *mask_ids.entry(key.clone()).or_insert_with(|| {
-                keys.push(key);
-                n
-            })
-        })
-        .collect();
-    let eos = vocab.eos_id();
-    let built: Vec<Vec<u32>> = keys
-        .par_iter()
-        .map(|(groups, acc)| {
-            let mut m = vec![0u32; words];
-            for &g in groups {
-                for &tok in trie.group(g) {
-                    set_bit(&mut m, tok);
-                }
+            + match &self.next {
+                Next::Walk(w) => w.memory_bytes(),
+                Next::Groups(g) => g.memory_bytes(),
             }
-            if *acc {
-                set_bit(&mut m, eos);
-            }
-            m
-        })
-        .collect();
-    (mask_of, built.concat(), keys.len())
-}
-
-fn most_common_target(row: &[(u32, u32)]) -> u32 {
-    let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
-    for p in row {
-        *counts.entry(p.1).or_default() += 1;
     }
-    counts
-        .into_iter()
-        .max_by_key(|&(next, n)| (n, std::cmp::Reverse(next)))
-        .map(|(next, _)| next)
-        .unwrap_or(NONE)
-}
-
-/// Bytes that occur in no valid UTF-8 text.
-fn never_in_utf8() -> [bool; 256] {
-    let mut never = [false; 256];
-    for b in [0xC0, 0xC1].into_iter().chain(0xF5..=0xFF) {
-        never[b as usize] = true;
-    }
-    never
 }

@@ -4,35 +4,53 @@
 //! LLM vocabulary, an automaton whose symbols are *tokens*: in each state, the set of
 //! tokens whose bytes keep a full match reachable (a bitmask), and where each leads.
 //!
-//! Two builders produce the same automaton:
+//! Three builders produce the same masks:
 //! - [`NaiveIndex`], the reference: every reachable DFA state is tried with every token.
-//! - [`Index`] (TokensDFA): drops tokens with dead bytes, groups tokens by their string of
-//!   byte classes, walks a flat trie of those class strings from each state so a rejected
-//!   prefix skips its whole subtree, runs states in parallel, and stores each distinct
-//!   mask once. Its optional `canonical_literals` mode replaces literal runs of the regex
-//!   by *ghost symbols* standing for their minimal tokenization.
+//! - [`Index`] (TokensDFA), eager: every reachable state of the regex's minimized DFA
+//!   ([`ByteDfa`], Hopcroft) is walked over the vocabulary's prepared byte trie, in
+//!   parallel, taking whole *token slices* where the state provably allows them; each
+//!   distinct mask is stored once. A build is bounded ([`Limits`]) and fails fast past its
+//!   bounds. Its optional `canonical_literals` mode replaces literal runs of the regex by
+//!   *ghost symbols* standing for their minimal tokenization (over a class-string trie).
+//! - [`LazyIndex`]: nothing up front but the parse and an NFA; a state's DFA transitions
+//!   and mask are computed on its first visit and memoized, so the first mask comes in
+//!   microseconds even for multi-megabyte regexes.
 //!
-//! Both implement [`TokenAutomaton`], the token-level surface (states, masks, transitions).
+//! All implement [`TokenAutomaton`], the token-level surface (states, masks, transitions).
 //!
-//! Shared pieces: [`Vocabulary`] (token bytes, specials, EOS, and its [`TokenTrie`] built
-//! once), [`ByteDfa`] (the pruned, class-compressed DFA both builders start from).
+//! Shared pieces: [`Vocabulary`] (token bytes, specials, EOS, and, built once, its
+//! [`TokenTrie`], walk tries and token slices), [`ByteDfa`] (the pruned, class-compressed
+//! DFA the eager builders start from).
 
 mod automaton;
 mod bitmask;
+mod canonical;
+mod classauto;
 mod classtrie;
 pub mod dfa;
+mod eager;
 mod error;
+mod hopcroft;
 mod index;
+mod lazy;
+mod lazydfa;
 mod literals;
 mod naive;
+mod nfa;
+mod regex_ast;
+mod slices;
 pub mod trie;
 mod vocab;
+mod walk;
+mod walktrie;
 
 pub use automaton::TokenAutomaton;
 pub use bitmask::{get_bit, ones, set_bit, Mask};
 pub use dfa::ByteDfa;
 pub use error::Error;
-pub use index::{Index, Mode, Stats};
+pub use index::{Index, Limits, Mode, Stats};
+pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
 pub use naive::NaiveIndex;
+pub use slices::JSON_SLICES;
 pub use trie::TokenTrie;
 pub use vocab::Vocabulary;

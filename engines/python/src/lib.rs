@@ -38,7 +38,8 @@ create_exception!(
     tokensdfa,
     LimitError,
     PyValueError,
-    "Compiling the regex hit a size limit (nesting depth, NFA or DFA size)."
+    "Compiling the regex hit a size limit (nesting depth, NFA or DFA size, or an eager \
+     build's work or mask budget)."
 );
 
 /// The Python exception of a core error, with the core's message.
@@ -86,11 +87,21 @@ struct PyVocabulary {
 
 #[pymethods]
 impl PyVocabulary {
+    /// `slices`: the regexes cutting the tokens into slices for the lazy index's shortcut
+    /// (None: JSON string content by length, `tokensdfa.JSON_SLICES`).
     #[new]
-    #[pyo3(signature = (tokens, eos_id, special_ids))]
-    fn new(tokens: Vec<Vec<u8>>, eos_id: u32, special_ids: Vec<u32>) -> PyResult<Self> {
+    #[pyo3(signature = (tokens, eos_id, special_ids, slices = None))]
+    fn new(
+        tokens: Vec<Vec<u8>>,
+        eos_id: u32,
+        special_ids: Vec<u32>,
+        slices: Option<Vec<String>>,
+    ) -> PyResult<Self> {
         let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
-        let inner = core::Vocabulary::new(&refs, eos_id, &special_ids).map_err(value_error)?;
+        let slices =
+            slices.unwrap_or_else(|| core::JSON_SLICES.iter().map(|s| s.to_string()).collect());
+        let inner = core::Vocabulary::with_slices(&refs, eos_id, &special_ids, &slices)
+            .map_err(value_error)?;
         Ok(PyVocabulary {
             inner: Arc::new(inner),
         })
@@ -110,14 +121,21 @@ impl PyVocabulary {
         self.inner.mask_words()
     }
 
-    /// Build the token trie now (else the first Index builds it); returns the seconds the
-    /// construction took, the same figure on every call.
+    /// Build the token trie, the walk tries and the slices now (else the first index
+    /// builds them); returns the seconds their construction took, the same figure on
+    /// every call.
     fn prepare(&self, py: Python<'_>) -> f64 {
         let inner = self.inner.clone();
-        py.allow_threads(move || inner.trie_with_time().1)
+        py.allow_threads(move || inner.trie_with_time().1 + inner.prepared_with_time().1)
     }
 
-    /// Bytes held by the token strings plus, once prepared, the token trie.
+    /// The slice patterns of this vocabulary.
+    #[getter]
+    fn slices(&self) -> Vec<String> {
+        self.inner.slice_patterns().to_vec()
+    }
+
+    /// Bytes held by the token strings plus, once prepared, the tries.
     #[getter]
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
@@ -207,21 +225,38 @@ struct PyIndex {
 
 token_automaton_methods!(PyIndex {
     /// `mode` is "exact" (masks equal the naive index's) or "canonical_literals" (literal
-    /// runs only in their minimal tokenization). `threads` sizes the build's pool.
+    /// runs only in their minimal tokenization). `threads` sizes the build's pool. The
+    /// build is bounded (LimitError past a bound): `max_work` trie nodes and product pairs
+    /// visited over all states (default 3e9, about 20 s on two cores), `max_dfa_bytes`
+    /// for determinization (default 256 MiB, about 12 s), `max_mask_bytes` of distinct
+    /// masks (default 2 GiB).
     #[new]
-    #[pyo3(signature = (regex, vocab, mode = "exact", threads = None))]
+    #[pyo3(signature = (
+        regex, vocab, mode = "exact", threads = None, max_work = None, max_dfa_bytes = None,
+        max_mask_bytes = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         regex: &str,
         vocab: &PyVocabulary,
         mode: &str,
         threads: Option<usize>,
+        max_work: Option<u64>,
+        max_dfa_bytes: Option<usize>,
+        max_mask_bytes: Option<usize>,
     ) -> PyResult<Self> {
         let mode: core::Mode = mode.parse().map_err(value_error)?;
+        let d = core::Limits::default();
+        let limits = core::Limits {
+            work: max_work.unwrap_or(d.work),
+            dfa_bytes: max_dfa_bytes.unwrap_or(d.dfa_bytes),
+            mask_bytes: max_mask_bytes.unwrap_or(d.mask_bytes),
+        };
         let v = vocab.inner.clone();
         let regex = regex.to_owned();
         let inner = py
-            .allow_threads(move || core::Index::with_threads(&regex, &v, mode, threads))
+            .allow_threads(move || core::Index::with_limits(&regex, &v, mode, threads, limits))
             .map_err(value_error)?;
         Ok(PyIndex {
             inner,
@@ -268,6 +303,9 @@ token_automaton_methods!(PyIndex {
         d.set_item("transitions_stored", s.transitions_stored)?;
         d.set_item("muted_literals", s.muted_literals)?;
         d.set_item("ghosts", s.ghosts)?;
+        d.set_item("work", s.work)?;
+        d.set_item("slice_hits", s.slice_hits)?;
+        d.set_item("slice_skips", s.slice_skips)?;
         d.set_item("vocab_prepare_s", s.vocab_prepare_s)?;
         d.set_item("dfa_s", s.dfa_s)?;
         d.set_item("mute_s", s.mute_s)?;
@@ -278,6 +316,144 @@ token_automaton_methods!(PyIndex {
         Ok(d)
     }
 });
+
+/// The token-level automaton computed lazily: a state's mask on its first visit,
+/// memoized after (see the core's `lazy` module).
+#[pyclass(name = "LazyIndex", module = "tokensdfa", frozen)]
+struct PyLazyIndex {
+    inner: Arc<core::LazyIndex>,
+    words: usize,
+}
+
+#[pymethods]
+impl PyLazyIndex {
+    /// `mode` must be "exact" (canonical_literals needs the whole regex: ValueError).
+    /// `slices` turns the slice shortcut on or off (same masks either way);
+    /// `cache_limit_bytes` caps the memoized masks (default 1 GiB; past it the least
+    /// recently read are dropped and recomputed when visited again).
+    #[new]
+    #[pyo3(signature = (regex, vocab, mode = "exact", slices = true, cache_limit_bytes = None))]
+    fn new(
+        py: Python<'_>,
+        regex: &str,
+        vocab: &PyVocabulary,
+        mode: &str,
+        slices: bool,
+        cache_limit_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let mode: core::Mode = mode.parse().map_err(value_error)?;
+        let opts = core::LazyOptions {
+            slices,
+            cache_limit: cache_limit_bytes.unwrap_or(core::DEFAULT_CACHE_LIMIT),
+        };
+        let v = vocab.inner.clone();
+        let regex = regex.to_owned();
+        let inner = py
+            .allow_threads(move || core::LazyIndex::with_options(&regex, &v, mode, opts))
+            .map_err(value_error)?;
+        Ok(PyLazyIndex {
+            inner: Arc::new(inner),
+            words: vocab.inner.mask_words(),
+        })
+    }
+
+    #[getter]
+    fn initial_state(&self) -> u32 {
+        0
+    }
+
+    /// States discovered so far: the start, and each state `next_state` has returned.
+    #[getter]
+    fn num_states(&self) -> usize {
+        self.inner.num_states()
+    }
+
+    /// Current heap bytes: memoized masks, the DFA built so far, the numbering.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    /// The state after `token`, or None if the token is not allowed (EOS and specials
+    /// included); a state seen for the first time gets the next number.
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        self.inner.next_state(state, token)
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.inner.is_accepting(state)
+    }
+
+    /// Write the state's mask into `out`: a copy when memoized, else computed with the
+    /// GIL released.
+    fn fill_mask(
+        &self,
+        py: Python<'_>,
+        state: u32,
+        mut out: PyReadwriteArray1<'_, i32>,
+    ) -> PyResult<()> {
+        self.check_state(state)?;
+        let slice = mask_slice(&mut out, self.words)?;
+        if !self.inner.fill_cached(state, slice) {
+            let inner = self.inner.clone();
+            py.allow_threads(move || inner.fill_mask(state, slice));
+        }
+        Ok(())
+    }
+
+    /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
+    fn allowed(&self, py: Python<'_>, state: u32) -> PyResult<Vec<u32>> {
+        self.check_state(state)?;
+        let inner = self.inner.clone();
+        Ok(py.allow_threads(move || inner.allowed(state)))
+    }
+
+    /// The text the regex forces from `state` (empty where EOS or two bytes are possible).
+    fn forced_bytes<'py>(&self, py: Python<'py>, state: u32) -> PyResult<Bound<'py, PyBytes>> {
+        self.check_state(state)?;
+        Ok(PyBytes::new(py, &self.inner.forced_bytes(state)))
+    }
+
+    /// Counters so far: states, DFA states, walks, nodes visited, slice tests and hits,
+    /// cache bytes and evictions, seconds in determinization and in mask computations.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.stats();
+        let d = PyDict::new(py);
+        d.set_item("mode", "exact")?;
+        d.set_item("states", s.states)?;
+        d.set_item("dfa_states", s.dfa_states)?;
+        d.set_item("lazy_dfa", s.lazy_dfa)?;
+        d.set_item("nfa_states", s.nfa_states)?;
+        d.set_item("byte_classes", s.byte_classes)?;
+        d.set_item("masks_computed", s.masks_computed)?;
+        d.set_item("trie_walks", s.trie_walks)?;
+        d.set_item("nodes_visited", s.nodes_visited)?;
+        d.set_item("slice_tests", s.slice_tests)?;
+        d.set_item("slice_hits", s.slice_hits)?;
+        d.set_item("product_pairs", s.product_pairs)?;
+        d.set_item("run_verdicts", s.run_verdicts)?;
+        d.set_item("cache_bytes", s.cache_bytes)?;
+        d.set_item("cached_masks", s.cached_masks)?;
+        d.set_item("evictions", s.evictions)?;
+        d.set_item("dfa_bytes", s.dfa_bytes)?;
+        d.set_item("build_s", s.build_s)?;
+        d.set_item("fast_parse", s.fast_parse)?;
+        d.set_item("parse_s", s.parse_s)?;
+        d.set_item("compile_s", s.compile_s)?;
+        d.set_item("transitions_computed", s.transitions_computed)?;
+        d.set_item("determinize_s", s.determinize_s)?;
+        d.set_item("walk_s", s.walk_s)?;
+        d.set_item("slice_s", s.slice_s)?;
+        d.set_item("mask_s", s.mask_s)?;
+        Ok(d)
+    }
+}
+
+impl PyLazyIndex {
+    fn check_state(&self, state: u32) -> PyResult<()> {
+        check_state(state, self.inner.num_states())
+    }
+}
 
 /// The byte-level DFA of a regex (the automaton every index starts from), for the
 /// differ's byte-granular questions: does a byte string keep a match reachable, is it a
@@ -341,6 +517,7 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;
     m.add_class::<PyIndex>()?;
+    m.add_class::<PyLazyIndex>()?;
     m.add_class::<PyByteDfa>()?;
     let py = m.py();
     m.add("PatternError", py.get_type::<PatternError>())?;
@@ -350,5 +527,6 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("LimitError", py.get_type::<LimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("JSON_SLICES", core::JSON_SLICES.to_vec())?;
     Ok(())
 }

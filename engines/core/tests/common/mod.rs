@@ -29,6 +29,10 @@ pub fn regex_strategy() -> impl Strategy<Value = String> {
         Just("abc".to_string()),
         Just("ca".to_string()),
         Just("\u{1C}1".to_string()),
+        Just(r"\x61".to_string()),
+        Just(r"[^a\x{1C}]".to_string()),
+        Just(r"\.".to_string()),
+        Just(r"\u00e9".to_string()),
     ];
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
@@ -36,7 +40,10 @@ pub fn regex_strategy() -> impl Strategy<Value = String> {
             prop::collection::vec(inner.clone(), 2..3).prop_map(|v| format!("({})", v.join("|"))),
             inner.clone().prop_map(|r| format!("({r})*")),
             inner.clone().prop_map(|r| format!("({r})?")),
-            inner.prop_map(|r| format!("({r}){{1,2}}")),
+            inner.clone().prop_map(|r| format!("({r}){{1,2}}")),
+            inner.clone().prop_map(|r| format!("(?:{r}){{0,6}}")),
+            inner.clone().prop_map(|r| format!("({r}){{5,}}?")),
+            inner.prop_map(|r| format!("({r}){{2,7}}")),
         ]
     })
 }

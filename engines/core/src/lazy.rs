@@ -1,0 +1,498 @@
+//! LazyIndex: the token-level automaton computed state by state, on first visit.
+//!
+//! Construction parses the regex and compiles the part of its NFA the start state needs
+//! ([`crate::regex_ast`], [`crate::nfa`]); nothing is determinized and no trie is built, so
+//! it takes microseconds for small regexes and milliseconds for multi-megabyte ones. A
+//! token-level state is a state of the [`LazyDfa`] reached by tokens. Its mask is
+//! computed the first time it is asked for, then memoized, so a revisit is one copy:
+//! 1. the vocabulary's slices ([`crate::slices`]) are decided: when they are runs of one
+//!    character class by length (the JSON default), from bounds on the runs of that class
+//!    the state allows, read off the NFA ([`crate::nfa::Determinizer::run_bounds`]);
+//!    otherwise, or when the bounds say nothing, by a product search
+//!    ([`crate::walk::classify`]). A slice allowed whole contributes its precomputed mask,
+//!    a slice allowed not at all is skipped;
+//! 2. the remaining tries are walked from the state with the lazy DFA, computing the
+//!    transitions they meet ([`crate::walk::walk`]); with no slice taken whole, the full
+//!    trie is walked once instead.
+//!
+//! `next_state` follows the token's bytes in the DFA. Masks equal the naive index's on
+//! every state, slices on or off (each decision is exact, see the modules above).
+//!
+//! States are numbered as discovered: 0 is the start, and a DFA state gets the next
+//! number the first time `next_state` returns it. `num_states` is the count so far.
+//!
+//! Threads: every method takes `&self`. The DFA and the numbering sit behind one mutex,
+//! taken by first visits, `next_state` and `forced_bytes`; memoized masks sit behind a
+//! read-write lock, so revisits run concurrently and never wait on another thread's walk.
+//! Two threads missing the same state serialize, and the second finds the first's mask.
+//!
+//! Memory: memoized masks are capped (`cache_limit` bytes, default [`DEFAULT_CACHE_LIMIT`]);
+//! past the cap the oldest masks not read since the last sweep are dropped (a clock
+//! sweep) and recomputed on their next visit, identically. The DFA is never evicted (state
+//! numbers must stay valid); its bytes are reported in [`LazyStats`].
+//!
+//! Cost of a first visit: the slice decision (a bounded search on the NFA, or product
+//! pairs), then one step per trie node reached alive, plus a determinization step per new
+//! DFA transition. Cost of a revisit: a read lock and a copy of the mask.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+
+use crate::automaton::TokenAutomaton;
+use crate::bitmask::{ones, set_bit, Mask};
+use crate::dfa::DEAD;
+use crate::error::Error;
+use crate::index::Mode;
+use crate::lazydfa::{LazyDfa, Stepper};
+use crate::slices::{low_bits, Prepared};
+use crate::vocab::{Tokens, Vocabulary};
+use crate::walk::{classify, joint_classes, walk, MaskSink, ProductScratch, Verdict};
+use crate::walktrie::WalkTrie;
+
+/// Default cap on memoized mask bytes: 1 GiB, about 65,000 llama3 masks.
+pub const DEFAULT_CACHE_LIMIT: usize = 1 << 30;
+
+/// Options of a [`LazyIndex`].
+#[derive(Clone, Copy, Debug)]
+pub struct LazyOptions {
+    /// Use the vocabulary's slices (masks are the same either way).
+    pub slices: bool,
+    /// Cap on the bytes of memoized masks.
+    pub cache_limit: usize,
+}
+
+impl Default for LazyOptions {
+    fn default() -> Self {
+        LazyOptions {
+            slices: true,
+            cache_limit: DEFAULT_CACHE_LIMIT,
+        }
+    }
+}
+
+/// Counters of a [`LazyIndex`] so far.
+#[derive(Clone, Debug, Default)]
+pub struct LazyStats {
+    /// Token-level states discovered (`num_states`).
+    pub states: usize,
+    pub dfa_states: usize,
+    /// Whether the DFA is built on demand (false: the pattern has look-around, the DFA
+    /// was determinized up front).
+    pub lazy_dfa: bool,
+    pub nfa_states: usize,
+    pub byte_classes: usize,
+    /// Masks computed (first visits, and revisits after an eviction).
+    pub masks_computed: u64,
+    pub trie_walks: u64,
+    pub nodes_visited: u64,
+    pub slice_tests: u64,
+    pub slice_hits: u64,
+    pub product_pairs: u64,
+    /// Slice verdicts decided by run bounds on the NFA, without a product search.
+    pub run_verdicts: u64,
+    pub cache_bytes: usize,
+    pub cached_masks: usize,
+    pub evictions: u64,
+    pub dfa_bytes: usize,
+    pub build_s: f64,
+    /// Whether the regex took the fast parser (else `regex-syntax`'s).
+    pub fast_parse: bool,
+    /// Seconds of construction parsing the regex, and compiling its NFA.
+    pub parse_s: f64,
+    pub compile_s: f64,
+    /// DFA transitions computed since construction.
+    pub transitions_computed: u64,
+    /// Seconds computing DFA transitions since construction.
+    pub determinize_s: f64,
+    /// Seconds walking tries (their determinization included).
+    pub walk_s: f64,
+    /// Seconds deciding slices (run bounds or product searches).
+    pub slice_s: f64,
+    /// Seconds in mask computations (their determinization included).
+    pub mask_s: f64,
+}
+
+pub struct LazyIndex {
+    prepared: Arc<Prepared>,
+    tokens: Tokens,
+    special: Arc<[bool]>,
+    eos_id: u32,
+    vocab_len: usize,
+    words: usize,
+    opts: LazyOptions,
+    engine: Mutex<Engine>,
+    memo: RwLock<Memo>,
+    build_s: f64,
+}
+
+/// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
+struct Engine {
+    dfa: LazyDfa,
+    /// DFA row -> token-level state, for the rows that are one.
+    number: FxHashMap<u32, u32>,
+    stack: Vec<u32>,
+    product: ProductScratch,
+    joint: Vec<Vec<u8>>,
+    masks_computed: u64,
+    trie_walks: u64,
+    nodes_visited: u64,
+    slice_tests: u64,
+    slice_hits: u64,
+    product_pairs: u64,
+    run_verdicts: u64,
+    verdict_ns: u64,
+    walk_ns: u64,
+    mask_ns: u64,
+}
+
+impl Engine {
+    /// Walk `trie` from `row` into `mask`, counted and timed.
+    fn walk(&mut self, trie: &WalkTrie, row: u32, mask: &mut [u32]) {
+        let t0 = Instant::now();
+        self.nodes_visited += walk(
+            &mut self.dfa,
+            trie,
+            row,
+            &mut MaskSink(mask),
+            &mut self.stack,
+        );
+        self.trie_walks += 1;
+        self.walk_ns += t0.elapsed().as_nanos() as u64;
+    }
+}
+
+/// Per token-level state: its DFA row and acceptance, and its mask once computed.
+struct Memo {
+    rows: Vec<u32>,
+    accepting: Vec<bool>,
+    masks: Vec<Option<Arc<[u32]>>>,
+    /// Read since the clock hand last passed (a second chance before eviction).
+    used: Vec<AtomicBool>,
+    clock: VecDeque<u32>,
+    cache_bytes: usize,
+    evictions: u64,
+}
+
+impl LazyIndex {
+    pub fn new(pattern: &str, vocab: &Vocabulary, mode: Mode) -> Result<LazyIndex, Error> {
+        Self::with_options(pattern, vocab, mode, LazyOptions::default())
+    }
+
+    pub fn with_options(
+        pattern: &str,
+        vocab: &Vocabulary,
+        mode: Mode,
+        opts: LazyOptions,
+    ) -> Result<LazyIndex, Error> {
+        let t0 = Instant::now();
+        if mode != Mode::Exact {
+            return Err(Error::Option(format!(
+                "LazyIndex supports only mode \"exact\", not {:?}: canonical_literals \
+                 rewrites the whole parsed regex and reads tokens two ways at once; \
+                 tokensdfa.Index builds it",
+                mode.as_str()
+            )));
+        }
+        let prepared = vocab.prepared();
+        let dfa = LazyDfa::new(pattern)?;
+        let accepting = dfa.dfa().is_accepting(0);
+        let joint = joint_classes(&prepared.family, &dfa.dfa().classes);
+        let engine = Engine {
+            dfa,
+            number: FxHashMap::from_iter([(0, 0)]),
+            stack: Vec::new(),
+            product: ProductScratch::default(),
+            joint,
+            masks_computed: 0,
+            trie_walks: 0,
+            nodes_visited: 0,
+            slice_tests: 0,
+            slice_hits: 0,
+            product_pairs: 0,
+            run_verdicts: 0,
+            verdict_ns: 0,
+            walk_ns: 0,
+            mask_ns: 0,
+        };
+        let memo = Memo {
+            rows: vec![0],
+            accepting: vec![accepting],
+            masks: vec![None],
+            used: vec![AtomicBool::new(false)],
+            clock: VecDeque::new(),
+            cache_bytes: 0,
+            evictions: 0,
+        };
+        Ok(LazyIndex {
+            special: prepared.never_text.clone(),
+            prepared,
+            tokens: vocab.tokens(),
+            eos_id: vocab.eos_id(),
+            vocab_len: vocab.len(),
+            words: vocab.mask_words(),
+            opts,
+            engine: Mutex::new(engine),
+            memo: RwLock::new(memo),
+            build_s: t0.elapsed().as_secs_f64(),
+        })
+    }
+
+    fn engine(&self) -> MutexGuard<'_, Engine> {
+        self.engine.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn memo(&self) -> RwLockReadGuard<'_, Memo> {
+        self.memo.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Copy the state's mask into `out` if it is memoized; false if it must be computed
+    /// (cheap: callers holding a lock of their own, such as Python's, try this first).
+    pub fn fill_cached(&self, state: u32, out: &mut Mask) -> bool {
+        let memo = self.memo();
+        match memo.masks.get(state as usize) {
+            Some(Some(m)) => {
+                out.copy_from_slice(m);
+                memo.used[state as usize].store(true, Ordering::Relaxed);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The state's mask, computed now if not memoized; `None` for an unknown state.
+    pub fn mask(&self, state: u32) -> Option<Arc<[u32]>> {
+        {
+            let memo = self.memo();
+            match memo.masks.get(state as usize) {
+                None => return None,
+                Some(Some(m)) => {
+                    memo.used[state as usize].store(true, Ordering::Relaxed);
+                    return Some(m.clone());
+                }
+                Some(None) => {}
+            }
+        }
+        let mut engine = self.engine();
+        let (row, accepting) = {
+            let memo = self.memo();
+            if let Some(m) = &memo.masks[state as usize] {
+                return Some(m.clone());
+            }
+            (memo.rows[state as usize], memo.accepting[state as usize])
+        };
+        let mask: Arc<[u32]> = self.compute(&mut engine, row, accepting).into();
+        self.remember(state, mask.clone());
+        Some(mask)
+    }
+
+    /// The mask of DFA row `row` (see the module doc).
+    fn compute(&self, e: &mut Engine, row: u32, accepting: bool) -> Vec<u32> {
+        let t0 = Instant::now();
+        let mut mask = vec![0u32; self.words];
+        let p = &*self.prepared;
+        let verdict = if self.opts.slices && !p.slices.is_empty() {
+            self.slice_verdict(e, row)
+        } else {
+            Verdict::default()
+        };
+        let n = p.slices.len();
+        let decided = (verdict.all | verdict.none) & low_bits(n);
+        if verdict.all & low_bits(n) == 0 {
+            // No slice taken whole: one walk of the full trie beats one per slice.
+            e.walk(&p.full, row, &mut mask);
+        } else {
+            // The longest run of leading "all" slices takes one prefix union.
+            let lead = (!verdict.all).trailing_zeros().min(n as u32) as usize;
+            if lead > 0 {
+                mask.copy_from_slice(&p.slices[lead - 1].prefix_mask);
+            }
+            for (k, slice) in p.slices.iter().enumerate().skip(lead) {
+                if verdict.all >> k & 1 == 1 {
+                    for (m, s) in mask.iter_mut().zip(&slice.mask) {
+                        *m |= s;
+                    }
+                } else if verdict.none >> k & 1 == 0 {
+                    e.walk(&slice.trie, row, &mut mask);
+                }
+            }
+            e.slice_hits += decided.count_ones() as u64;
+            e.walk(&p.rest, row, &mut mask);
+        }
+        if accepting {
+            set_bit(&mut mask, self.eos_id);
+        }
+        e.masks_computed += 1;
+        e.mask_ns += t0.elapsed().as_nanos() as u64;
+        mask
+    }
+
+    /// Which slices `row` allows whole or not at all: from the run bounds of the slices'
+    /// class when they are tiers of one class and the bounds decide something, else from
+    /// the product search.
+    fn slice_verdict(&self, e: &mut Engine, row: u32) -> Verdict {
+        let t0 = Instant::now();
+        let v = self.slice_verdict_untimed(e, row);
+        e.verdict_ns += t0.elapsed().as_nanos() as u64;
+        v
+    }
+
+    fn slice_verdict_untimed(&self, e: &mut Engine, row: u32) -> Verdict {
+        let family = &self.prepared.family;
+        e.slice_tests += 1;
+        if let Some(tiers) = &family.tiers {
+            // Runs are followed one character per step of a recursion: bounded.
+            let cap = tiers.max.min(1 << 10) + 1;
+            if let Some((lower, upper)) = e.dfa.run_bounds(row, &tiers.class, cap) {
+                if lower > 0 || upper <= tiers.max {
+                    let (all, none) = tiers.verdict(lower, upper);
+                    e.run_verdicts += 1;
+                    return Verdict {
+                        all,
+                        none,
+                        pairs: 0,
+                    };
+                }
+            }
+        }
+        let v = classify(&mut e.dfa, family, &e.joint, row, 0, None, &mut e.product);
+        e.product_pairs += v.pairs as u64;
+        v
+    }
+
+    /// Memoize `mask` for `state`, evicting older masks past the cap.
+    fn remember(&self, state: u32, mask: Arc<[u32]>) {
+        let mut memo = self.memo.write().unwrap_or_else(|p| p.into_inner());
+        let bytes = mask.len() * 4;
+        while memo.cache_bytes + bytes > self.opts.cache_limit {
+            let Some(victim) = memo.clock.pop_front() else {
+                break;
+            };
+            if memo.used[victim as usize].swap(false, Ordering::Relaxed) {
+                memo.clock.push_back(victim);
+                continue;
+            }
+            memo.masks[victim as usize] = None;
+            memo.cache_bytes -= bytes;
+            memo.evictions += 1;
+        }
+        if memo.cache_bytes + bytes > self.opts.cache_limit {
+            return; // a cap below one mask: nothing is memoized
+        }
+        memo.masks[state as usize] = Some(mask);
+        memo.cache_bytes += bytes;
+        memo.clock.push_back(state);
+    }
+
+    /// The text the regex forces from `state` (jump-forward): the longest byte string
+    /// every continuation starts with, empty where EOS or two bytes are possible.
+    pub fn forced_bytes(&self, state: u32) -> Vec<u8> {
+        let Some(&row) = self.memo().rows.get(state as usize) else {
+            return Vec::new();
+        };
+        self.engine().dfa.forced_from(row, 1 << 16)
+    }
+
+    pub fn stats(&self) -> LazyStats {
+        let e = self.engine();
+        let memo = self.memo();
+        LazyStats {
+            states: memo.rows.len(),
+            dfa_states: e.dfa.dfa().num_states(),
+            lazy_dfa: e.dfa.is_lazy(),
+            nfa_states: e.dfa.nfa_states(),
+            byte_classes: e.dfa.dfa().n_classes,
+            masks_computed: e.masks_computed,
+            trie_walks: e.trie_walks,
+            nodes_visited: e.nodes_visited,
+            slice_tests: e.slice_tests,
+            slice_hits: e.slice_hits,
+            product_pairs: e.product_pairs,
+            run_verdicts: e.run_verdicts,
+            cache_bytes: memo.cache_bytes,
+            cached_masks: memo.clock.len(),
+            evictions: memo.evictions,
+            dfa_bytes: e.dfa.memory_bytes() + e.number.capacity() * 12,
+            build_s: self.build_s,
+            fast_parse: e.dfa.build.fast_parse,
+            parse_s: e.dfa.build.parse_ns as f64 * 1e-9,
+            compile_s: e.dfa.build.compile_ns as f64 * 1e-9,
+            transitions_computed: e.dfa.misses,
+            determinize_s: e.dfa.determinize_s(),
+            walk_s: e.walk_ns as f64 * 1e-9,
+            slice_s: e.verdict_ns as f64 * 1e-9,
+            mask_s: e.mask_ns as f64 * 1e-9,
+        }
+    }
+}
+
+impl TokenAutomaton for LazyIndex {
+    fn initial_state(&self) -> u32 {
+        0
+    }
+
+    /// States discovered so far (see the module doc).
+    fn num_states(&self) -> usize {
+        self.memo().rows.len()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        let s = self.stats();
+        let memo = self.memo();
+        s.cache_bytes + s.dfa_bytes + memo.rows.len() * 13 + self.special.len()
+    }
+
+    fn vocab_len(&self) -> usize {
+        self.vocab_len
+    }
+
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        let t = token as usize;
+        if t >= self.vocab_len || self.special[t] {
+            return None;
+        }
+        let mut engine = self.engine();
+        let row = *self.memo().rows.get(state as usize)?;
+        let next = engine.dfa.walk(row, self.tokens.get(token));
+        if next == DEAD {
+            return None;
+        }
+        let fresh = self.memo().rows.len() as u32;
+        let id = *engine.number.entry(next).or_insert(fresh);
+        if id == fresh {
+            let accepting = engine.dfa.dfa().is_accepting(next);
+            let mut memo = self.memo.write().unwrap_or_else(|p| p.into_inner());
+            memo.rows.push(next);
+            memo.accepting.push(accepting);
+            memo.masks.push(None);
+            memo.used.push(AtomicBool::new(false));
+        }
+        Some(id)
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.memo()
+            .accepting
+            .get(state as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// An unknown state allows nothing.
+    fn fill_mask(&self, state: u32, out: &mut Mask) {
+        if self.fill_cached(state, out) {
+            return;
+        }
+        match self.mask(state) {
+            Some(m) => out.copy_from_slice(&m),
+            None => out.fill(0),
+        }
+    }
+
+    fn allowed(&self, state: u32) -> Vec<u32> {
+        self.mask(state).map(|m| ones(&m)).unwrap_or_default()
+    }
+}

@@ -1,0 +1,406 @@
+//! A byte DFA determinized on demand, in the table layout every mask walk reads.
+//!
+//! [`DfaTable`] is a flat transition table with *premultiplied* state ids: state `s` is
+//! the row offset `s * stride` (`stride` a power of two at least the number of byte
+//! classes), so one step is `table[row + class[byte]]` with no multiplication. An entry
+//! is a row, [`DEAD`] (no full match is reachable any more) or [`UNKNOWN`] (not computed
+//! yet).
+//!
+//! [`LazyDfa`] fills the table as walks ask for transitions, by subset construction over
+//! the pattern's NFA ([`crate::nfa`]): its states are epsilon-closed sets of NFA states,
+//! hash-consed, its classes the bytes no NFA state tells apart. A set is live iff it is not
+//! empty and accepts iff it holds the match state (see [`crate::nfa`] for why). So
+//! construction is the parse ([`crate::regex_ast`]), the NFA compilation (both linear in
+//! the pattern) and the start state's closure; nothing is determinized up front, and a
+//! multi-megabyte regex costs only the states the walks reach.
+//!
+//! Look-around assertions (`^`, `$`, ASCII word boundaries) have no NFA state here: a
+//! pattern with any is determinized up front with [`ByteDfa`] (live-pruned, exact) and
+//! copied into a complete table instead.
+//!
+//! Cost of a miss: one NFA subset step (see [`crate::nfa`]); the table grows by one row
+//! (`stride` words) per new state.
+
+use std::time::Instant;
+
+use crate::dfa::{parse, ByteDfa, DEAD};
+use crate::error::Error;
+use crate::nfa::{Determinizer, Nfa};
+use crate::regex_ast::{fast_parse, from_hir};
+
+/// Table entry of a transition not computed yet.
+pub const UNKNOWN: u32 = u32::MAX - 1;
+
+/// A premultiplied transition table (see the module doc).
+#[derive(Clone, Debug)]
+pub struct DfaTable {
+    pub classes: [u8; 256],
+    pub n_classes: usize,
+    /// log2 of the row length.
+    pub shift: u32,
+    pub table: Vec<u32>,
+    pub accepting: Vec<bool>,
+}
+
+impl DfaTable {
+    fn empty(classes: [u8; 256], n_classes: usize) -> Self {
+        let shift = n_classes.max(1).next_power_of_two().trailing_zeros();
+        DfaTable {
+            classes,
+            n_classes,
+            shift,
+            table: Vec::new(),
+            accepting: Vec::new(),
+        }
+    }
+
+    /// A complete table holding `dfa` (state `s` becomes row `s << shift`).
+    pub fn from_byte_dfa(dfa: &ByteDfa) -> Self {
+        let mut t = Self::empty(*dfa.classes(), dfa.num_classes());
+        let stride = 1usize << t.shift;
+        t.table = vec![DEAD; dfa.num_states() * stride];
+        for s in 0..dfa.num_states() {
+            for c in 0..dfa.num_classes() {
+                let next = dfa.next_class(s as u32, c as u8);
+                t.table[s * stride + c] = if next == DEAD { DEAD } else { next << t.shift };
+            }
+        }
+        t.accepting = (0..dfa.num_states() as u32)
+            .map(|s| dfa.is_accepting(s))
+            .collect();
+        t
+    }
+
+    #[inline]
+    pub fn stride(&self) -> usize {
+        1 << self.shift
+    }
+
+    pub fn num_states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    /// The state number of a row.
+    #[inline]
+    pub fn state(&self, row: u32) -> u32 {
+        row >> self.shift
+    }
+
+    #[inline]
+    pub fn is_accepting(&self, row: u32) -> bool {
+        self.accepting[(row >> self.shift) as usize]
+    }
+
+    pub(crate) fn push_state(&mut self, accepting: bool) -> u32 {
+        assert!(
+            self.table.len() + 2 * self.stride() < UNKNOWN as usize,
+            "lazy DFA outgrew 32-bit rows"
+        );
+        let row = self.table.len() as u32;
+        self.table.resize(self.table.len() + self.stride(), UNKNOWN);
+        for c in self.n_classes..self.stride() {
+            self.table[row as usize + c] = DEAD;
+        }
+        self.accepting.push(accepting);
+        row
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.table.capacity() * 4 + self.accepting.capacity() + 256
+    }
+}
+
+/// What a walk needs of an automaton: the table, and a way to fill an `UNKNOWN` entry.
+pub trait Stepper {
+    fn dfa(&self) -> &DfaTable;
+    /// The entry of `row` for `class`, computed if `UNKNOWN`.
+    fn resolve(&mut self, row: u32, class: u8) -> u32;
+
+    #[inline]
+    fn step(&mut self, row: u32, class: u8) -> u32 {
+        let next = self.dfa().table[row as usize + class as usize];
+        if next == UNKNOWN {
+            self.resolve(row, class)
+        } else {
+            next
+        }
+    }
+}
+
+/// A complete table, read by many threads at once (it has no `UNKNOWN` entry).
+#[derive(Clone, Copy)]
+pub struct Frozen<'a>(pub &'a DfaTable);
+
+impl Stepper for Frozen<'_> {
+    #[inline]
+    fn dfa(&self) -> &DfaTable {
+        self.0
+    }
+
+    fn resolve(&mut self, _row: u32, _class: u8) -> u32 {
+        unreachable!("a frozen table is complete")
+    }
+}
+
+/// The DFA built on demand (see the module doc).
+pub struct LazyDfa {
+    table: DfaTable,
+    det: Option<Determinizer>,
+    /// Per class: how many bytes it holds, and its smallest byte.
+    class_size: Vec<u16>,
+    class_rep: Vec<u8>,
+    /// Transitions computed, and the ticks ([`ticks`]) they took.
+    pub misses: u64,
+    det_ticks: u64,
+    pub build: Build,
+}
+
+/// A cheap monotonic tick count (the CPU's time-stamp counter on x86-64, a clock read
+/// elsewhere), for timing the many short determinization steps without a clock read
+/// costing as much as the step.
+#[inline]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: reading the time-stamp counter has no preconditions.
+        unsafe { std::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// Seconds per tick, measured once (a 2 ms calibration against the clock).
+fn seconds_per_tick() -> f64 {
+    static CAL: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *CAL.get_or_init(|| {
+        let (t0, c0) = (Instant::now(), ticks());
+        while t0.elapsed().as_micros() < 2000 {
+            std::hint::spin_loop();
+        }
+        let ticks = ticks().wrapping_sub(c0).max(1);
+        t0.elapsed().as_secs_f64() / ticks as f64
+    })
+}
+
+impl LazyDfa {
+    /// Seconds spent computing transitions since construction.
+    pub fn determinize_s(&self) -> f64 {
+        self.det_ticks as f64 * seconds_per_tick()
+    }
+}
+
+/// How a [`LazyDfa`] was built.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Build {
+    /// Parsed by the fast road (else `regex-syntax`'s, see [`crate::regex_ast`]).
+    pub fast_parse: bool,
+    pub parse_ns: u64,
+    /// NFA compilation and the start state.
+    pub compile_ns: u64,
+}
+
+impl Stepper for LazyDfa {
+    #[inline]
+    fn dfa(&self) -> &DfaTable {
+        &self.table
+    }
+
+    fn resolve(&mut self, row: u32, class: u8) -> u32 {
+        let det = self
+            .det
+            .as_mut()
+            .expect("only a lazily built table has UNKNOWN entries");
+        let t0 = ticks();
+        let byte = self.class_rep[class as usize];
+        let next = det.next(&mut self.table, row, byte);
+        self.table.table[row as usize + class as usize] = next;
+        self.misses += 1;
+        self.det_ticks += ticks().wrapping_sub(t0);
+        next
+    }
+}
+
+impl LazyDfa {
+    /// The start state (row 0) and nothing else, or, for a pattern with look-around
+    /// assertions, the whole DFA (see the module doc).
+    pub fn new(pattern: &str) -> Result<Self, Error> {
+        let t0 = Instant::now();
+        let (ast, fast) = match fast_parse(pattern) {
+            Ok(ast) => (ast, true),
+            Err(_) => {
+                let hir = parse(pattern)?;
+                match from_hir(&hir) {
+                    Ok(ast) => (ast, false),
+                    Err(_) => {
+                        let table = DfaTable::from_byte_dfa(&ByteDfa::from_hir(&hir, true)?);
+                        let mut d = Self::with_table(table, None);
+                        d.build.parse_ns = t0.elapsed().as_nanos() as u64;
+                        return Ok(d);
+                    }
+                }
+            }
+        };
+        let t1 = Instant::now();
+        let nfa = Nfa::compile(ast)?;
+        let (classes, n_classes) = nfa.byte_classes();
+        let mut table = DfaTable::empty(classes, n_classes);
+        let det = Determinizer::new(nfa, &mut table);
+        let mut d = Self::with_table(table, Some(det));
+        d.build = Build {
+            fast_parse: fast,
+            parse_ns: (t1 - t0).as_nanos() as u64,
+            compile_ns: t1.elapsed().as_nanos() as u64,
+        };
+        Ok(d)
+    }
+
+    fn with_table(table: DfaTable, det: Option<Determinizer>) -> Self {
+        let mut class_size = vec![0u16; table.n_classes];
+        let mut class_rep = vec![0u8; table.n_classes];
+        for b in (0..=255u8).rev() {
+            let c = table.classes[b as usize] as usize;
+            class_size[c] += 1;
+            class_rep[c] = b;
+        }
+        LazyDfa {
+            table,
+            det,
+            class_size,
+            class_rep,
+            misses: 0,
+            det_ticks: 0,
+            build: Build::default(),
+        }
+    }
+
+    /// Whether states are computed on demand (false: determinized up front).
+    pub fn is_lazy(&self) -> bool {
+        self.det.is_some()
+    }
+
+    /// Bounds on runs of characters of `class` from `row` ([`Determinizer::run_bounds`]);
+    /// `None` for a table determinized up front.
+    pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
+        let state = self.table.state(row);
+        Some(self.det.as_mut()?.run_bounds(state, class, cap))
+    }
+
+    pub fn nfa_states(&self) -> usize {
+        self.det.as_ref().map_or(0, |d| d.nfa_states())
+    }
+
+    /// Follow `bytes` from `row`; `DEAD` as soon as no match is reachable.
+    pub fn walk(&mut self, mut row: u32, bytes: &[u8]) -> u32 {
+        for &b in bytes {
+            row = self.step(row, self.table.classes[b as usize]);
+            if row == DEAD {
+                return DEAD;
+            }
+        }
+        row
+    }
+
+    /// The forced run from `row` (as [`ByteDfa::forced_from`]): the longest byte string
+    /// every continuation starts with, stopping at a full match or a second choice.
+    pub fn forced_from(&mut self, mut row: u32, limit: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        while out.len() < limit && !self.table.is_accepting(row) {
+            let mut only = None;
+            let mut live_bytes = 0;
+            for c in 0..self.table.n_classes {
+                let next = self.step(row, c as u8);
+                if next != DEAD {
+                    live_bytes += self.class_size[c] as usize;
+                    only = Some((c, next));
+                }
+            }
+            let Some((c, next)) = only.filter(|_| live_bytes == 1) else {
+                break;
+            };
+            out.push(self.class_rep[c]);
+            row = next;
+        }
+        out
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes() + self.det.as_ref().map_or(0, |d| d.memory_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(p: &str) -> LazyDfa {
+        LazyDfa::new(p).unwrap()
+    }
+
+    fn full_match(d: &mut LazyDfa, text: &str) -> bool {
+        let r = d.walk(0, text.as_bytes());
+        r != DEAD && d.dfa().is_accepting(r)
+    }
+
+    #[test]
+    fn agrees_with_the_eager_dfa_on_prefixes() {
+        for p in [
+            "(a|ab)c*",
+            "[a&&b]",
+            "a[a&&b]|b",
+            "é+x?",
+            r"\d{2,3}",
+            "(ab|cd)+",
+            "",
+        ] {
+            let mut d = lazy(p);
+            assert!(d.is_lazy(), "{p}");
+            let e = ByteDfa::from_regex(p).unwrap();
+            for text in [
+                "", "a", "ab", "abc", "b", "é", "éx", "12", "1234", "abcd", "x",
+            ] {
+                let (lr, er) = (d.walk(0, text.as_bytes()), e.walk(0, text.as_bytes()));
+                assert_eq!(lr == DEAD, er == DEAD, "{p} {text}");
+                if er != DEAD {
+                    assert_eq!(d.dfa().is_accepting(lr), e.is_accepting(er), "{p} {text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_language_start_accepts_nothing() {
+        let mut d = lazy("[a&&b]");
+        assert!(!d.dfa().is_accepting(0));
+        assert_eq!(d.walk(0, b"a"), DEAD);
+        assert!(!full_match(&mut d, ""));
+    }
+
+    #[test]
+    fn look_around_falls_back_to_a_complete_table() {
+        let mut d = lazy(r"^ab$");
+        assert!(!d.is_lazy());
+        assert!(full_match(&mut d, "ab"));
+        assert!(!full_match(&mut d, "a"));
+        let mut d = lazy(r"a$b|c");
+        assert_eq!(d.walk(0, b"a"), DEAD);
+    }
+
+    #[test]
+    fn forced_runs_stop_at_branches_and_full_matches() {
+        let mut d = lazy(r"abc(d|e)f?");
+        assert_eq!(d.forced_from(0, 100), b"abc");
+        let mut d = lazy("é!");
+        assert_eq!(d.forced_from(0, 100), "é!".as_bytes());
+    }
+
+    #[test]
+    fn states_are_built_only_when_asked() {
+        let mut d = lazy(r"[a-z]{1,200}");
+        assert_eq!(d.dfa().num_states(), 1);
+        d.walk(0, b"abc");
+        assert_eq!(d.dfa().num_states(), 4);
+    }
+}

@@ -1,0 +1,650 @@
+//! The regex front end of the lazy index: a pattern as a small tree of byte strings,
+//! character classes, concatenations, alternations and counted repetitions.
+//!
+//! Two roads lead to the same tree:
+//! - [`fast_parse`] reads the structure itself (groups, `|`, quantifiers, literal
+//!   characters) and hands every atom with a meaning of its own (an escape, a bracketed
+//!   class, `.`) to `regex-syntax`, one call per distinct atom text. Anything outside this
+//!   plain subset (flags, anchors, named groups, nested class syntax, a quantifier in an
+//!   odd place, nesting near the parser's limit) gives up, and the caller takes the other
+//!   road: the whole pattern through `regex-syntax`, then [`from_hir`]. Atoms keep
+//!   `regex-syntax`'s exact meaning (Unicode classes, `\d`, case of escapes); the subset's
+//!   structure has only one reading. On multi-megabyte patterns of repeated atoms it is
+//!   an order of magnitude faster than the full parser.
+//! - [`from_hir`] converts a parsed `Hir`. Look-around has no node here: the caller
+//!   determinizes such patterns another way.
+//!
+//! Classes are interned per tree ([`Ast::classes`]) as [`ClassAuto`]s, small automata
+//! over the UTF-8 bytes of one character of the class, shared process-wide by content.
+//!
+//! Nesting: `regex-syntax` refuses patterns nested deeper than 250 (groups, repetitions,
+//! alternations and concatenations of two or more, bracketed classes). The fast parser
+//! computes an upper bound of that depth and gives up past 250, so a pattern it accepts is
+//! one the full parser accepts too: both roads admit the same patterns.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+use rustc_hash::FxHashMap;
+
+use crate::classauto::ClassAuto;
+
+/// The parser's nesting limit (`regex-syntax`'s default).
+const NEST_LIMIT: u32 = 250;
+
+/// A node of the tree; byte strings and child lists live in the tree's arenas.
+#[derive(Clone, Copy, Debug)]
+pub enum Node {
+    Empty,
+    /// Matches nothing (an empty class, an alternation of nothing).
+    Fail,
+    Bytes {
+        at: u32,
+        len: u32,
+    },
+    Class(u32),
+    Concat {
+        at: u32,
+        len: u32,
+    },
+    Alt {
+        at: u32,
+        len: u32,
+    },
+    /// `max == u32::MAX`: no upper bound.
+    Repeat {
+        sub: u32,
+        min: u32,
+        max: u32,
+    },
+}
+
+#[derive(Default)]
+pub struct Ast {
+    pub nodes: Vec<Node>,
+    pub root: u32,
+    pub classes: Vec<Arc<ClassAuto>>,
+    /// Literal bytes of `Bytes` nodes.
+    pub bytes: Vec<u8>,
+    /// Children of `Concat` and `Alt` nodes.
+    pub kids: Vec<u32>,
+    class_ids: FxHashMap<usize, u32>,
+}
+
+/// The pattern uses a look-around assertion.
+#[derive(Debug)]
+pub struct HasLook;
+
+impl Ast {
+    fn push(&mut self, n: Node) -> u32 {
+        self.nodes.push(n);
+        (self.nodes.len() - 1) as u32
+    }
+
+    fn push_bytes(&mut self, b: &[u8]) -> u32 {
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(b);
+        self.push(Node::Bytes {
+            at,
+            len: b.len() as u32,
+        })
+    }
+
+    /// A `Concat` or `Alt` of `kids`.
+    fn push_list(&mut self, kids: &[u32], alt: bool) -> u32 {
+        let (at, len) = (self.kids.len() as u32, kids.len() as u32);
+        self.kids.extend_from_slice(kids);
+        self.push(if alt {
+            Node::Alt { at, len }
+        } else {
+            Node::Concat { at, len }
+        })
+    }
+
+    #[inline]
+    pub fn slice_bytes(&self, at: u32, len: u32) -> &[u8] {
+        &self.bytes[at as usize..(at + len) as usize]
+    }
+
+    #[inline]
+    pub fn slice_kids(&self, at: u32, len: u32) -> &[u32] {
+        &self.kids[at as usize..(at + len) as usize]
+    }
+
+    /// A class node for these Unicode ranges (`bytes`: byte ranges), `Fail` if empty.
+    fn class(&mut self, ranges: Vec<(u32, u32)>, bytes: bool) -> u32 {
+        if ranges.is_empty() {
+            return self.push(Node::Fail);
+        }
+        let auto = class_auto(ranges, bytes);
+        let key = Arc::as_ptr(&auto) as usize;
+        let id = match self.class_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                self.classes.push(auto);
+                let id = (self.classes.len() - 1) as u32;
+                self.class_ids.insert(key, id);
+                id
+            }
+        };
+        self.push(Node::Class(id))
+    }
+
+    /// Add `hir` under the tree; its root node.
+    fn add_hir(&mut self, hir: &Hir) -> Result<u32, HasLook> {
+        Ok(match hir.kind() {
+            HirKind::Empty => self.push(Node::Empty),
+            HirKind::Literal(l) => self.push_bytes(&l.0),
+            HirKind::Class(Class::Unicode(c)) => {
+                let r = c
+                    .ranges()
+                    .iter()
+                    .map(|r| (r.start() as u32, r.end() as u32));
+                self.class(r.collect(), false)
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                let r = c
+                    .ranges()
+                    .iter()
+                    .map(|r| (r.start() as u32, r.end() as u32));
+                self.class(r.collect(), true)
+            }
+            HirKind::Look(_) => return Err(HasLook),
+            HirKind::Repetition(r) => {
+                let sub = self.add_hir(&r.sub)?;
+                self.push(Node::Repeat {
+                    sub,
+                    min: r.min,
+                    max: r.max.unwrap_or(u32::MAX),
+                })
+            }
+            HirKind::Capture(c) => self.add_hir(&c.sub)?,
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+                let ids = subs
+                    .iter()
+                    .map(|s| self.add_hir(s))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.push_list(&ids, matches!(hir.kind(), HirKind::Alternation(_)))
+            }
+        })
+    }
+}
+
+/// The tree of a parsed pattern.
+pub fn from_hir(hir: &Hir) -> Result<Ast, HasLook> {
+    let mut ast = Ast::default();
+    ast.root = ast.add_hir(hir)?;
+    Ok(ast)
+}
+
+/// The process-wide class automata, by content; cleared when it grows past a bound.
+fn class_auto(ranges: Vec<(u32, u32)>, bytes: bool) -> Arc<ClassAuto> {
+    type Cache = Mutex<FxHashMap<(bool, Vec<(u32, u32)>), Arc<ClassAuto>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (bytes, ranges);
+    if let Some(a) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return a.clone();
+    }
+    let auto = Arc::new(if bytes {
+        ClassAuto::from_byte_ranges(&key.1)
+    } else {
+        ClassAuto::from_char_ranges(&key.1)
+    });
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= 4096 {
+        map.clear();
+    }
+    map.entry(key).or_insert(auto).clone()
+}
+
+/// Why the fast parser stopped: the full parser must read this pattern.
+#[derive(Debug)]
+pub struct GiveUp;
+
+/// The tree of `pattern` by the fast road, or `GiveUp` (see the module doc).
+pub fn fast_parse(pattern: &str) -> Result<Ast, GiveUp> {
+    let mut ast = Ast::default();
+    ast.nodes.reserve(pattern.len() / 8);
+    ast.bytes.reserve(pattern.len() / 2);
+    ast.kids.reserve(pattern.len() / 8);
+    let mut p = FastParser {
+        s: pattern.as_bytes(),
+        text: pattern,
+        pos: 0,
+        ast,
+        atoms: FxHashMap::default(),
+        stack: Vec::new(),
+        groups: FxHashMap::default(),
+    };
+    let (root, nest) = p.alternation(0)?;
+    if p.pos != p.s.len() || nest > NEST_LIMIT {
+        return Err(GiveUp);
+    }
+    p.ast.root = root;
+    Ok(p.ast)
+}
+
+struct FastParser<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    ast: Ast,
+    /// Atom text -> its node (shared: the NFA compiles a node once per use).
+    atoms: FxHashMap<&'a str, u32>,
+    /// Items of the alternations and concatenations being parsed.
+    stack: Vec<u32>,
+    /// Text of short groups parsed so far -> their item.
+    groups: FxHashMap<&'a [u8], Item>,
+}
+
+/// A parsed item and an upper bound of its nesting depth.
+type Item = (u32, u32);
+
+impl<'a> FastParser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+
+    fn alternation(&mut self, groups: u32) -> Result<Item, GiveUp> {
+        let base = self.stack.len();
+        let mut nest = 0;
+        loop {
+            let (c, n) = self.concat(groups)?;
+            self.stack.push(c);
+            nest = nest.max(n);
+            if self.peek() != Some(b'|') {
+                break;
+            }
+            self.pos += 1;
+        }
+        let n = self.stack.len() - base;
+        let node = if n == 1 {
+            self.stack[base]
+        } else {
+            self.ast.push_list(&self.stack[base..], true)
+        };
+        self.stack.truncate(base);
+        Ok((node, nest + (n >= 2) as u32))
+    }
+
+    fn concat(&mut self, groups: u32) -> Result<Item, GiveUp> {
+        let base = self.stack.len();
+        let mut count = 0u32; // items as the full parser counts them
+        let mut nest = 0;
+        let mut literal: Option<u32> = None; // start of the pending literal in `ast.bytes`
+        while let Some(c) = self.peek() {
+            if c == b'|' || c == b')' {
+                break;
+            }
+            let (mut atom, mut n) = match self.literal_char()? {
+                Some(bytes) => {
+                    // A literal character joins the pending literal unless quantified.
+                    if !self.quantifier_next() {
+                        literal.get_or_insert(self.ast.bytes.len() as u32);
+                        count += bytes.len().min(2) as u32; // at least the characters
+                        self.ast.bytes.extend_from_slice(&self.s[bytes]);
+                        continue;
+                    }
+                    self.flush(&mut literal);
+                    (self.ast.push_bytes(&self.s[bytes]), 0)
+                }
+                None => {
+                    // Atoms may add to the byte arena: the pending literal ends first.
+                    self.flush(&mut literal);
+                    match c {
+                        b'(' => self.group(groups)?,
+                        b'[' => (self.atom(Self::class_end)?, 2),
+                        b'.' => (self.atom(|_, i| Ok(i + 1))?, 0),
+                        _ => (self.atom(escape_end)?, 0),
+                    }
+                }
+            };
+            if self.quantifier_next() {
+                let (min, max) = self.quantifier()?;
+                atom = self.ast.push(Node::Repeat {
+                    sub: atom,
+                    min,
+                    max,
+                });
+                n += 1;
+            }
+            self.flush(&mut literal);
+            self.stack.push(atom);
+            count += 1;
+            nest = nest.max(n);
+        }
+        self.flush(&mut literal);
+        let node = match self.stack.len() - base {
+            0 => self.ast.push(Node::Empty),
+            1 => self.stack[base],
+            _ => self.ast.push_list(&self.stack[base..], false),
+        };
+        self.stack.truncate(base);
+        Ok((node, nest + (count >= 2) as u32))
+    }
+
+    /// Close the pending literal (bytes from `start` to the end of the arena) as a node.
+    fn flush(&mut self, start: &mut Option<u32>) {
+        if let Some(at) = start.take() {
+            let len = self.ast.bytes.len() as u32 - at;
+            let id = self.ast.push(Node::Bytes { at, len });
+            self.stack.push(id);
+        }
+    }
+
+    /// A group; a short one whose text was parsed before is reused whole.
+    fn group(&mut self, groups: u32) -> Result<Item, GiveUp> {
+        if groups >= NEST_LIMIT {
+            return Err(GiveUp);
+        }
+        let start = self.pos;
+        let end = short_group_end(self.s, start);
+        if let Some(&item) = end.and_then(|e| self.groups.get(&self.s[start..e])) {
+            self.pos = end.unwrap_or(start);
+            return Ok(item);
+        }
+        let item = self.group_inside(groups)?;
+        if end == Some(self.pos) {
+            self.groups.insert(&self.s[start..self.pos], item);
+        }
+        Ok(item)
+    }
+
+    fn group_inside(&mut self, groups: u32) -> Result<Item, GiveUp> {
+        self.pos += 1;
+        if self.peek() == Some(b'?') {
+            if self.s.get(self.pos + 1) != Some(&b':') {
+                return Err(GiveUp); // flags, named groups, look-around
+            }
+            self.pos += 2;
+        }
+        let (inner, n) = self.alternation(groups + 1)?;
+        if self.peek() != Some(b')') {
+            return Err(GiveUp);
+        }
+        self.pos += 1;
+        Ok((inner, n + 1))
+    }
+
+    fn quantifier_next(&self) -> bool {
+        matches!(self.peek(), Some(b'*' | b'+' | b'?' | b'{'))
+    }
+
+    /// `*`, `+`, `?` or `{m}`, `{m,}`, `{m,n}`, then an optional lazy `?`; a second
+    /// quantifier gives up.
+    fn quantifier(&mut self) -> Result<(u32, u32), GiveUp> {
+        let c = self.peek().ok_or(GiveUp)?;
+        self.pos += 1;
+        let q = match c {
+            b'*' => (0, u32::MAX),
+            b'+' => (1, u32::MAX),
+            b'?' => (0, 1),
+            _ => {
+                let min = self.number()?;
+                let max = if self.peek() == Some(b',') {
+                    self.pos += 1;
+                    if self.peek() == Some(b'}') {
+                        u32::MAX
+                    } else {
+                        self.number()?
+                    }
+                } else {
+                    min
+                };
+                if self.peek() != Some(b'}') || max < min {
+                    return Err(GiveUp);
+                }
+                self.pos += 1;
+                (min, max)
+            }
+        };
+        if self.peek() == Some(b'?') {
+            self.pos += 1;
+        }
+        if self.quantifier_next() {
+            return Err(GiveUp);
+        }
+        Ok(q)
+    }
+
+    fn number(&mut self) -> Result<u32, GiveUp> {
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let digits = &self.text[start..self.pos];
+        if digits.is_empty() || digits.len() > 9 {
+            return Err(GiveUp);
+        }
+        digits.parse().map_err(|_| GiveUp)
+    }
+
+    /// If a literal character is here (an escaped metacharacter stands for itself), step
+    /// over it and return its bytes; `None` before an atom (a group, a class, `.`, another
+    /// escape). A misplaced quantifier, anchor or bracket gives up.
+    fn literal_char(&mut self) -> Result<Option<std::ops::Range<usize>>, GiveUp> {
+        let at = self.pos;
+        let c = self.s[at];
+        match c {
+            b'\\' => match self.s.get(at + 1) {
+                Some(m) if b"\\.+*?()|[]{}^$#&-~".contains(m) => {
+                    self.pos += 2;
+                    Ok(Some(at + 1..at + 2))
+                }
+                _ => Ok(None),
+            },
+            b'(' | b'[' | b'.' => Ok(None),
+            b'^' | b'$' | b'*' | b'+' | b'?' | b'{' | b']' | b'}' => Err(GiveUp),
+            _ => {
+                // The whole run of plain characters, but for a quantified last one.
+                let mut end = at;
+                while end < self.s.len() && !SPECIAL[self.s[end] as usize] {
+                    end += 1;
+                }
+                if matches!(self.s.get(end), Some(b'*' | b'+' | b'?' | b'{')) {
+                    let mut last = end - 1;
+                    while last > at && (0x80..0xC0).contains(&self.s[last]) {
+                        last -= 1;
+                    }
+                    if last > at {
+                        end = last;
+                    }
+                }
+                self.pos = end;
+                Ok(Some(at..end))
+            }
+        }
+    }
+
+    /// The atom starting here and ending where `end` says, through `regex-syntax`.
+    fn atom(&mut self, end: fn(&[u8], usize) -> Result<usize, GiveUp>) -> Result<u32, GiveUp> {
+        let stop = end(self.s, self.pos)?;
+        let text = self.text.get(self.pos..stop).ok_or(GiveUp)?;
+        self.pos = stop;
+        if let Some(&id) = self.atoms.get(text) {
+            return Ok(id);
+        }
+        let hir = crate::dfa::parse(text).map_err(|_| GiveUp)?;
+        let id = self.ast.add_hir(&hir).map_err(|_| GiveUp)?;
+        self.atoms.insert(text, id);
+        Ok(id)
+    }
+
+    /// End of the bracketed class starting at `i` (plain classes only).
+    fn class_end(s: &[u8], mut i: usize) -> Result<usize, GiveUp> {
+        i += 1;
+        if s.get(i) == Some(&b'^') {
+            i += 1;
+        }
+        if s.get(i) == Some(&b']') {
+            i += 1;
+        }
+        while let Some(&c) = s.get(i) {
+            match c {
+                b']' => return Ok(i + 1),
+                b'\\' => i = escape_end(s, i)?,
+                b'[' => return Err(GiveUp),
+                b'&' | b'-' | b'~' if s.get(i + 1) == Some(&c) => return Err(GiveUp),
+                _ => i += 1,
+            }
+        }
+        Err(GiveUp)
+    }
+}
+
+/// End of the escape starting at `i` (its backslash).
+fn escape_end(s: &[u8], i: usize) -> Result<usize, GiveUp> {
+    let c = *s.get(i + 1).ok_or(GiveUp)?;
+    let fixed = match c {
+        b'x' => 2,
+        b'u' => 4,
+        b'U' => 8,
+        b'p' | b'P' => 1,
+        _ => return Ok(i + 1 + utf8_len(c)),
+    };
+    if s.get(i + 2) == Some(&b'{') {
+        let close = s[i + 2..].iter().position(|&b| b == b'}').ok_or(GiveUp)?;
+        return Ok(i + 2 + close + 1);
+    }
+    let end = i + 2 + fixed;
+    if end > s.len() {
+        return Err(GiveUp);
+    }
+    Ok(end)
+}
+
+/// Groups up to this many bytes are looked up by text before being parsed.
+const SHORT_GROUP: usize = 160;
+
+/// End of the group opening at `i` if it closes within [`SHORT_GROUP`] bytes (a scan
+/// that only pairs parentheses, skipping escapes and bracketed classes); `None` if it
+/// does not, or if the text holds a nested class.
+fn short_group_end(s: &[u8], i: usize) -> Option<usize> {
+    let stop = s.len().min(i + SHORT_GROUP);
+    let mut depth = 0u32;
+    let mut j = i;
+    while j < stop {
+        match s[j] {
+            b'\\' => j += 1,
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            b'[' => {
+                j += 1;
+                if s.get(j) == Some(&b'^') {
+                    j += 1;
+                }
+                if s.get(j) == Some(&b']') {
+                    j += 1;
+                }
+                while j < stop && s[j] != b']' {
+                    match s[j] {
+                        b'\\' => j += 1,
+                        b'[' => return None,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Bytes that end a run of plain literal characters.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let s = b"\\.+*?()|[]{}^$";
+    let mut i = 0;
+    while i < s.len() {
+        t[s[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Byte length of the UTF-8 character whose first byte is `c`.
+fn utf8_len(c: u8) -> usize {
+    match c {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(p: &str) -> String {
+        let ast = fast_parse(p).unwrap();
+        fmt(&ast, ast.root)
+    }
+
+    fn fmt(ast: &Ast, id: u32) -> String {
+        match &ast.nodes[id as usize] {
+            Node::Empty => "e".into(),
+            Node::Fail => "F".into(),
+            &Node::Bytes { at, len } => {
+                String::from_utf8_lossy(ast.slice_bytes(at, len)).into_owned()
+            }
+            Node::Class(c) => format!("C{c}"),
+            &Node::Concat { at, len } => {
+                let v: Vec<String> = ast
+                    .slice_kids(at, len)
+                    .iter()
+                    .map(|&i| fmt(ast, i))
+                    .collect();
+                format!("({})", v.join(" "))
+            }
+            &Node::Alt { at, len } => {
+                let v: Vec<String> = ast
+                    .slice_kids(at, len)
+                    .iter()
+                    .map(|&i| fmt(ast, i))
+                    .collect();
+                format!("({})", v.join("|"))
+            }
+            &Node::Repeat { sub, min, max } => format!("{}{{{min},{max}}}", fmt(ast, sub)),
+        }
+    }
+
+    #[test]
+    fn structure_and_literals() {
+        assert_eq!(shape("abc"), "abc");
+        assert_eq!(shape("ab*c"), "(a b{0,4294967295} c)");
+        assert_eq!(shape("(?:ab|c)+?"), "(ab|c){1,4294967295}");
+        assert_eq!(shape(r"\{a\}"), "{a}");
+        assert_eq!(shape("é{2,3}x"), "(é{2,3} x)");
+        assert_eq!(shape("a{3}|"), "(a{3,3}|e)");
+        assert_eq!(shape(r"[a-c]\d[a-c]"), "(C0 C1 C0)");
+        let empty = from_hir(&crate::dfa::parse("[a&&b]").unwrap()).unwrap();
+        assert!(matches!(empty.nodes[empty.root as usize], Node::Fail));
+    }
+
+    #[test]
+    fn gives_up_outside_the_plain_subset() {
+        for p in [
+            "^a", "a$", "(?i)a", "(?P<x>a)", "a**", "*a", "a{2", "a{3,2}", "[[a]]", "[a&&b]x]",
+            r"\bx", "(a", "a)", "a{,2}", "[a--b]",
+        ] {
+            assert!(fast_parse(p).is_err(), "{p}");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_gives_up() {
+        let deep = format!("{}a{}", "(".repeat(300), ")".repeat(300));
+        assert!(fast_parse(&deep).is_err());
+        let ok = format!("{}a{}", "(".repeat(100), ")".repeat(100));
+        assert!(fast_parse(&ok).is_ok());
+    }
+}

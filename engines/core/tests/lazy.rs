@@ -1,0 +1,335 @@
+//! LazyIndex against the naive reference: the same mask, acceptance and fate of every
+//! token on every state reachable from the start, with slices on and off, from one thread
+//! or several at once.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use tokensdfa_core::{LazyIndex, LazyOptions, Mode, NaiveIndex, TokenAutomaton, Vocabulary};
+
+mod common;
+use common::{cases, regex_strategy, vocab, vocab_strategy};
+
+/// Slices that small vocabularies of `a`, `b`, `c`, `1`, `é` actually fill.
+const SMALL_SLICES: [&str; 4] = ["[ab]{1,2}", "[a-c]{3,}", "[^b]+", "é|1"];
+/// Tiers of one class by length, the shape whose verdicts come from run bounds.
+const TIER_SLICES: [&str; 4] = ["[a-cé]", "[a-cé]{2}", "[a-cé]{3,4}", "[a-cé]{5,9}"];
+
+fn vocab_with_slices(tokens: &[Vec<u8>], slices: &[&str]) -> Vocabulary {
+    let mut all: Vec<&[u8]> = vec![b"</s>"];
+    all.extend(tokens.iter().map(|t| t.as_slice()));
+    let s: Vec<String> = slices.iter().map(|s| s.to_string()).collect();
+    Vocabulary::with_slices(&all, 0, &[], &s).unwrap()
+}
+
+fn options(slices: bool) -> LazyOptions {
+    LazyOptions {
+        slices,
+        ..LazyOptions::default()
+    }
+}
+
+/// Walk the naive index and `lazy` in lockstep over every reachable pair of states.
+fn assert_same(pattern: &str, v: &Vocabulary, lazy: &LazyIndex) {
+    let naive = NaiveIndex::new(pattern, v).unwrap();
+    let start = (naive.initial_state(), lazy.initial_state());
+    let mut seen = HashSet::from([start]);
+    let mut queue = VecDeque::from([start]);
+    while let Some((n, l)) = queue.pop_front() {
+        let allowed = naive.allowed(n);
+        assert_eq!(allowed, lazy.allowed(l), "{pattern:?}: masks differ");
+        let mut mask = vec![0u32; v.mask_words()];
+        lazy.fill_mask(l, &mut mask);
+        assert_eq!(
+            tokensdfa_core::ones(&mask),
+            allowed,
+            "{pattern:?}: fill_mask"
+        );
+        assert_eq!(naive.is_accepting(n), lazy.is_accepting(l), "{pattern:?}");
+        for t in 0..v.len() as u32 {
+            let (nn, ln) = (naive.next_state(n, t), lazy.next_state(l, t));
+            assert_eq!(nn.is_some(), ln.is_some(), "{pattern:?}: token {t}");
+            if let (Some(nn), Some(ln)) = (nn, ln) {
+                if seen.insert((nn, ln)) {
+                    queue.push_back((nn, ln));
+                }
+            }
+        }
+    }
+}
+
+fn check(pattern: &str, v: &Vocabulary) {
+    for slices in [true, false] {
+        let lazy = LazyIndex::with_options(pattern, v, Mode::Exact, options(slices)).unwrap();
+        assert_same(pattern, v, &lazy);
+    }
+}
+
+fn toks(words: &[&str]) -> Vec<Vec<u8>> {
+    words.iter().map(|w| w.as_bytes().to_vec()).collect()
+}
+
+fn known_vocab() -> Vec<Vec<u8>> {
+    let mut words: Vec<String> = (0..=9).map(|d| d.to_string()).collect();
+    for w in [
+        "a",
+        "b",
+        "ab",
+        "abc",
+        "c",
+        ".",
+        "-",
+        "20",
+        "24",
+        "01",
+        "2024",
+        "http",
+        "https",
+        "://",
+        "s",
+        ":",
+        "/",
+        "www",
+        "é",
+        "\u{1C}",
+        "ca",
+        "cat",
+        "car",
+        "t",
+        "r",
+        " ",
+        "\"",
+        "{",
+        "}",
+        "hello world",
+        "\"a",
+        "a\"",
+        "\\",
+        "abcdefghijklmnopqrstuvwxyzabcdefghij",
+    ] {
+        words.push(w.to_string());
+    }
+    let refs: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
+    let mut t = toks(&refs);
+    t.push(vec![0xC3]);
+    t.push(vec![0xA9]);
+    t.push(vec![0xE2, 0x80]);
+    t.push(b"ab".to_vec()); // a duplicate byte string
+    t
+}
+
+const KNOWN: [&str; 19] = [
+    "(a|ab)",
+    r"a(\.a)*",
+    r"\d{4}-\d{2}",
+    "(ab|cd)+e?",
+    "cat|car",
+    "abc+",
+    "(abc)?",
+    "(ab){2,3}",
+    "(?i:abc)",
+    "é+",
+    r"(https?://)?[a-z\.]+",
+    "[^a]*",
+    "\u{1C}a",
+    "",
+    "[a&&b]",
+    "a[a&&b]|b",
+    r#"\{"a": "([^"\\\x00-\x1F\x7F-\x9F]|\\["\\])*"\}"#,
+    r#""[^"\\\x00-\x1F\x7F-\x9F]{0,12}""#,
+    r"^(ab|c)$",
+];
+
+#[test]
+fn lazy_matches_naive_on_known_regexes_with_json_slices() {
+    let v = vocab(&known_vocab());
+    for p in KNOWN {
+        check(p, &v);
+    }
+}
+
+#[test]
+fn lazy_matches_naive_on_known_regexes_with_small_slices() {
+    let v = vocab_with_slices(&known_vocab(), &SMALL_SLICES);
+    for p in KNOWN {
+        check(p, &v);
+    }
+}
+
+#[test]
+fn lazy_matches_naive_on_known_regexes_with_tier_slices() {
+    let v = vocab_with_slices(&known_vocab(), &TIER_SLICES);
+    for p in KNOWN {
+        check(p, &v);
+    }
+    for p in [
+        "[a-cé]{0,3}x",
+        "([a-c]|é)*",
+        "(a|b|c|é){2,6}",
+        "[^x]{1,5}|a{7}",
+        ".*",
+        "[a-cé]{3}[ab]{2}",
+    ] {
+        check(p, &v);
+    }
+}
+
+#[test]
+fn run_bounds_decide_tier_slices_without_a_product() {
+    let v = vocab_with_slices(&known_vocab(), &TIER_SLICES);
+    for p in ["[a-cé]{0,3}x", "[a-cé]*b|[a-c]"] {
+        let lazy = LazyIndex::new(p, &v, Mode::Exact).unwrap();
+        assert_same(p, &v, &lazy);
+        let s = lazy.stats();
+        assert!(s.run_verdicts >= 3, "{p}: {s:?}");
+    }
+}
+
+/// Syntax at the edges of the fast parser's subset: it either gives up (the full parser
+/// reads it) or reads it the same way.
+#[test]
+fn odd_syntax_reads_as_regex_syntax_reads_it() {
+    let v = vocab(&known_vocab());
+    for p in [
+        r"\x{1F600}|a",
+        r"[\]a]+",
+        r"[^]a]b",
+        "a{0}b",
+        "(?:)a",
+        r"\pL{2}",
+        r"\p{Greek}|é",
+        r"[a-]+",
+        r"\\\{",
+        r"\ a",
+        "#&~-",
+        "a{2}?b",
+        "(a)(?:b)|c",
+        r"[\d\-]{1,3}",
+        r"(?i)ab",
+        "a|",
+        "(|a)b",
+        r"\u{e9}",
+        r"[\x{1C}-\x{1F}]",
+        "((((a))))",
+        "é{2,}",
+        r"\d+\.\d*",
+    ] {
+        check(p, &v);
+    }
+}
+
+#[test]
+fn json_string_states_take_the_slice_shortcut() {
+    let v = vocab(&known_vocab());
+    let p = r#""([^"\\\x00-\x1F\x7F-\x9F]|\\["\\])*""#;
+    let lazy = LazyIndex::new(p, &v, Mode::Exact).unwrap();
+    let quote = (0..v.len() as u32).find(|&t| v.token(t) == b"\"").unwrap();
+    let inside = lazy.next_state(0, quote).unwrap();
+    lazy.allowed(inside);
+    assert!(lazy.stats().slice_hits >= 1, "{:?}", lazy.stats());
+    assert_same(p, &v, &lazy);
+}
+
+#[test]
+fn construction_builds_nothing_but_the_start() {
+    let v = vocab(&known_vocab());
+    let lazy = LazyIndex::new(r"[a-z]{1,500}", &v, Mode::Exact).unwrap();
+    let s = lazy.stats();
+    assert_eq!((s.states, s.dfa_states, s.masks_computed), (1, 1, 0));
+    assert!(s.lazy_dfa);
+}
+
+#[test]
+fn canonical_literals_is_refused_with_a_reason() {
+    let v = vocab(&known_vocab());
+    let err = LazyIndex::new("abc", &v, Mode::CanonicalLiterals)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("only mode \"exact\""), "{err}");
+}
+
+#[test]
+fn a_tiny_cache_evicts_and_recomputes_the_same_masks() {
+    let v = vocab(&known_vocab());
+    let p = r"(ab|c)*\d";
+    let lazy = LazyIndex::with_options(
+        p,
+        &v,
+        Mode::Exact,
+        LazyOptions {
+            slices: true,
+            cache_limit: v.mask_words() * 4 * 2,
+        },
+    )
+    .unwrap();
+    assert_same(p, &v, &lazy);
+    assert_same(p, &v, &lazy);
+    let s = lazy.stats();
+    assert!(s.evictions > 0 && s.cached_masks <= 2, "{s:?}");
+}
+
+/// Random token walks from several threads at once on one shared index.
+#[test]
+fn concurrent_walks_see_the_naive_masks() {
+    let v = Arc::new(vocab(&known_vocab()));
+    for p in [
+        r"(https?://)?[a-z\.]+",
+        r#"\{"a": "[^"]*"\}"#,
+        r"\d{4}-\d{2}|(ab|cd)+e?",
+    ] {
+        let naive = Arc::new(NaiveIndex::new(p, &v).unwrap());
+        let lazy = Arc::new(LazyIndex::new(p, &v, Mode::Exact).unwrap());
+        let handles: Vec<_> = (0..4u64)
+            .map(|seed| {
+                let (v, naive, lazy) = (v.clone(), naive.clone(), lazy.clone());
+                std::thread::spawn(move || random_walks(&v, &naive, &lazy, seed))
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
+}
+
+fn random_walks(v: &Vocabulary, naive: &NaiveIndex, lazy: &LazyIndex, seed: u64) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut mask = vec![0u32; v.mask_words()];
+    for _ in 0..50 {
+        let (mut n, mut l) = (naive.initial_state(), lazy.initial_state());
+        for _ in 0..20 {
+            lazy.fill_mask(l, &mut mask);
+            let allowed = naive.allowed(n);
+            assert_eq!(tokensdfa_core::ones(&mask), allowed);
+            let text: Vec<u32> = allowed.into_iter().filter(|&t| t != v.eos_id()).collect();
+            if text.is_empty() {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let t = text[(x % text.len() as u64) as usize];
+            n = naive.next_state(n, t).unwrap();
+            l = lazy.next_state(l, t).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn lazy_equals_naive(pattern in regex_strategy(), t in vocab_strategy()) {
+        check(&pattern, &vocab(&t));
+    }
+
+    #[test]
+    fn slices_on_and_off_agree_with_naive(pattern in regex_strategy(), t in vocab_strategy()) {
+        check(&pattern, &vocab_with_slices(&t, &SMALL_SLICES));
+    }
+
+    #[test]
+    fn tier_slices_agree_with_naive(pattern in regex_strategy(), t in vocab_strategy()) {
+        check(&pattern, &vocab_with_slices(&t, &TIER_SLICES));
+    }
+}
