@@ -19,7 +19,7 @@ RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo
 
 BENCH_VOCABS ?= llama3,tekken
 ENGINES_ALL := naive,outlines-core,llguidance,xgrammar,lm-format-enforcer,formatron
-BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical
+BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical,tokensdfa-lazy
 # `make bench` fits about 15 minutes on 2 cores: at most BENCH_LIMIT specs per corpus set
 # (evenly spaced over the set) and BENCH_TIMEOUT seconds per cell; BENCH_FLAGS adds any
 # other `tokensieve bench` option (e.g. BENCH_FLAGS="--run nightly").

@@ -27,6 +27,7 @@ ENGINES = [
     "llguidance",
     "xgrammar",
     "tokensdfa",
+    "tokensdfa-lazy",
     "lm-format-enforcer",
     "formatron",
 ]

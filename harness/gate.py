@@ -3,7 +3,7 @@ kept in the repository (`benchmarks/thresholds.toml`).
 
 On a noisy 2-core machine an absolute time says little; a ratio of two measurements
 interleaved in the same process (A, B, A, B, ...) cancels most of the noise, because both
-sides see the same load. Three ratios gate:
+sides see the same load. Six ratios gate:
 - `compile_speedup_over_naive`: naive compile time / TokensDFA compile time, geometric
   mean over the selected specs (must be at least the threshold);
 - `compile_speedup_over_outlines_core`: the same against outlines-core;
@@ -11,7 +11,12 @@ sides see the same load. Three ratios gate:
   `np.copyto` of one bitset of the same size; each state along the specs' token paths
   is timed `reps` times, interleaved, in three sweeps; it contributes the ratio of its
   two medians from its best sweep, and the gate takes the p50 and p99 of those ratios
-  over states.
+  over states;
+- `lazy_ttfm_over_llguidance`: tokensdfa-lazy's time to first mask (compile, then the
+  start state's mask) / llguidance's, interleaved, geometric mean over the specs (must
+  be at most the threshold);
+- `lazy_revisit_fill_over_numpy_copy_p99`: the fill ratio above for tokensdfa-lazy's
+  memoized states (every state is visited once before the sweeps).
 Absolute times are written to the result file for the record, never compared.
 """
 
@@ -104,27 +109,41 @@ class Measurements:
     """Interleaved samples in nanoseconds, keyed by what was measured."""
 
     compile_ns: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    ttfm_ns: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     fill_ns: list[int] = field(default_factory=list)
     copy_ns: list[int] = field(default_factory=list)
+    lazy_fill_ns: list[int] = field(default_factory=list)
+    lazy_copy_ns: list[int] = field(default_factory=list)
 
     def compile_ratio(self, slow: str, fast: str) -> float | None:
-        ratios = []
-        specs = {spec for _, spec in self.compile_ns}
-        for spec in sorted(specs):
-            a, b = self.compile_ns.get((slow, spec)), self.compile_ns.get((fast, spec))
-            if a and b:
-                ratios.append(statistics.median(a) / max(1, statistics.median(b)))
-        return geometric_mean(ratios)
+        return _geomean_ratio(self.compile_ns, slow, fast)
+
+    def ttfm_ratio(self, num: str, den: str) -> float | None:
+        return _geomean_ratio(self.ttfm_ns, num, den)
 
     def record(self) -> dict[str, Any]:
         return {
             "compile_median_ns": {
                 f"{e} {s}": statistics.median(v) for (e, s), v in self.compile_ns.items()
             },
+            "ttfm_median_ns": {
+                f"{e} {s}": statistics.median(v) for (e, s), v in self.ttfm_ns.items()
+            },
             "fill_ns": {"p50": _p(self.fill_ns, 0.5), "p99": _p(self.fill_ns, 0.99)},
             "numpy_copy_ns": {"p50": _p(self.copy_ns, 0.5), "p99": _p(self.copy_ns, 0.99)},
             "fill_samples": len(self.fill_ns),
+            "lazy_fill_ns": {"p50": _p(self.lazy_fill_ns, 0.5), "p99": _p(self.lazy_fill_ns, 0.99)},
         }
+
+
+def _geomean_ratio(samples: dict[tuple[str, str], list[int]], num: str, den: str) -> float | None:
+    """Geometric mean over specs of median(num) / median(den)."""
+    ratios = []
+    for spec in sorted({spec for _, spec in samples}):
+        a, b = samples.get((num, spec)), samples.get((den, spec))
+        if a and b:
+            ratios.append(statistics.median(a) / max(1, statistics.median(b)))
+    return geometric_mean(ratios)
 
 
 def _p(values: Sequence[int], q: float) -> float | None:
@@ -137,6 +156,25 @@ def _timed(work: Callable[[], Any]) -> tuple[int, Any]:
     return time.perf_counter_ns() - start, value
 
 
+def _interleave(
+    pair: Sequence[Engine],
+    specs: Sequence[Spec],
+    rounds: int,
+    work: Callable[[Engine, Spec], Compiled],
+    samples: dict[tuple[str, str], list[int]],
+) -> dict[tuple[str, str], Compiled]:
+    """Time `work(engine, spec)` for each spec with each engine of `pair`, alternating,
+    `rounds` times, into `samples`; returns the last compiled index per (engine, spec)."""
+    last: dict[tuple[str, str], Compiled] = {}
+    for spec in specs:
+        for _ in range(rounds):
+            for engine in pair:
+                ns, compiled = _timed(lambda e=engine, s=spec: work(e, s))  # type: ignore[misc]
+                samples.setdefault((engine.name, spec.id), []).append(ns)
+                last[(engine.name, spec.id)] = compiled
+    return last
+
+
 def measure_compile(
     pair: Sequence[Engine],
     prepared: dict[str, Any],
@@ -146,17 +184,32 @@ def measure_compile(
 ) -> dict[str, Compiled]:
     """Compile each spec with each engine of `pair`, alternating, `rounds` times. Returns
     the last compiled TokensDFA index per spec (for the fill measurement)."""
-    last: dict[str, Compiled] = {}
-    for spec in specs:
-        for _ in range(rounds):
-            for engine in pair:
-                ns, compiled = _timed(
-                    lambda e=engine, s=spec: e.compile(prepared[e.name], s)  # type: ignore[misc]
-                )
-                into.compile_ns.setdefault((engine.name, spec.id), []).append(ns)
-                if engine.name == "tokensdfa":
-                    last[spec.id] = compiled
-    return last
+    last = _interleave(
+        pair, specs, rounds, lambda e, s: e.compile(prepared[e.name], s), into.compile_ns
+    )
+    return {spec: c for (name, spec), c in last.items() if name == "tokensdfa"}
+
+
+def measure_ttfm(
+    pair: Sequence[Engine],
+    prepared: dict[str, Any],
+    words: int,
+    specs: Sequence[Spec],
+    rounds: int,
+    into: Measurements,
+) -> dict[str, Compiled]:
+    """Time to first mask (compile, then the start state's mask into a fresh buffer) of
+    each spec with each engine of `pair`, alternating, `rounds` times. Returns the last
+    compiled index per spec of the pair's second engine."""
+
+    def first_mask(engine: Engine, spec: Spec) -> Compiled:
+        compiled = engine.compile(prepared[engine.name], spec)
+        out = np.zeros(words, dtype=np.int32)
+        compiled.matcher().fill_mask(out)
+        return compiled
+
+    last = _interleave(pair, specs, rounds, first_mask, into.ttfm_ns)
+    return {spec: c for (name, spec), c in last.items() if name == pair[1].name}
 
 
 def _fill_sweep(
@@ -196,7 +249,7 @@ def measure_fill(
     vocab: Vocabulary,
     specs: Sequence[Spec],
     reps: int,
-    into: Measurements,
+    into: tuple[list[int], list[int]],
     sweeps: int = 3,
 ) -> None:
     """TokensDFA fill_mask against np.copyto of one bitset at every state, in `sweeps`
@@ -213,8 +266,8 @@ def measure_fill(
             min(a, b, key=lambda fc: fc[0] / max(1, fc[1]))
             for a, b in zip(best, found, strict=True)
         ]
-    into.fill_ns.extend(f for f, _ in best)
-    into.copy_ns.extend(c for _, c in best)
+    into[0].extend(f for f, _ in best)
+    into[1].extend(c for _, c in best)
 
 
 def run_gate(
@@ -229,20 +282,35 @@ def run_gate(
     """Measure and compare. `engine_factory` lets a test hand in a slowed TokensDFA."""
     specs = [converter.with_regex(corpora.get(s)) for s in spec_ids]
     tdfa = engine_factory("tokensdfa")
-    others = {n: engine_factory(n) for n in ("naive", "outlines-core")}
+    names = ("naive", "outlines-core", "llguidance", "tokensdfa-lazy")
+    others = {n: engine_factory(n) for n in names}
     prepared = {e.name: e.prepare(vocab) for e in [tdfa, *others.values()]}
     m = Measurements()
     log(f"compile: tokensdfa vs naive, {len(specs)} specs x {rounds} rounds")
     compiled = measure_compile([others["naive"], tdfa], prepared, specs, rounds, m)
     log("compile: tokensdfa vs outlines-core")
     measure_compile([others["outlines-core"], tdfa], prepared, specs, rounds, m)
-    log("fill_mask vs np.copyto")
-    measure_fill(compiled, vocab, specs, reps, m)
+    log("time to first mask: tokensdfa-lazy vs llguidance")
+    lazy = measure_ttfm(
+        [others["llguidance"], others["tokensdfa-lazy"]],
+        prepared,
+        vocab.mask_words,
+        specs,
+        rounds,
+        m,
+    )
+    log("fill_mask vs np.copyto: tokensdfa, tokensdfa-lazy revisits")
+    measure_fill(compiled, vocab, specs, reps, (m.fill_ns, m.copy_ns))
+    # one sweep visits (and memoizes) every state, so the measured sweeps are revisits
+    _fill_sweep(lazy, vocab, specs, 1)
+    measure_fill(lazy, vocab, specs, reps, (m.lazy_fill_ns, m.lazy_copy_ns))
     ratios = {
         "compile_speedup_over_naive": m.compile_ratio("naive", "tokensdfa"),
         "compile_speedup_over_outlines_core": m.compile_ratio("outlines-core", "tokensdfa"),
         "fill_over_numpy_copy_p50": _state_ratio(m.fill_ns, m.copy_ns, 0.5),
         "fill_over_numpy_copy_p99": _state_ratio(m.fill_ns, m.copy_ns, 0.99),
+        "lazy_ttfm_over_llguidance": m.ttfm_ratio("tokensdfa-lazy", "llguidance"),
+        "lazy_revisit_fill_over_numpy_copy_p99": _state_ratio(m.lazy_fill_ns, m.lazy_copy_ns, 0.99),
     }
     checks = []
     for name, threshold in thresholds.items():

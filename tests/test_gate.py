@@ -1,6 +1,6 @@
 """The CI gate: threshold parsing and comparison, and the whole gate failing on a
-deliberately slowed TokensDFA while passing on the real one, both with the repo's
-thresholds."""
+deliberately slowed TokensDFA (eager and lazy) while passing on the real one, both with
+the repo's thresholds."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ from harness import engines
 from harness import vocab as vocabularies
 from harness.engines.base import Compiled, Engine, Matcher
 from harness.engines.rust_index import IndexCompiled
-from harness.engines.tokensdfa import TokensDFAEngine
+from harness.engines.tokensdfa import TokensDFAEngine, TokensDFALazyEngine
 from harness.errors import TokensieveError
 from harness.gate import DEFAULT_THRESHOLDS, Check, Threshold, load_thresholds, run_gate
 from harness.spec import Spec
 
 pytest.importorskip("tokensdfa")
 pytest.importorskip("outlines_core")
+pytest.importorskip("llguidance")
 
 SPECS = ("outlines-bench/date", "outlines-bench/ip")
 # How much more work the slowed TokensDFA does: the real index built this many times per
@@ -44,6 +45,8 @@ def test_repo_thresholds_parse() -> None:
         "compile_speedup_over_outlines_core",
         "fill_over_numpy_copy_p50",
         "fill_over_numpy_copy_p99",
+        "lazy_ttfm_over_llguidance",
+        "lazy_revisit_fill_over_numpy_copy_p99",
     }
 
 
@@ -97,9 +100,27 @@ class SlowedTokensDFA(TokensDFAEngine):
         return _SlowCompiled(super().compile(prepared, spec))
 
 
+class SlowedTokensDFALazy(TokensDFALazyEngine):
+    """The lazy index doing SLOWDOWN times its real work: each throwaway index also
+    computes its first mask (else building it would cost next to nothing)."""
+
+    def build_index(self, regex: str, native_vocab: Any) -> Any:
+        out = np.zeros((len(native_vocab) + 31) // 32, dtype=np.int32)
+        for _ in range(SLOWDOWN - 1):
+            index = super().build_index(regex, native_vocab)
+            index.fill_mask(index.initial_state, out)
+        return super().build_index(regex, native_vocab)
+
+    def compile(self, prepared: Any, spec: Spec) -> Compiled:
+        return _SlowCompiled(super().compile(prepared, spec))
+
+
+SLOWED = {"tokensdfa": SlowedTokensDFA, "tokensdfa-lazy": SlowedTokensDFALazy}
+
+
 def _factory(slow: bool):  # type: ignore[no-untyped-def]
     def make(name: str) -> Engine:
-        return SlowedTokensDFA() if slow and name == "tokensdfa" else engines.get(name)
+        return SLOWED[name]() if slow and name in SLOWED else engines.get(name)
 
     return make
 

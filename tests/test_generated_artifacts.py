@@ -80,6 +80,7 @@ MASK_REPRO_ENGINES = [
     "outlines-core",
     "tokensdfa",
     "tokensdfa-canonical",
+    "tokensdfa-lazy",
     "xgrammar",
 ]
 

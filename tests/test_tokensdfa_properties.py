@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
+import numpy as np
 import pytest
 import tokensdfa
 from hypothesis import given
@@ -41,6 +42,22 @@ def test_exact_index_equals_naive(pattern: str, tokens: list[bytes]) -> None:
         for t in naive.allowed(n):
             if t:
                 assert fast.next_state(f, t) is not None
+
+
+@given(regexes(), vocabularies(), st.booleans())
+def test_lazy_index_equals_naive(pattern: str, tokens: list[bytes], slices: bool) -> None:
+    """The lazy index, slice shortcut on or off, on every state reachable through
+    allowed tokens; visiting states in walk order also exercises memoized revisits."""
+    vocab = tokensdfa.Vocabulary(tokens, 0, [])
+    naive = tokensdfa.NaiveIndex(pattern, vocab)
+    lazy = tokensdfa.LazyIndex(pattern, vocab, slices=slices)
+    for n, f in _pairs(naive, lazy, len(tokens), 0):
+        assert lazy.allowed(f) == naive.allowed(n), (pattern, n)
+        assert lazy.is_accepting(f) == naive.is_accepting(n)
+        mask = np.zeros((len(tokens) + 31) // 32, dtype=np.int32)
+        lazy.fill_mask(f, mask)
+        bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[: len(tokens)]
+        assert list(np.flatnonzero(bits)) == lazy.allowed(f)
 
 
 @given(regexes(), vocabularies())

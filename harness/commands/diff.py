@@ -13,7 +13,14 @@ from harness.errors import BadInput
 from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3", "tekken")
-DEFAULT_ENGINES = ("outlines-core", "llguidance", "xgrammar", "tokensdfa", "tokensdfa-canonical")
+DEFAULT_ENGINES = (
+    "outlines-core",
+    "llguidance",
+    "xgrammar",
+    "tokensdfa",
+    "tokensdfa-canonical",
+    "tokensdfa-lazy",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

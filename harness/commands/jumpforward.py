@@ -16,7 +16,7 @@ from harness.commands import options as opt
 from harness.jumpforward.controller import JumpOptions
 from harness.jumpforward.controller import run as measure
 
-DEFAULT_ENGINES = ("tokensdfa", "llguidance", "xgrammar")
+DEFAULT_ENGINES = ("tokensdfa", "tokensdfa-lazy", "llguidance", "xgrammar")
 DEFAULT_SETS = ("outlines-bench", "llm-formats", "literal-heavy", "handwritten")
 
 

@@ -3,7 +3,7 @@
 - `base`: the interface (`Engine` prepares a vocabulary, compiles a `Spec`, hands out
   `Matcher`s that fill the int32 bitmask, advance and say whether EOS may end the text),
   with each engine's declared `Capabilities` and `Policies`;
-- one module per adapter: `naive` (the reference), `tokensdfa` (our engine, two modes,
+- one module per adapter: `naive` (the reference), `tokensdfa` (our engine, three forms,
   over `rust_index`), `outlines`, `llguidance`, `xgrammar`, `lmformatenforcer`,
   `formatron`; each also owns the part of the differ's repro scripts that drives its
   engine;
@@ -38,6 +38,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "formatron": ("harness.engines.formatron", "FormatronEngine"),
     "tokensdfa": ("harness.engines.tokensdfa", "TokensDFAEngine"),
     "tokensdfa-canonical": ("harness.engines.tokensdfa", "TokensDFACanonicalEngine"),
+    "tokensdfa-lazy": ("harness.engines.tokensdfa", "TokensDFALazyEngine"),
 }
 ENGINE_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
 EXTRA_ENGINES_ENV = "TOKENSIEVE_EXTRA_ENGINES"

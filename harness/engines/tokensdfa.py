@@ -1,13 +1,18 @@
-"""TokensDFA, the project's own engine, in its two modes.
+"""TokensDFA, the project's own engine, in its three forms.
 
-`tokensdfa` is exact: its masks must equal the naive reference's. `tokensdfa-canonical`
+`tokensdfa` is exact and eager: the whole token automaton is built at compile time, so
+every mask is a copy; its masks must equal the naive reference's. `tokensdfa-canonical`
 builds with `mode="canonical_literals"`: literal runs of the regex are allowed only in
 their minimal tokenization, a declared policy (`canonical_literals`), so its masks are
-subsets of the reference's.
+subsets of the reference's. `tokensdfa-lazy` is exact and lazy (`tokensdfa.LazyIndex`):
+compiling only parses the regex, and a state's mask is computed on its first visit and
+memoized, so the first mask comes in microseconds even for multi-megabyte schema regexes
+(hence no regex size limit); its masks must equal the reference's too.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from harness.engines import reference
@@ -17,13 +22,14 @@ from harness.engines.rust_index import RustIndexEngine
 # The engine's part of a mask repro script (harness.diff.repro): needs only tokensdfa.
 MASK_REPRO = """
 MODE = MODE_NAME
+KIND = KIND_NAME
 
 
 def _index():
     import tokensdfa
 
     vocab = tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL)
-    index = tokensdfa.Index(REGEX, vocab, mode=MODE)
+    index = getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
     state = index.initial_state
     for t in PREFIX:
         state = index.next_state(state, t)
@@ -47,10 +53,13 @@ def engine_advance(token):
 class TokensDFAEngine(RustIndexEngine):
     name = "tokensdfa"
     mode = "exact"
+    kind = "Index"  # the tokensdfa class that builds the index
 
     @property
     def mask_repro(self) -> str:  # type: ignore[override]
-        return MASK_REPRO.replace("MODE_NAME", repr(self.mode))
+        return MASK_REPRO.replace("MODE_NAME", repr(self.mode)).replace(
+            "KIND_NAME", repr(self.kind)
+        )
 
     def build_index(self, regex: str, native_vocab: Any) -> Any:
         return reference.tokensdfa().Index(regex, native_vocab, mode=self.mode)
@@ -65,3 +74,14 @@ class TokensDFACanonicalEngine(TokensDFAEngine):
         canonical_forced=True,
         canonical_literals=True,
     )
+
+
+class TokensDFALazyEngine(TokensDFAEngine):
+    name = "tokensdfa-lazy"
+    kind = "LazyIndex"
+    # Construction parses the regex and nothing more, so the eager size limit (there to
+    # keep determinization inside the timeout) does not apply.
+    capabilities = replace(TokensDFAEngine.capabilities, max_regex_chars=None)
+
+    def build_index(self, regex: str, native_vocab: Any) -> Any:
+        return reference.tokensdfa().LazyIndex(regex, native_vocab, mode=self.mode)
