@@ -41,6 +41,11 @@ class IndexMatcher(Matcher):
         self._name = name
         self._spec_id = spec_id
 
+    @property
+    def state(self) -> int:
+        """The index's id of the current state (benchmarks tell first visits by it)."""
+        return int(self._state)
+
     def fill_mask(self, out: np.ndarray) -> None:
         try:
             self._index.fill_mask(self._state, out)
