@@ -142,38 +142,17 @@ impl PyVocabulary {
     }
 }
 
-/// The methods both index classes share, written once over [`core::TokenAutomaton`]:
+/// The methods the index classes share, written once over [`core::TokenAutomaton`]:
 /// `token_automaton_methods!(Class { own methods })` emits the class's one `#[pymethods]`
 /// block, its own methods followed by the shared ones. The class holds the automaton in
-/// `inner` and the vocabulary's mask width in `words`.
+/// `inner` and the vocabulary's mask width in `words`. With `lazy Class { ... }` the
+/// class brings its own `fill_mask` and `allowed` (the lazy index releases the GIL while
+/// it computes a mask; the eager ones copy, where releasing it would cost more than the
+/// copy).
 macro_rules! token_automaton_methods {
     ($class:ident { $($own:tt)* }) => {
-        #[pymethods]
-        impl $class {
+        token_automaton_methods!(lazy $class {
             $($own)*
-
-            #[getter]
-            fn initial_state(&self) -> u32 {
-                self.inner.initial_state()
-            }
-
-            #[getter]
-            fn num_states(&self) -> usize {
-                self.inner.num_states()
-            }
-
-            #[getter]
-            fn memory_bytes(&self) -> usize {
-                self.inner.memory_bytes()
-            }
-
-            fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-                self.inner.next_state(state, token)
-            }
-
-            fn is_accepting(&self, state: u32) -> bool {
-                self.inner.is_accepting(state)
-            }
 
             fn fill_mask(&self, state: u32, mut out: PyReadwriteArray1<'_, i32>) -> PyResult<()> {
                 self.check_state(state)?;
@@ -185,6 +164,39 @@ macro_rules! token_automaton_methods {
             fn allowed(&self, state: u32) -> PyResult<Vec<u32>> {
                 self.check_state(state)?;
                 Ok(self.inner.allowed(state))
+            }
+        });
+    };
+    (lazy $class:ident { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            #[getter]
+            fn initial_state(&self) -> u32 {
+                self.inner.initial_state()
+            }
+
+            /// States so far (the lazy index: the start and each state `next_state` has
+            /// returned).
+            #[getter]
+            fn num_states(&self) -> usize {
+                self.inner.num_states()
+            }
+
+            #[getter]
+            fn memory_bytes(&self) -> usize {
+                self.inner.memory_bytes()
+            }
+
+            /// The state after `token`, or None if the token is not allowed (EOS and
+            /// specials included).
+            fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+                self.inner.next_state(state, token)
+            }
+
+            fn is_accepting(&self, state: u32) -> bool {
+                self.inner.is_accepting(state)
             }
         }
 
@@ -325,8 +337,7 @@ struct PyLazyIndex {
     words: usize,
 }
 
-#[pymethods]
-impl PyLazyIndex {
+token_automaton_methods!(lazy PyLazyIndex {
     /// `mode` must be "exact" (canonical_literals needs the whole regex: ValueError).
     /// `slices` turns the slice shortcut on or off (same masks either way);
     /// `cache_limit_bytes` caps the memoized masks (default 1 GiB; past it the least
@@ -355,33 +366,6 @@ impl PyLazyIndex {
             inner: Arc::new(inner),
             words: vocab.inner.mask_words(),
         })
-    }
-
-    #[getter]
-    fn initial_state(&self) -> u32 {
-        0
-    }
-
-    /// States discovered so far: the start, and each state `next_state` has returned.
-    #[getter]
-    fn num_states(&self) -> usize {
-        self.inner.num_states()
-    }
-
-    /// Current heap bytes: memoized masks, the DFA built so far, the numbering.
-    #[getter]
-    fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-
-    /// The state after `token`, or None if the token is not allowed (EOS and specials
-    /// included); a state seen for the first time gets the next number.
-    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        self.inner.next_state(state, token)
-    }
-
-    fn is_accepting(&self, state: u32) -> bool {
-        self.inner.is_accepting(state)
     }
 
     /// Write the state's mask into `out`: a copy when memoized, else computed with the
@@ -447,13 +431,7 @@ impl PyLazyIndex {
         d.set_item("mask_s", s.mask_s)?;
         Ok(d)
     }
-}
-
-impl PyLazyIndex {
-    fn check_state(&self, state: u32) -> PyResult<()> {
-        check_state(state, self.inner.num_states())
-    }
-}
+});
 
 /// The byte-level DFA of a regex (the automaton every index starts from), for the
 /// differ's byte-granular questions: does a byte string keep a match reachable, is it a
