@@ -105,10 +105,13 @@ class MissingEngine(NaiveEngine):
 
 
 class SlowEngine(NaiveEngine):
+    """Each compile takes 0.8 s, so a test can signal a run between two cells even when
+    the machine is loaded (at 0.3 s a loaded run finished before its Ctrl-C landed)."""
+
     name = "slow"
 
     def compile(self, prepared: Any, spec: Spec) -> Any:
-        time.sleep(0.3)
+        time.sleep(0.8)
         return super().compile(prepared, spec)
 
 
@@ -299,7 +302,7 @@ def test_a_killed_run_resumes_without_measuring_a_cell_twice(
     assert all(map(_gone, pids)), "a worker outlived its killed controller"
 
     second = _bench(tmp_path, extra_engines, "--resume")
-    _wait_cells(db, after_kill + 2, second)
+    _wait_cells(db, after_kill + 1, second)
     second.send_signal(signal.SIGINT)  # Ctrl-C: stops cleanly, keeps what finished
     _, err = second.communicate(timeout=30)
     assert second.returncode == 130, err

@@ -16,7 +16,9 @@
 //!
 //! Look-around assertions (`^`, `$`, ASCII word boundaries) have no NFA state here: a
 //! pattern with any is determinized up front with [`ByteDfa`] (live-pruned, exact) and
-//! copied into a complete table instead.
+//! copied into a complete table instead. That determinization is bounded by
+//! [`FALLBACK_DFA_BYTES`] (about 4 s on a 1.4 MB schema regex): past it the index is not
+//! built ([`Error::LimitExceeded`]), so such a pattern fails fast instead of stalling.
 //!
 //! Cost of a miss: one NFA subset step (see [`crate::nfa`]); the table grows by one row
 //! (`stride` words) per new state.
@@ -27,6 +29,10 @@ use crate::dfa::{parse, ByteDfa, DEAD};
 use crate::error::Error;
 use crate::nfa::{Determinizer, Nfa};
 use crate::regex_ast::{fast_parse, from_hir};
+
+/// Bytes regex-automata may use to determinize a pattern with look-around up front (see
+/// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
+pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
 
 /// Table entry of a transition not computed yet.
 pub const UNKNOWN: u32 = u32::MAX - 1;
@@ -235,7 +241,8 @@ impl LazyDfa {
                 match from_hir(&hir) {
                     Ok(ast) => (ast, false),
                     Err(_) => {
-                        let table = DfaTable::from_byte_dfa(&ByteDfa::from_hir(&hir, true)?);
+                        let dfa = ByteDfa::from_hir_limited(&hir, true, FALLBACK_DFA_BYTES)?;
+                        let table = DfaTable::from_byte_dfa(&dfa);
                         let mut d = Self::with_table(table, None);
                         d.build.parse_ns = t0.elapsed().as_nanos() as u64;
                         return Ok(d);
