@@ -16,6 +16,10 @@
 //!   and mask are computed on its first visit and memoized, so the first mask comes in
 //!   microseconds even for multi-megabyte regexes.
 //!
+//! [`schema`] compiles a JSON schema into a regex whose full matches are exactly the
+//! valid JSON texts of a chosen dialect (whitespace, escapes, numbers), refusing what it
+//! cannot express exactly.
+//!
 //! All implement [`TokenAutomaton`], the token-level surface (states, masks, transitions).
 //!
 //! Shared pieces: [`Vocabulary`] (token bytes, specials, EOS, and, built once, its
@@ -38,6 +42,7 @@ mod literals;
 mod naive;
 mod nfa;
 mod regex_ast;
+pub mod schema;
 mod slices;
 pub mod trie;
 mod vocab;

@@ -4,10 +4,10 @@
 //! building), results and errors out. Masks are written straight into the caller's int32
 //! numpy buffer.
 //!
-//! A regex that cannot be compiled raises one of three `ValueError` subclasses, by the
-//! core's error kind: `PatternError` (malformed), `UnsupportedPatternError` (a feature the
-//! core lacks) and `LimitError` (a size limit was hit). Other bad arguments raise
-//! `ValueError` itself.
+//! A regex (or, for `schema_to_regex`, a JSON schema) that cannot be compiled raises one
+//! of three `ValueError` subclasses, by the core's error kind: `PatternError`
+//! (malformed), `UnsupportedPatternError` (a feature the core lacks) and `LimitError` (a
+//! size limit was hit). Other bad arguments raise `ValueError` itself.
 
 use std::sync::Arc;
 
@@ -481,6 +481,100 @@ impl PyByteDfa {
     }
 }
 
+/// The JSON-schema compiler's exception, by kind: PatternError (the schema is not valid
+/// JSON or not a schema), UnsupportedPatternError (a keyword it cannot express exactly),
+/// LimitError (the regex would exceed a limit).
+fn schema_error(e: core::schema::SchemaError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        core::schema::SchemaError::InvalidSchema { .. } => PatternError::new_err(message),
+        core::schema::SchemaError::Unsupported { .. } => UnsupportedPatternError::new_err(message),
+        core::schema::SchemaError::LimitExceeded { .. } => LimitError::new_err(message),
+    }
+}
+
+/// The dialect named by `schema_to_regex`'s arguments; ValueError for an unknown name.
+fn schema_dialect(
+    whitespace: &str,
+    max_whitespace_run: Option<u32>,
+    draft: &str,
+    formats: &str,
+    escapes: &str,
+    numbers: &str,
+) -> PyResult<core::schema::Dialect> {
+    use core::schema::{Draft, Escapes, Formats, Numbers, Whitespace};
+    let bad = |what: &str, got: &str, known: &str| {
+        PyValueError::new_err(format!("{what} {got:?} is not one of {known}"))
+    };
+    Ok(core::schema::Dialect {
+        whitespace: match whitespace {
+            "none" => Whitespace::None,
+            "optional-space" => Whitespace::OptionalSpace,
+            "any" => Whitespace::Any {
+                max_run: max_whitespace_run,
+            },
+            w => return Err(bad("whitespace", w, "none, optional-space, any")),
+        },
+        draft: match draft {
+            "2020-12" => Draft::Draft2020,
+            "7" | "draft-07" => Draft::Draft7,
+            d => return Err(bad("draft", d, "2020-12, draft-07")),
+        },
+        formats: match formats {
+            "assert" => Formats::Assert,
+            "annotate" => Formats::Annotate,
+            f => return Err(bad("formats", f, "assert, annotate")),
+        },
+        escapes: match escapes {
+            "all" => Escapes::All,
+            "required" => Escapes::Required,
+            e => return Err(bad("escapes", e, "all, required")),
+        },
+        numbers: match numbers {
+            "decimal" => Numbers::Decimal,
+            "exponent-where-exact" => Numbers::ExponentWhereExact,
+            n => return Err(bad("numbers", n, "decimal, exponent-where-exact")),
+        },
+        ..core::schema::Dialect::default()
+    })
+}
+
+/// The regex whose full matches are exactly the JSON texts valid against `schema` (a
+/// JSON document) in the named dialect: `whitespace` "none", "optional-space" (one
+/// optional space after `,` and `:`, as outlines-core) or "any" (JSON whitespace between
+/// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
+/// `$schema`; `formats` "assert" or "annotate"; `escapes` "all" or "required";
+/// `numbers` "decimal" or "exponent-where-exact". Raises PatternError,
+/// UnsupportedPatternError or LimitError (see `schema_error`).
+#[pyfunction]
+#[pyo3(signature = (
+    schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
+    formats = "assert", escapes = "all", numbers = "decimal"
+))]
+#[allow(clippy::too_many_arguments)]
+fn schema_to_regex(
+    py: Python<'_>,
+    schema: &str,
+    whitespace: &str,
+    max_whitespace_run: Option<u32>,
+    draft: &str,
+    formats: &str,
+    escapes: &str,
+    numbers: &str,
+) -> PyResult<String> {
+    let dialect = schema_dialect(
+        whitespace,
+        max_whitespace_run,
+        draft,
+        formats,
+        escapes,
+        numbers,
+    )?;
+    let schema = schema.to_owned();
+    py.allow_threads(move || core::schema::compile(&schema, &dialect))
+        .map_err(schema_error)
+}
+
 /// Parse `regex` with the dialect every index uses, without building anything: returns
 /// None, or raises PatternError (it does not parse), UnsupportedPatternError (it uses a
 /// feature the indexes lack) or LimitError (it nests too deep). A cheap validity check.
@@ -492,6 +586,7 @@ fn check_pattern(regex: &str) -> PyResult<()> {
 #[pymodule]
 fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_to_regex, m)?)?;
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;
     m.add_class::<PyIndex>()?;

@@ -1,0 +1,109 @@
+//! State shared by one compilation: the dialect, caches, and the ways a step can fail.
+//!
+//! The caches are keyed by `Rc` pointer and keep the keys alive beside their values, so
+//! a pointer cannot be reused by another node while it is a key. Work counters bound
+//! the shapes a compilation may build ([`MAX_SHAPES`]) and the alternatives one merge
+//! may make ([`MAX_ALTERNATIVES`]); past them the compilation fails as a limit.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::automaton::Dfa;
+use super::dialect::Dialect;
+use super::rx::Rx;
+use super::shape::{Shape, ShapeRef};
+use super::spell::Speller;
+
+/// The most alternatives one type of one merged shape may have.
+pub const MAX_ALTERNATIVES: usize = 512;
+/// The most shapes one compilation may build.
+pub const MAX_SHAPES: usize = 1_000_000;
+
+/// Why a step failed, before the reader names the place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fail {
+    Unsupported { keyword: String, reason: String },
+    Limit(String),
+}
+
+impl Fail {
+    pub fn unsupported(keyword: &str, reason: impl Into<String>) -> Fail {
+        Fail::Unsupported {
+            keyword: keyword.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+pub type Step<T> = Result<T, Fail>;
+
+pub struct Ctx {
+    pub dialect: Dialect,
+    pub speller: Speller,
+    dfas: HashMap<*const super::rx::Node, (Rx, Rc<Dfa>)>,
+    pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
+    pub shapes_built: usize,
+    any: ShapeRef,
+    never: ShapeRef,
+}
+
+impl Ctx {
+    pub fn new(dialect: &Dialect) -> Ctx {
+        Ctx {
+            dialect: dialect.clone(),
+            speller: Speller::new(dialect.escapes),
+            dfas: HashMap::new(),
+            meets: HashMap::new(),
+            shapes_built: 0,
+            any: Rc::new(Shape::any()),
+            never: Rc::new(Shape::never()),
+        }
+    }
+
+    pub fn any(&self) -> ShapeRef {
+        self.any.clone()
+    }
+
+    pub fn never(&self) -> ShapeRef {
+        self.never.clone()
+    }
+
+    /// Wraps a new shape, counting it against [`MAX_SHAPES`].
+    pub fn shape(&mut self, s: Shape) -> Step<ShapeRef> {
+        if s.is_never() {
+            return Ok(self.never());
+        }
+        if s.is_any() {
+            return Ok(self.any());
+        }
+        self.shapes_built += 1;
+        if self.shapes_built > MAX_SHAPES {
+            return Err(Fail::Limit(format!(
+                "more than {MAX_SHAPES} subschemas after expanding references and merges"
+            )));
+        }
+        Ok(Rc::new(s))
+    }
+
+    /// The automaton of a character-level language, built once.
+    pub fn dfa(&mut self, x: &Rx) -> Step<Rc<Dfa>> {
+        let key = Rx::as_ptr(x);
+        if let Some((_, d)) = self.dfas.get(&key) {
+            return Ok(d.clone());
+        }
+        let d = Rc::new(
+            Dfa::from_rx(x)
+                .map_err(|_| {
+                    Fail::Limit("a string language needs too many automaton states".into())
+                })?
+                .minimize(),
+        );
+        self.dfas.insert(key, (x.clone(), d.clone()));
+        Ok(d)
+    }
+
+    /// Whether the decoded string `s` is in the language `x`.
+    pub fn matches(&mut self, x: &Rx, s: &str) -> Step<bool> {
+        Ok(self.dfa(x)?.accepts(s))
+    }
+}

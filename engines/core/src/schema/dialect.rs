@@ -1,0 +1,123 @@
+//! The JSON dialect a compiled regex speaks: which texts stand for an instance.
+//!
+//! A schema validates *values*; a regex matches *texts*. A value has many spellings
+//! (whitespace, key order, string escapes, `1` or `1.0`), and a regex can only be exact
+//! about a stated set of them. [`Dialect`] states it; the compiled regex matches exactly
+//! the texts of the dialect whose value is a valid instance.
+//!
+//! Every choice is a property of the *text*, except where a regex cannot be exact over
+//! all texts and so must restrict their shape:
+//! - numbers carry no exponent where a constraint could not be exact with one
+//!   ([`Numbers`]);
+//! - a value the schema leaves unconstrained nests at most [`Dialect::any_depth`]
+//!   levels of arrays and objects (any JSON value is not a regular language);
+//! - a recursive `$ref` is followed at most [`Dialect::max_recursion`] times inside
+//!   itself; deeper instances are outside the dialect;
+//! - an object's keys come in schema order: the keys the schema declares
+//!   (`properties`, then `required` keys it does not list there, merged across `allOf`
+//!   in order of first appearance; an `enum`/`const` object's own order), present or
+//!   not, then the keys it does not declare, in any order among themselves;
+//! - keys are unique within an object (the regex does not check it), and a leap second (`:60`) is written in UTC
+//!   (`23:59:60` with offset `Z` or `±00:00`).
+
+/// Whitespace between tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whitespace {
+    /// None at all: `{"a":1,"b":[2,3]}`.
+    None,
+    /// One optional space after each `,` and `:` (outlines-core's `[ ]?`), as Python's
+    /// `json.dumps` writes: `{"a": 1, "b": [2, 3]}`.
+    OptionalSpace,
+    /// Any JSON whitespace (`[ \t\n\r]`) between any two tokens, as llguidance and
+    /// xgrammar accept; runs are at most `max_run` characters long if given. Never before
+    /// or after the whole value.
+    Any { max_run: Option<u32> },
+}
+
+/// Which draft's rules apply to a schema that names none in `$schema`.
+///
+/// A `$schema` naming draft-04, -06 or -07 always selects [`Draft::Draft7`] rules
+/// (siblings of `$ref` ignored); any other `$schema` selects [`Draft::Draft2020`]. The
+/// array form of `items` (with `additionalItems`) is read in either draft, since
+/// 2020-12 gives it no other meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Draft {
+    Draft7,
+    Draft2020,
+}
+
+/// Which characters of a string may be written as escapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Escapes {
+    /// Every character may be escaped: `\uXXXX` (either case), surrogate pairs above
+    /// the BMP, and the short forms `\" \\ \/ \b \f \n \r \t`.
+    All,
+    /// Only `"`, `\` and U+0000-U+001F are escaped (in any of those forms), and they
+    /// must be; every other character is raw. This is what `serde_json` and
+    /// `json.dumps(ensure_ascii=False)` write.
+    Required,
+}
+
+/// Whether `format` asserts (its grammar is part of the language) or only annotates.
+///
+/// Draft 2020-12 makes `format` an annotation unless the format-assertion vocabulary
+/// is on; constrained decoding wants it to assert. With `Assert`, the formats without
+/// an exact grammar here (`hostname`, `idn-*`, `regex`) are refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Formats {
+    Assert,
+    Annotate,
+}
+
+/// How numbers are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbers {
+    /// Plain decimals, `-?(0|[1-9][0-9]*)(\.[0-9]+)?`, never an exponent. Every JSON
+    /// number value has such spellings, and every numeric keyword is exact over them
+    /// (an integer may be written `3`, `3.0`, `-0`).
+    Decimal,
+    /// As `Decimal`, and an exponent is also allowed where the regex stays exact with
+    /// one: on numbers whose only constraints are their type (not `integer`) and bounds
+    /// at zero. Elsewhere (integers, other bounds, `multipleOf`, enumerated values) the
+    /// value is written without exponent, as engines generate them.
+    ExponentWhereExact,
+}
+
+/// The dialect and the compiler's limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    pub whitespace: Whitespace,
+    /// The draft of a schema without `$schema`.
+    pub draft: Draft,
+    pub formats: Formats,
+    pub escapes: Escapes,
+    pub numbers: Numbers,
+    /// How deeply an unconstrained value (`{}`, `true`, values of an object that
+    /// declares nothing about them) nests arrays and objects; 0 allows scalars only.
+    pub any_depth: u32,
+    /// How many times a `$ref` may be entered again inside its own expansion.
+    pub max_recursion: u32,
+    /// Refuse ([`super::SchemaError::LimitExceeded`]) a regex longer than this many bytes.
+    pub max_regex_len: usize,
+    /// Refuse a regex whose groups and repetitions nest deeper than this (regex-syntax
+    /// refuses more than 250 by default).
+    pub max_nesting: usize,
+}
+
+impl Default for Dialect {
+    /// Compact text in schema order, every escape, plain decimals, unconstrained values
+    /// two levels deep, recursion followed three times, regexes up to 4 MB.
+    fn default() -> Dialect {
+        Dialect {
+            whitespace: Whitespace::None,
+            draft: Draft::Draft2020,
+            formats: Formats::Assert,
+            escapes: Escapes::All,
+            numbers: Numbers::Decimal,
+            any_depth: 2,
+            max_recursion: 3,
+            max_regex_len: 4 << 20,
+            max_nesting: 250,
+        }
+    }
+}

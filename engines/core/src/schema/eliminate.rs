@@ -1,0 +1,105 @@
+//! From a DFA back to a regex, by state elimination (Brzozowski-McCluskey).
+//!
+//! The DFA becomes a graph whose edges carry regexes, with a fresh entry before state 0
+//! and a fresh exit after every accepting state. States are removed one at a time; each
+//! removal of `k` replaces every path `i -> k -> j` by the edge
+//! `R(i,k) R(k,k)* R(k,j)` joined to `R(i,j)`. When only entry and exit remain, their
+//! edge is the language. The next state removed is the one with the fewest
+//! (in-degree x out-degree) paths through it, which keeps chains and trees linear.
+//! Edges are `Rc`-shared regexes, so the work is proportional to the number of paths,
+//! not to the printed size (the caller's size guard judges that).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::automaton::Dfa;
+use super::rx::{self, Rx};
+
+pub fn to_rx(dfa: &Dfa) -> Rx {
+    let dfa = dfa.minimize();
+    let n = dfa.len();
+    let (entry, exit) = (n, n + 1);
+    let mut out: Vec<BTreeMap<usize, Rx>> = vec![BTreeMap::new(); n + 2];
+    let mut inn: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n + 2];
+    let add = |out: &mut Vec<BTreeMap<usize, Rx>>,
+               inn: &mut Vec<BTreeSet<usize>>,
+               i: usize,
+               j: usize,
+               x: Rx| {
+        let joined = match out[i].remove(&j) {
+            Some(old) => rx::alt([old, x]),
+            None => x,
+        };
+        out[i].insert(j, joined);
+        inn[j].insert(i);
+    };
+    add(&mut out, &mut inn, entry, 0, rx::empty());
+    for s in 0..n {
+        for (set, t) in &dfa.edges[s] {
+            add(&mut out, &mut inn, s, *t, rx::set(set.clone()));
+        }
+        if dfa.accept[s] {
+            add(&mut out, &mut inn, s, exit, rx::empty());
+        }
+    }
+    let mut alive: BTreeSet<usize> = (0..n).collect();
+    while let Some(k) = cheapest(&alive, &out, &inn) {
+        alive.remove(&k);
+        let self_loop = out[k].remove(&k).map(rx::star).unwrap_or_else(rx::empty);
+        inn[k].remove(&k);
+        let preds: Vec<usize> = inn[k].iter().copied().collect();
+        let succs: Vec<(usize, Rx)> = out[k].iter().map(|(j, x)| (*j, x.clone())).collect();
+        for &i in &preds {
+            let into = out[i].remove(&k).expect("edge recorded in both maps");
+            for (j, from) in &succs {
+                let path = rx::concat([into.clone(), self_loop.clone(), from.clone()]);
+                add(&mut out, &mut inn, i, *j, path);
+            }
+        }
+        for (j, _) in &succs {
+            inn[*j].remove(&k);
+        }
+        out[k].clear();
+        inn[k].clear();
+    }
+    out[entry].remove(&exit).unwrap_or_else(rx::never)
+}
+
+fn cheapest(
+    alive: &BTreeSet<usize>,
+    out: &[BTreeMap<usize, Rx>],
+    inn: &[BTreeSet<usize>],
+) -> Option<usize> {
+    alive.iter().copied().min_by_key(|&k| {
+        let loops = out[k].contains_key(&k) as usize;
+        let (i, o) = (inn[k].len() - loops, out[k].len() - loops);
+        (i * o, i + o)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::charset::CharSet;
+    use crate::schema::rx::print;
+
+    #[test]
+    fn round_trip_keeps_the_language() {
+        let digit = rx::set(CharSet::range('0' as u32, '9' as u32));
+        let x = rx::alt([
+            rx::concat([rx::lit("a"), rx::star(digit.clone())]),
+            rx::lit("b"),
+        ]);
+        let d = Dfa::from_rx(&x).unwrap();
+        let back = Dfa::from_rx(&to_rx(&d)).unwrap();
+        for s in ["a", "a12", "b", "b1", "", "ab"] {
+            assert_eq!(d.accepts(s), back.accepts(s), "{s}: {}", print(&to_rx(&d)));
+        }
+    }
+
+    #[test]
+    fn an_empty_language_is_never() {
+        let d = Dfa::from_rx(&rx::lit("a")).unwrap();
+        let none = d.intersect(&Dfa::from_rx(&rx::lit("b")).unwrap()).unwrap();
+        assert!(rx::is_never(&to_rx(&none)));
+    }
+}

@@ -1,0 +1,243 @@
+//! From a [`Shape`] to the regex of its JSON texts in the dialect.
+//!
+//! Contract: [`Emitter::value`] returns a text-level regex matching exactly the texts
+//! of the dialect (see [`super::dialect`]) whose value the shape admits, or refuses.
+//! Shapes are emitted once per `Rc` (memoized by pointer). Tokens are separated as
+//! the dialect's whitespace says; an empty container is `[` ws `]`, never with two
+//! whitespace runs. Arrays are positional (prefix items, then the rest, within the
+//! length bounds); objects are in schema order (see [`super::objects`]).
+
+use std::collections::HashMap;
+
+use super::charset::CharSet;
+use super::context::{Ctx, Fail, Step};
+use super::dialect::{Numbers, Whitespace};
+use super::numbers::{real_range, signed_exponent_form};
+use super::rx::{self, Rx};
+use super::scalars::{num_rx, str_lang};
+use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
+
+/// The separators of the dialect.
+pub struct Tokens {
+    /// Whitespace allowed just inside brackets and braces.
+    pub ws: Rx,
+    pub comma: Rx,
+    pub colon: Rx,
+}
+
+impl Tokens {
+    pub fn new(w: Whitespace) -> Tokens {
+        match w {
+            Whitespace::None => Tokens {
+                ws: rx::empty(),
+                comma: rx::lit(","),
+                colon: rx::lit(":"),
+            },
+            Whitespace::OptionalSpace => Tokens {
+                ws: rx::empty(),
+                comma: rx::concat([rx::lit(","), rx::opt(rx::lit(" "))]),
+                colon: rx::concat([rx::lit(":"), rx::opt(rx::lit(" "))]),
+            },
+            Whitespace::Any { max_run } => {
+                let ws = rx::repeat(
+                    rx::set(CharSet::from_ranges(vec![(9, 10), (13, 13), (32, 32)])),
+                    0,
+                    max_run,
+                );
+                Tokens {
+                    comma: rx::concat([ws.clone(), rx::lit(","), ws.clone()]),
+                    colon: rx::concat([ws.clone(), rx::lit(":"), ws.clone()]),
+                    ws,
+                }
+            }
+        }
+    }
+
+    /// `open body close`, with `body` a nonempty content (or none) and `empty` whether
+    /// the container may be empty.
+    pub fn container(&self, open: &str, body: Option<Rx>, empty: bool, close: &str) -> Rx {
+        let full = body.map(|b| {
+            rx::concat([
+                rx::lit(open),
+                self.ws.clone(),
+                b,
+                self.ws.clone(),
+                rx::lit(close),
+            ])
+        });
+        let bare = empty.then(|| rx::concat([rx::lit(open), self.ws.clone(), rx::lit(close)]));
+        rx::alt(bare.into_iter().chain(full))
+    }
+}
+
+pub struct Emitter<'c> {
+    pub ctx: &'c mut Ctx,
+    pub tok: Tokens,
+    memo: HashMap<*const Shape, (ShapeRef, Rx)>,
+    any: HashMap<u32, Rx>,
+}
+
+impl<'c> Emitter<'c> {
+    pub fn new(ctx: &'c mut Ctx) -> Emitter<'c> {
+        let tok = Tokens::new(ctx.dialect.whitespace);
+        Emitter {
+            ctx,
+            tok,
+            memo: HashMap::new(),
+            any: HashMap::new(),
+        }
+    }
+
+    /// The texts of the values `s` admits.
+    pub fn value(&mut self, s: &ShapeRef) -> Step<Rx> {
+        if s.is_any() {
+            return Ok(self.any_value(self.ctx.dialect.any_depth));
+        }
+        let key = ShapeRef::as_ptr(s);
+        if let Some((_, x)) = self.memo.get(&key) {
+            return Ok(x.clone());
+        }
+        let mut parts = Vec::new();
+        if s.null {
+            parts.push(rx::lit("null"));
+        }
+        if s.bools[1] {
+            parts.push(rx::lit("true"));
+        }
+        if s.bools[0] {
+            parts.push(rx::lit("false"));
+        }
+        for c in &s.numbers {
+            parts.push(num_rx(self.ctx, c)?);
+        }
+        for c in &s.strings {
+            parts.push(self.string(c)?);
+        }
+        for c in &s.arrays {
+            parts.push(self.array(c)?);
+        }
+        for c in &s.objects {
+            parts.push(self.object(c)?);
+        }
+        let x = rx::alt(parts);
+        self.memo.insert(key, (s.clone(), x.clone()));
+        Ok(x)
+    }
+
+    /// A string literal whose decoded value is in the character-level language `x`.
+    pub fn quoted(&mut self, x: &Rx) -> Rx {
+        if rx::is_never(x) {
+            return rx::never();
+        }
+        rx::concat([rx::lit("\""), self.ctx.speller.spell(x), rx::lit("\"")])
+    }
+
+    fn string(&mut self, c: &StrCons) -> Step<Rx> {
+        let x = str_lang(self.ctx, c)?;
+        Ok(self.quoted(&x))
+    }
+
+    /// Any value nesting at most `depth` containers.
+    pub fn any_value(&mut self, depth: u32) -> Rx {
+        if let Some(x) = self.any.get(&depth) {
+            return x.clone();
+        }
+        let number = match self.ctx.dialect.numbers {
+            Numbers::ExponentWhereExact => signed_exponent_form(None, true),
+            Numbers::Decimal => real_range(None, None),
+        };
+        let string = self.quoted(&rx::star(rx::set(CharSet::full())));
+        let mut parts = vec![
+            rx::lit("null"),
+            rx::lit("true"),
+            rx::lit("false"),
+            number,
+            string.clone(),
+        ];
+        if depth > 0 {
+            let inner = self.any_value(depth - 1);
+            let items = self.list(&inner);
+            parts.push(self.tok.container("[", Some(items), true, "]"));
+            let member = rx::concat([string, self.tok.colon.clone(), inner]);
+            let members = self.list(&member);
+            parts.push(self.tok.container("{", Some(members), true, "}"));
+        }
+        let x = rx::alt(parts);
+        self.any.insert(depth, x.clone());
+        x
+    }
+
+    /// One or more `x` separated by commas.
+    fn list(&self, x: &Rx) -> Rx {
+        rx::concat([
+            x.clone(),
+            rx::star(rx::concat([self.tok.comma.clone(), x.clone()])),
+        ])
+    }
+
+    /// `(, x){lo,hi}`.
+    pub fn more(&self, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
+        let n = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("an item count of {v}")));
+        let hi = hi.map(n).transpose()?;
+        Ok(rx::repeat(
+            rx::concat([self.tok.comma.clone(), x.clone()]),
+            n(lo)?,
+            hi,
+        ))
+    }
+
+    fn array(&mut self, a: &ArrCons) -> Step<Rx> {
+        if !a.contains.is_empty() {
+            return Err(Fail::unsupported("contains", "not implemented"));
+        }
+        let k = a.prefix.len() as u64;
+        let mut max = a.max;
+        if a.items.is_never() {
+            max = Some(max.map_or(k, |m| m.min(k)));
+        }
+        if a.unique && max.is_none_or(|m| m > 1) {
+            return Err(Fail::unsupported(
+                "uniqueItems",
+                "uniqueness of several items is not regular in general",
+            ));
+        }
+        if max.is_some_and(|m| m < a.min) {
+            return Ok(rx::never());
+        }
+        let item = if max.is_some_and(|m| m <= k) {
+            rx::never()
+        } else {
+            self.value(&a.items)?
+        };
+        // `tail` matches the items from position `i` on, each after a comma.
+        let from_k = |i: u64| (a.min.saturating_sub(i), max.map(|m| m.saturating_sub(i)));
+        let mut tail = if k == 0 {
+            rx::empty()
+        } else {
+            self.more(&item, from_k(k).0, from_k(k).1)?
+        };
+        for i in (1..k).rev() {
+            if max.is_some_and(|m| i >= m) {
+                tail = rx::empty();
+                continue;
+            }
+            let e = self.value(&a.prefix[i as usize])?;
+            let step = rx::concat([self.tok.comma.clone(), e, tail]);
+            tail = if i < a.min { step } else { rx::opt(step) };
+        }
+        let body = if max == Some(0) {
+            None
+        } else if k == 0 {
+            let (lo, hi) = from_k(1);
+            let rest = self.more(&item, lo, hi)?;
+            Some(rx::concat([item, rest]))
+        } else {
+            Some(rx::concat([self.value(&a.prefix[0])?, tail]))
+        };
+        let body = body.filter(|b| !rx::is_never(b));
+        if body.is_none() && a.min > 0 {
+            return Ok(rx::never());
+        }
+        Ok(self.tok.container("[", body, a.min == 0, "]"))
+    }
+}

@@ -1,0 +1,112 @@
+//! `oneOf`: the values valid against exactly one branch, type by type.
+//!
+//! Contract: [`one_of`] returns exactly the values that satisfy one branch and no
+//! other, or refuses. Each JSON type is decided on its own, since a branch's
+//! alternatives of one type say nothing of the others:
+//! - `null`, `false`, `true`: admitted when exactly one branch admits it;
+//! - numbers, strings, arrays, objects: when two or more branches admit the whole
+//!   type, no value of it is admitted; when one does and no other admits any of it,
+//!   the whole type is; when none does, the branches' parts must be provably pairwise
+//!   disjoint and their union is admitted. Anything else ("whole minus some", or parts
+//!   that may overlap) is refused.
+//!
+//! Disjointness is shown by intersecting ([`intersect`], which drops alternatives it
+//! can see are empty): the meet must have no alternative left, or only string
+//! alternatives whose languages are empty automata. The check is sound, not complete.
+
+use super::context::{Ctx, Fail, Step};
+use super::merge::intersect;
+use super::scalars::str_is_empty;
+use super::shape::{Shape, ShapeRef};
+
+/// The four compound types, as projections of a shape.
+const PARTS: [&str; 4] = ["numbers", "strings", "arrays", "objects"];
+
+/// `s` restricted to the compound type `part`.
+fn project(s: &Shape, part: &str) -> Shape {
+    let any = Shape::any();
+    let s = if s.top { &any } else { s };
+    let mut out = Shape::never();
+    match part {
+        "numbers" => out.numbers = s.numbers.clone(),
+        "strings" => out.strings = s.strings.clone(),
+        "arrays" => out.arrays = s.arrays.clone(),
+        _ => out.objects = s.objects.clone(),
+    }
+    out
+}
+
+/// Whether the projection admits its whole type.
+fn whole(p: &Shape, part: &str) -> bool {
+    let any = project(&Shape::any(), part);
+    *p == any
+}
+
+/// Whether no value satisfies both shapes, as far as can be shown.
+fn disjoint(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<bool> {
+    let m = match intersect(ctx, a, b) {
+        Ok(m) => m,
+        Err(Fail::Limit(_)) => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    if m.is_any() || !m.numbers.is_empty() || !m.arrays.is_empty() || !m.objects.is_empty() {
+        return Ok(false);
+    }
+    for c in &m.strings {
+        if !str_is_empty(ctx, c)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The values of one compound type in exactly one branch.
+fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
+    let parts: Vec<Shape> = branches.iter().map(|b| project(b, part)).collect();
+    let present: Vec<usize> = (0..parts.len()).filter(|&i| !parts[i].is_never()).collect();
+    let wholes = present.iter().filter(|&&i| whole(&parts[i], part)).count();
+    match (wholes, present.len()) {
+        (0, 0) => return Ok(Shape::never()),
+        (2.., _) => return Ok(Shape::never()),
+        (1, 1) => return Ok(parts[present[0]].clone()),
+        (1, _) => {
+            return Err(Fail::unsupported(
+                "oneOf",
+                format!("one branch admits all {part} and another some"),
+            ))
+        }
+        _ => {}
+    }
+    let refs = present
+        .iter()
+        .map(|&i| ctx.shape(parts[i].clone()))
+        .collect::<Step<Vec<_>>>()?;
+    for (i, a) in refs.iter().enumerate() {
+        for (j, b) in refs.iter().enumerate().skip(i + 1) {
+            if !disjoint(ctx, a, b)? {
+                let (x, y) = (present[i], present[j]);
+                return Err(Fail::unsupported(
+                    "oneOf",
+                    format!("the {part} of branches {x} and {y} may overlap"),
+                ));
+            }
+        }
+    }
+    Ok(present
+        .iter()
+        .fold(Shape::never(), |u, &i| u.union(&parts[i])))
+}
+
+/// The values valid against exactly one branch.
+pub fn one_of(ctx: &mut Ctx, branches: &[ShapeRef]) -> Step<ShapeRef> {
+    let exactly_one =
+        |f: &dyn Fn(&Shape) -> bool| branches.iter().filter(|b| b.is_any() || f(b)).count() == 1;
+    let mut out = Shape::never();
+    out.null = exactly_one(&|b| b.null);
+    out.bools = [exactly_one(&|b| b.bools[0]), exactly_one(&|b| b.bools[1])];
+    for part in PARTS {
+        let p = one_part(ctx, branches, part)?;
+        out = out.union(&p);
+    }
+    ctx.shape(out)
+}

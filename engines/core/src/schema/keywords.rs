@@ -1,0 +1,386 @@
+//! A schema object's own keywords: `type`, the per-type assertions, `enum`, `const`.
+//!
+//! Contract: [`own`] returns the shape of the instances that satisfy every keyword of
+//! the object except the applicators the reader handles (`$ref`, `allOf`, `anyOf`,
+//! `oneOf`, `not`, `if`). Each type's assertions form one alternative of that type
+//! (`type` removes the other types); `enum` and `const` are shapes of their values
+//! ([`value_shape`]) intersected with the rest. Keywords whose assertions the compiler
+//! does not implement ([`REFUSED`]) are refused; unknown keywords are annotations and
+//! are ignored, as the specification says.
+//!
+//! Object keywords are folded so the invariants of [`ObjCons`] hold: a declared key's
+//! value is the `properties` entry met with every `patternProperties` schema whose
+//! pattern matches the key; a `required` key not in `properties` is declared after
+//! them with the value the key rules give it.
+
+use serde_json::{Map, Value};
+
+use super::context::Ctx;
+use super::decimal::Decimal;
+use super::dialect::Formats;
+use super::error::SchemaError;
+use super::merge::{intersect, rule_value};
+use super::numbers::Bound;
+use super::reader::{child, fail_at, Reader};
+use super::shape::{ArrCons, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::{ecma, formats};
+
+/// Assertions not implemented.
+const REFUSED: [&str; 6] = [
+    "contains",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+type Res<T> = Result<T, SchemaError>;
+
+/// Which types `type` allows: null, boolean, integer, number, string, array, object.
+#[derive(Default)]
+struct Types([bool; 7]);
+
+const NAMES: [&str; 7] = [
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
+
+fn types(v: Option<&Value>, ptr: &str) -> Res<Types> {
+    let bad = || SchemaError::invalid(&child(ptr, "type"), "must be a type name or a list of them");
+    let list: Vec<&Value> = match v {
+        None => return Ok(Types([true; 7])),
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(x) => vec![x],
+    };
+    let mut t = Types::default();
+    for name in list {
+        let i = NAMES
+            .iter()
+            .position(|n| Some(*n) == name.as_str())
+            .ok_or_else(bad)?;
+        t.0[i] = true;
+    }
+    Ok(t)
+}
+
+/// The shape of one schema object's own keywords.
+pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Res<ShapeRef> {
+    if let Some(k) = REFUSED.iter().find(|k| m.contains_key(**k)) {
+        return Err(SchemaError::unsupported(
+            k,
+            ptr,
+            "this assertion is not implemented",
+        ));
+    }
+    let Types(t) = types(m.get("type"), ptr)?;
+    let mut s = Shape::never();
+    s.null = t[0];
+    s.bools = [t[1], t[1]];
+    if t[2] || t[3] {
+        s.numbers = vec![number(m, ptr, t[2] && !t[3])?];
+    }
+    if t[4] {
+        let assert = ctx.dialect.formats == Formats::Assert;
+        s.strings = vec![string(m, ptr, assert)?];
+    }
+    if t[5] {
+        s.arrays = vec![array(r, ctx, m, ptr)?];
+    }
+    if t[6] {
+        s.objects = vec![object(r, ctx, m, ptr)?];
+    }
+    let mut shape = ctx.shape(s).map_err(|f| fail_at(ptr, f))?;
+    if let Some(v) = m.get("const") {
+        let c = values_shape(ctx, std::slice::from_ref(v), ptr)?;
+        shape = intersect(ctx, &shape, &c).map_err(|f| fail_at(ptr, f))?;
+    }
+    if let Some(v) = m.get("enum") {
+        let list = v
+            .as_array()
+            .ok_or_else(|| SchemaError::invalid(&child(ptr, "enum"), "must be an array"))?;
+        let e = values_shape(ctx, list, ptr)?;
+        shape = intersect(ctx, &shape, &e).map_err(|f| fail_at(ptr, f))?;
+    }
+    Ok(shape)
+}
+
+fn decimal(v: &Value, ptr: &str) -> Res<Decimal> {
+    match v {
+        Value::Number(n) => Decimal::parse(&n.to_string()).ok_or_else(|| {
+            SchemaError::unsupported("number", ptr, format!("{n} has too large an exponent"))
+        }),
+        _ => Err(SchemaError::invalid(ptr, "must be a number")),
+    }
+}
+
+/// A non-negative integer keyword (`2.0` counts as `2`).
+fn count(m: &Map<String, Value>, key: &str, ptr: &str) -> Res<Option<u64>> {
+    let Some(v) = m.get(key) else { return Ok(None) };
+    let p = child(ptr, key);
+    let d = decimal(v, &p)?;
+    if d.is_negative() || !d.is_integer() {
+        return Err(SchemaError::invalid(&p, "must be a non-negative integer"));
+    }
+    d.to_u64()
+        .map(Some)
+        .ok_or_else(|| SchemaError::unsupported(key, &p, "the count does not fit in 64 bits"))
+}
+
+fn number(m: &Map<String, Value>, ptr: &str, integer: bool) -> Res<NumCons> {
+    let mut c = NumCons {
+        integer,
+        ..NumCons::default()
+    };
+    for (key, exclusive, low) in [
+        ("minimum", false, true),
+        ("exclusiveMinimum", true, true),
+        ("maximum", false, false),
+        ("exclusiveMaximum", true, false),
+    ] {
+        let Some(v) = m.get(key) else { continue };
+        if v.is_boolean() {
+            return Err(SchemaError::unsupported(
+                key,
+                &child(ptr, key),
+                "the draft-04 boolean form is not implemented",
+            ));
+        }
+        let b = (decimal(v, &child(ptr, key))?, exclusive);
+        let side = if low { &mut c.lo } else { &mut c.hi };
+        *side = Some(tighter(side.take(), b, low));
+    }
+    if let Some(v) = m.get("multipleOf") {
+        let d = decimal(v, &child(ptr, "multipleOf"))?;
+        if d.is_negative() || d.is_zero() {
+            return Err(SchemaError::invalid(
+                &child(ptr, "multipleOf"),
+                "must be positive",
+            ));
+        }
+        c.multiples.push(d);
+    }
+    Ok(c)
+}
+
+/// The tighter of two bounds on one side (`low`: lower bounds).
+fn tighter(old: Option<Bound>, new: Bound, low: bool) -> Bound {
+    match old {
+        None => new,
+        Some(o) if o.0 == new.0 => (o.0, o.1 || new.1),
+        Some(o) if (new.0 > o.0) == low => new,
+        Some(o) => o,
+    }
+}
+
+fn string(m: &Map<String, Value>, ptr: &str, formats: bool) -> Res<StrCons> {
+    let mut c = StrCons {
+        min: count(m, "minLength", ptr)?.unwrap_or(0),
+        max: count(m, "maxLength", ptr)?,
+        ..StrCons::default()
+    };
+    if let Some(p) = m.get("pattern") {
+        let at = child(ptr, "pattern");
+        let p = p
+            .as_str()
+            .ok_or_else(|| SchemaError::invalid(&at, "must be a string"))?;
+        let rx = ecma::translate(p).map_err(|why| SchemaError::unsupported("pattern", &at, why))?;
+        c.langs.push(Lang {
+            rx,
+            label: p.to_string(),
+        });
+    }
+    if let Some(f) = m.get("format").and_then(Value::as_str).filter(|_| formats) {
+        match formats::format(f) {
+            formats::Format::Known(rx) => c.langs.push(Lang {
+                rx,
+                label: format!("format {f}"),
+            }),
+            formats::Format::Refused(why) => {
+                return Err(SchemaError::unsupported(
+                    "format",
+                    &child(ptr, "format"),
+                    format!("{f}: {why}"),
+                ))
+            }
+            formats::Format::Unknown => {}
+        }
+    }
+    Ok(c)
+}
+
+fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Res<ArrCons> {
+    let mut c = ArrCons::any();
+    let prefix_list = match (m.get("prefixItems"), m.get("items")) {
+        (Some(p), _) => Some(("prefixItems", p)),
+        (None, Some(i @ Value::Array(_))) => Some(("items", i)),
+        _ => None,
+    };
+    if let Some((key, list)) = prefix_list {
+        let at = child(ptr, key);
+        let list = list
+            .as_array()
+            .ok_or_else(|| SchemaError::invalid(&at, "must be an array of schemas"))?;
+        for (i, sub) in list.iter().enumerate() {
+            c.prefix
+                .push(r.read(ctx, sub, &child(&at, &i.to_string()))?);
+        }
+        let rest = if key == "items" {
+            "additionalItems"
+        } else {
+            "items"
+        };
+        if let Some(sub) = m.get(rest) {
+            c.items = r.read(ctx, sub, &child(ptr, rest))?;
+        }
+    } else if let Some(sub) = m.get("items") {
+        c.items = r.read(ctx, sub, &child(ptr, "items"))?;
+    }
+    c.min = count(m, "minItems", ptr)?.unwrap_or(0);
+    c.max = count(m, "maxItems", ptr)?;
+    c.unique = m.get("uniqueItems") == Some(&Value::Bool(true));
+    Ok(c)
+}
+
+/// The key rule of `patternProperties` and `additionalProperties`.
+fn key_rule(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Res<KeyRule> {
+    let mut patterns = Vec::new();
+    if let Some(pp) = m.get("patternProperties") {
+        let at = child(ptr, "patternProperties");
+        let pp = pp
+            .as_object()
+            .ok_or_else(|| SchemaError::invalid(&at, "must be an object"))?;
+        for (p, sub) in pp {
+            let rx = ecma::translate(p)
+                .map_err(|why| SchemaError::unsupported("patternProperties", &at, why))?;
+            patterns.push((
+                Lang {
+                    rx,
+                    label: p.clone(),
+                },
+                r.read(ctx, sub, &child(&at, p))?,
+            ));
+        }
+    }
+    let additional = match m.get("additionalProperties") {
+        Some(sub) => r.read(ctx, sub, &child(ptr, "additionalProperties"))?,
+        None => ctx.any(),
+    };
+    Ok(KeyRule {
+        patterns,
+        additional,
+    })
+}
+
+fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Res<ObjCons> {
+    let rule = key_rule(r, ctx, m, ptr)?;
+    let mut c = ObjCons::any();
+    if let Some(props) = m.get("properties") {
+        let at = child(ptr, "properties");
+        let props = props
+            .as_object()
+            .ok_or_else(|| SchemaError::invalid(&at, "must be an object"))?;
+        for (k, sub) in props {
+            let own = r.read(ctx, sub, &child(&at, k))?;
+            let mut v = own;
+            for (lang, s) in &rule.patterns {
+                if ctx.matches(&lang.rx, k).map_err(|f| fail_at(&at, f))? {
+                    v = intersect(ctx, &v, s).map_err(|f| fail_at(&at, f))?;
+                }
+            }
+            c.props.push((k.clone(), v));
+        }
+    }
+    if let Some(req) = m.get("required") {
+        let at = child(ptr, "required");
+        let bad = || SchemaError::invalid(&at, "must be an array of strings");
+        for k in req.as_array().ok_or_else(bad)? {
+            let k = k.as_str().ok_or_else(bad)?;
+            if c.declared(k).is_none() {
+                let v = rule_value(ctx, &rule, k).map_err(|f| fail_at(&at, f))?;
+                c.props.push((k.to_string(), v));
+            }
+            if !c.required.iter().any(|x| x == k) {
+                c.required.push(k.to_string());
+            }
+        }
+    }
+    if !rule.is_any() {
+        c.rules.push(rule);
+    }
+    c.min = count(m, "minProperties", ptr)?.unwrap_or(0);
+    c.max = count(m, "maxProperties", ptr)?;
+    if let Some(names) = m.get("propertyNames") {
+        let at = child(ptr, "propertyNames");
+        let s = r.read(ctx, names, &at)?;
+        if !s.is_any() {
+            let lang = super::scalars::key_language(ctx, &s).map_err(|f| fail_at(&at, f))?;
+            c.names.push(Lang {
+                rx: lang,
+                label: "propertyNames".into(),
+            });
+        }
+    }
+    Ok(c)
+}
+
+/// The shape whose instances are exactly the given values (`enum`, `const`).
+pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef> {
+    let mut s = Shape::never();
+    let mut strings = Vec::new();
+    for v in values {
+        match v {
+            Value::Null => s.null = true,
+            Value::Bool(b) => s.bools[*b as usize] = true,
+            Value::Number(_) => {
+                let d = decimal(v, ptr)?;
+                let n = NumCons {
+                    lo: Some((d.clone(), false)),
+                    hi: Some((d, false)),
+                    ..NumCons::default()
+                };
+                if !s.numbers.contains(&n) {
+                    s.numbers.push(n);
+                }
+            }
+            Value::String(x) => strings.push(x.clone()),
+            Value::Array(a) => {
+                let mut prefix = Vec::new();
+                for item in a {
+                    prefix.push(values_shape(ctx, std::slice::from_ref(item), ptr)?);
+                }
+                let n = a.len() as u64;
+                s.arrays.push(ArrCons {
+                    prefix,
+                    items: ctx.never(),
+                    min: n,
+                    max: Some(n),
+                    contains: vec![],
+                    unique: false,
+                });
+            }
+            Value::Object(o) => {
+                let mut c = ObjCons::any();
+                for (k, item) in o {
+                    c.props.push((
+                        k.clone(),
+                        values_shape(ctx, std::slice::from_ref(item), ptr)?,
+                    ));
+                    c.required.push(k.clone());
+                }
+                c.rules.push(KeyRule {
+                    patterns: vec![],
+                    additional: ctx.never(),
+                });
+                s.objects.push(c);
+            }
+        }
+    }
+    if !strings.is_empty() {
+        strings.dedup();
+        s.strings.push(StrCons {
+            values: Some(strings),
+            ..StrCons::default()
+        });
+    }
+    ctx.shape(s).map_err(|f| fail_at(ptr, f))
+}

@@ -1,0 +1,242 @@
+//! Intersection of shapes: `allOf`, and every place two schemas apply to one value.
+//!
+//! Types intersect separately; within a type, every alternative of one side meets every
+//! alternative of the other (so `allOf` of two `anyOf`s distributes). Two constraints
+//! meet field by field: bounds tighten, languages accumulate (emission intersects them
+//! with automata), enumerations intersect. Objects meet key by key: the value of a key
+//! either side declares must satisfy what *both* sides say of that key (a side that
+//! does not declare it says it through its key rules), and the key rules of both sides
+//! apply to the keys neither declares. Declared order is the first side's, then the
+//! second's new keys. Alternatives that are plainly empty (crossed bounds, a required
+//! key that cannot have a value) are dropped on the way.
+
+use std::rc::Rc;
+
+use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
+use super::numbers::{integer_bounds, Bound};
+use super::shape::{ArrCons, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+
+/// The values both shapes admit.
+pub fn intersect(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<ShapeRef> {
+    if Rc::ptr_eq(a, b) || b.is_any() {
+        return Ok(a.clone());
+    }
+    if a.is_any() {
+        return Ok(b.clone());
+    }
+    if a.is_never() || b.is_never() {
+        return Ok(ctx.never());
+    }
+    let key = (Rc::as_ptr(a), Rc::as_ptr(b));
+    if let Some((_, _, r)) = ctx.meets.get(&key) {
+        return Ok(r.clone());
+    }
+    let s = Shape {
+        top: false,
+        null: a.null && b.null,
+        bools: [a.bools[0] && b.bools[0], a.bools[1] && b.bools[1]],
+        numbers: cross(&a.numbers, &b.numbers, |x, y| Ok(meet_num(x, y)))?,
+        strings: cross(&a.strings, &b.strings, |x, y| Ok(meet_str(x, y)))?,
+        arrays: cross(&a.arrays, &b.arrays, |x, y| meet_arr(ctx, x, y))?,
+        objects: cross(&a.objects, &b.objects, |x, y| meet_obj(ctx, x, y))?,
+    };
+    let r = ctx.shape(s)?;
+    ctx.meets.insert(key, (a.clone(), b.clone(), r.clone()));
+    Ok(r)
+}
+
+fn cross<T: Clone + PartialEq>(
+    a: &[T],
+    b: &[T],
+    mut meet: impl FnMut(&T, &T) -> Step<Option<T>>,
+) -> Step<Vec<T>> {
+    if a.len() * b.len() > MAX_ALTERNATIVES {
+        return Err(Fail::Limit(format!(
+            "merging {} by {} alternatives",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut out: Vec<T> = Vec::new();
+    for x in a {
+        for y in b {
+            if let Some(m) = meet(x, y)? {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn concat_unique<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut v = a.to_vec();
+    v.extend(b.iter().filter(|x| !a.contains(x)).cloned());
+    v
+}
+
+fn min_max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) | (None, x) => x,
+    }
+}
+
+pub fn meet_num(a: &NumCons, b: &NumCons) -> Option<NumCons> {
+    let tighter = |x: &Option<Bound>, y: &Option<Bound>, low: bool| -> Option<Bound> {
+        match (x, y) {
+            (Some((p, e)), Some((q, f))) => Some(if p == q {
+                (p.clone(), *e || *f)
+            } else if (p > q) == low {
+                (p.clone(), *e)
+            } else {
+                (q.clone(), *f)
+            }),
+            (Some(v), None) | (None, Some(v)) => Some(v.clone()),
+            (None, None) => None,
+        }
+    };
+    let c = NumCons {
+        integer: a.integer || b.integer,
+        non_integer: a.non_integer || b.non_integer,
+        lo: tighter(&a.lo, &b.lo, true),
+        hi: tighter(&a.hi, &b.hi, false),
+        multiples: concat_unique(&a.multiples, &b.multiples),
+        not_multiples: concat_unique(&a.not_multiples, &b.not_multiples),
+        holes: concat_unique(&a.holes, &b.holes),
+    };
+    (!num_is_empty(&c)).then_some(c)
+}
+
+/// Plain emptiness: crossed bounds, or no integer between them.
+pub fn num_is_empty(c: &NumCons) -> bool {
+    if c.integer && c.non_integer {
+        return true;
+    }
+    if let (Some((l, el)), Some((h, eh))) = (&c.lo, &c.hi) {
+        if l > h || (l == h && (*el || *eh)) {
+            return true;
+        }
+        if l == h && c.holes.contains(l) {
+            return true;
+        }
+    }
+    if c.integer {
+        if let (Some(l), Some(h)) = integer_bounds(c.lo.as_ref(), c.hi.as_ref()) {
+            return l > h;
+        }
+    }
+    false
+}
+
+pub fn meet_str(a: &StrCons, b: &StrCons) -> Option<StrCons> {
+    let values = match (&a.values, &b.values) {
+        (Some(x), Some(y)) => Some(x.iter().filter(|v| y.contains(v)).cloned().collect()),
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (None, None) => None,
+    };
+    let c = StrCons {
+        min: a.min.max(b.min),
+        max: min_max(a.max, b.max),
+        langs: concat_unique(&a.langs, &b.langs),
+        not_langs: concat_unique(&a.not_langs, &b.not_langs),
+        values,
+        holes: concat_unique(&a.holes, &b.holes),
+    };
+    let empty = c.max.is_some_and(|m| m < c.min)
+        || c.values
+            .as_ref()
+            .is_some_and(|v: &Vec<String>| v.is_empty());
+    (!empty).then_some(c)
+}
+
+fn meet_arr(ctx: &mut Ctx, a: &ArrCons, b: &ArrCons) -> Step<Option<ArrCons>> {
+    let n = a.prefix.len().max(b.prefix.len());
+    let mut prefix = Vec::with_capacity(n);
+    for i in 0..n {
+        prefix.push(intersect(ctx, a.item(i), b.item(i))?);
+    }
+    let c = ArrCons {
+        items: intersect(ctx, &a.items, &b.items)?,
+        prefix,
+        min: a.min.max(b.min),
+        max: min_max(a.max, b.max),
+        contains: concat_unique(&a.contains, &b.contains),
+        unique: a.unique || b.unique,
+    };
+    Ok((!arr_is_empty(&c)).then_some(c))
+}
+
+pub fn arr_is_empty(c: &ArrCons) -> bool {
+    c.max.is_some_and(|m| m < c.min) || (0..c.min as usize).any(|i| c.item(i).is_never())
+}
+
+/// The constraint on the value of `key` in an object meeting `o`.
+pub fn value_for(ctx: &mut Ctx, o: &ObjCons, key: &str) -> Step<ShapeRef> {
+    if let Some(s) = o.declared(key) {
+        return Ok(s.clone());
+    }
+    let mut acc = ctx.any();
+    for rule in &o.rules {
+        let s = rule_value(ctx, rule, key)?;
+        acc = intersect(ctx, &acc, &s)?;
+    }
+    Ok(acc)
+}
+
+/// What one key rule says of `key`'s value.
+pub fn rule_value(ctx: &mut Ctx, rule: &KeyRule, key: &str) -> Step<ShapeRef> {
+    let mut acc: Option<ShapeRef> = None;
+    for (lang, shape) in &rule.patterns {
+        if ctx.matches(&lang.rx, key)? {
+            acc = Some(match acc {
+                Some(x) => intersect(ctx, &x, shape)?,
+                None => shape.clone(),
+            });
+        }
+    }
+    Ok(acc.unwrap_or_else(|| rule.additional.clone()))
+}
+
+fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Option<ObjCons>> {
+    let mut names: Vec<String> = a.props.iter().map(|(k, _)| k.clone()).collect();
+    names.extend(
+        b.props
+            .iter()
+            .map(|(k, _)| k.clone())
+            .filter(|k| a.declared(k).is_none()),
+    );
+    let mut props = Vec::with_capacity(names.len());
+    for k in names {
+        let (x, y) = (value_for(ctx, a, &k)?, value_for(ctx, b, &k)?);
+        props.push((k, intersect(ctx, &x, &y)?));
+    }
+    let c = ObjCons {
+        props,
+        required: concat_unique(&a.required, &b.required),
+        rules: concat_unique(&a.rules, &b.rules)
+            .into_iter()
+            .filter(|r| !r.is_any())
+            .collect(),
+        min: a.min.max(b.min),
+        max: min_max(a.max, b.max),
+        names: concat_unique(&a.names, &b.names),
+    };
+    let empty = obj_is_empty(ctx, &c)?;
+    Ok((!empty).then_some(c))
+}
+
+pub fn obj_is_empty(ctx: &mut Ctx, c: &ObjCons) -> Step<bool> {
+    if c.max
+        .is_some_and(|m| m < c.min || (m as usize) < c.required.len())
+    {
+        return Ok(true);
+    }
+    for k in &c.required {
+        if value_for(ctx, c, k)?.is_never() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

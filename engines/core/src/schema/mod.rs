@@ -1,0 +1,66 @@
+//! JSON Schema to regex.
+//!
+//! Contract of [`compile`]: the returned regex (regex-syntax 0.8 syntax, no
+//! look-around, no back-references) matches, as a full match, exactly the texts of the
+//! [`Dialect`] whose JSON value is valid against the schema; or the schema is refused
+//! with a [`SchemaError`] that says why and where.
+//!
+//! Pipeline: [`reader`] (references, applicators) and [`keywords`] (per-type
+//! assertions) read the document into a [`shape::Shape`], merging `allOf` with
+//! [`merge`], `oneOf` with [`exclusive`], `not` with [`negate`]; [`emit`] and
+//! [`objects`] turn the shape into an [`rx::Rx`] tree, using [`scalars`] for strings
+//! and numbers, [`spell`] for JSON string escapes, and [`automaton`] where languages
+//! must be intersected or complemented; [`rx::print`] writes it.
+
+mod automaton;
+mod charset;
+mod context;
+mod decimal;
+pub mod dialect;
+mod digits;
+mod ecma;
+mod eliminate;
+mod emit;
+mod error;
+mod exclusive;
+mod formats;
+mod keywords;
+mod merge;
+mod negate;
+mod numbers;
+mod objects;
+mod reader;
+mod rx;
+mod scalars;
+mod shape;
+mod spell;
+
+use serde_json::Value;
+
+pub use dialect::{Dialect, Draft, Escapes, Formats, Numbers, Whitespace};
+pub use error::SchemaError;
+
+/// The regex of the dialect's texts valid against `schema_json`.
+pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaError> {
+    let root: Value = serde_json::from_str(schema_json)
+        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
+    let mut ctx = context::Ctx::new(dialect);
+    let mut r = reader::Reader::new(&root, dialect.draft == Draft::Draft7);
+    r.check_meta_schema()?;
+    let shape = r.read(&mut ctx, &root, "")?;
+    let mut em = emit::Emitter::new(&mut ctx);
+    let x = em.value(&shape).map_err(|f| reader::fail_at("", f))?;
+    if x.printed_len() > dialect.max_regex_len {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would be {} bytes long", x.printed_len()),
+        ));
+    }
+    if x.nesting() > dialect.max_nesting {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would nest {} groups deep", x.nesting()),
+        ));
+    }
+    Ok(rx::print(&x))
+}

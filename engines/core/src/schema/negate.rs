@@ -1,0 +1,227 @@
+//! `not`: the complement of a shape, where it is a shape again.
+//!
+//! Contract: [`negate`] returns exactly the values the input rejects, or refuses. Per
+//! type, a type the shape admits wholly becomes absent and an absent type becomes
+//! whole. A type admitted in part is complemented only in these cases: `integer`
+//! (its complement is the numbers with a nonzero fraction digit), one number
+//! alternative with bounds and nothing else (its complement is the values below or
+//! above), and one string alternative with a single constraint (a pattern or format,
+//! a value list, or one length bound); one array alternative bounding only the
+//! length; object alternatives with only `properties` and `required` (missing a
+//! required key, or a declared key whose value is in the complement of its schema;
+//! several alternatives meet). Anything else is refused as `not`.
+
+use super::context::{Ctx, Fail, Step};
+use super::merge::intersect;
+use super::shape::{ArrCons, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+
+fn refuse(what: &str) -> Fail {
+    Fail::unsupported(
+        "not",
+        format!("the complement of {what} is not implemented"),
+    )
+}
+
+/// The values `s` rejects.
+pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
+    if s.is_any() {
+        return Ok(ctx.never());
+    }
+    let out = Shape {
+        top: false,
+        null: !s.null,
+        bools: [!s.bools[0], !s.bools[1]],
+        numbers: numbers(&s.numbers)?,
+        strings: strings(&s.strings)?,
+        arrays: arrays(&s.arrays)?,
+        objects: objects(ctx, &s.objects)?,
+    };
+    ctx.shape(out)
+}
+
+fn whole_or_none<T>(
+    alts: &[T],
+    is_any: fn(&T) -> bool,
+    any: fn() -> T,
+    what: &str,
+) -> Step<Vec<T>> {
+    if alts.is_empty() {
+        Ok(vec![any()])
+    } else if alts.iter().any(is_any) {
+        Ok(vec![])
+    } else {
+        Err(refuse(what))
+    }
+}
+
+fn numbers(alts: &[NumCons]) -> Step<Vec<NumCons>> {
+    match alts {
+        [] => Ok(vec![NumCons::default()]),
+        [n] if *n == NumCons::default() => Ok(vec![]),
+        [n] if *n
+            == (NumCons {
+                integer: true,
+                ..NumCons::default()
+            }) =>
+        {
+            Ok(vec![NumCons {
+                non_integer: true,
+                ..NumCons::default()
+            }])
+        }
+        [n] if !n.integer
+            && !n.non_integer
+            && n.multiples.is_empty()
+            && n.not_multiples.is_empty()
+            && n.holes.is_empty() =>
+        {
+            let mut out = Vec::new();
+            if let Some((d, e)) = &n.lo {
+                out.push(NumCons {
+                    hi: Some((d.clone(), !e)),
+                    ..NumCons::default()
+                });
+            }
+            if let Some((d, e)) = &n.hi {
+                out.push(NumCons {
+                    lo: Some((d.clone(), !e)),
+                    ..NumCons::default()
+                });
+            }
+            Ok(out)
+        }
+        _ => Err(refuse("a number constraint")),
+    }
+}
+
+fn strings(alts: &[StrCons]) -> Step<Vec<StrCons>> {
+    let c = match alts {
+        [] => return Ok(vec![StrCons::default()]),
+        [c] => c,
+        _ => return Err(refuse("several string alternatives")),
+    };
+    let none = StrCons::default();
+    let only_langs = StrCons {
+        langs: c.langs.clone(),
+        ..StrCons::default()
+    } == *c;
+    let only_values = StrCons {
+        values: c.values.clone(),
+        ..StrCons::default()
+    } == *c;
+    match (c.min, c.max) {
+        _ if *c == none => Ok(vec![]),
+        _ if only_langs && c.langs.len() == 1 => {
+            let l: Lang = c.langs[0].clone();
+            Ok(vec![StrCons {
+                not_langs: vec![l],
+                ..none
+            }])
+        }
+        _ if only_values => Ok(vec![StrCons {
+            holes: c.values.clone().unwrap_or_default(),
+            ..none
+        }]),
+        (0, Some(m))
+            if StrCons {
+                max: c.max,
+                ..StrCons::default()
+            } == *c =>
+        {
+            Ok(vec![StrCons { min: m + 1, ..none }])
+        }
+        (m, None)
+            if StrCons {
+                min: m,
+                ..StrCons::default()
+            } == *c =>
+        {
+            Ok(vec![StrCons {
+                max: Some(m - 1),
+                ..none
+            }])
+        }
+        _ => Err(refuse("a string constraint")),
+    }
+}
+
+/// Arrays: one alternative bounding the length only is complemented by length.
+fn arrays(alts: &[ArrCons]) -> Step<Vec<ArrCons>> {
+    match alts {
+        [a] if a.prefix.is_empty()
+            && a.items.is_any()
+            && a.contains.is_empty()
+            && !a.unique
+            && !a.is_any() =>
+        {
+            let mut out = Vec::new();
+            if a.min > 0 {
+                out.push(ArrCons {
+                    max: Some(a.min - 1),
+                    ..ArrCons::any()
+                });
+            }
+            if let Some(m) = a.max {
+                out.push(ArrCons {
+                    min: m + 1,
+                    ..ArrCons::any()
+                });
+            }
+            Ok(out)
+        }
+        _ => whole_or_none(alts, ArrCons::is_any, ArrCons::any, "an array constraint"),
+    }
+}
+
+/// Objects: the complement of a union is the meet of the alternatives' complements;
+/// an alternative with only `properties` and `required` is complemented key by key.
+fn objects(ctx: &mut Ctx, alts: &[ObjCons]) -> Step<Vec<ObjCons>> {
+    if alts.is_empty() || alts.iter().any(ObjCons::is_any) {
+        return whole_or_none(alts, ObjCons::is_any, ObjCons::any, "an object constraint");
+    }
+    let mut acc: Option<ShapeRef> = None;
+    for o in alts {
+        let objects = complement_object(ctx, o)?;
+        let s = ctx.shape(Shape {
+            objects,
+            ..Shape::never()
+        })?;
+        acc = Some(match acc {
+            Some(a) => intersect(ctx, &a, &s)?,
+            None => s,
+        });
+    }
+    Ok(acc.map(|s| s.objects.clone()).unwrap_or_default())
+}
+
+/// Objects that miss a required key, or have a declared key with a value outside
+/// its schema.
+fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
+    if !o.rules.is_empty() || o.min > 0 || o.max.is_some() || !o.names.is_empty() {
+        return Err(refuse(
+            "an object constraint beyond properties and required",
+        ));
+    }
+    let mut out = Vec::new();
+    for k in &o.required {
+        out.push(ObjCons {
+            props: vec![(k.clone(), ctx.never())],
+            ..ObjCons::any()
+        });
+    }
+    for (k, v) in &o.props {
+        if v.is_any() {
+            continue;
+        }
+        let not_v = negate(ctx, v)?;
+        if !not_v.is_never() {
+            let props = vec![(k.clone(), not_v)];
+            out.push(ObjCons {
+                props,
+                required: vec![k.clone()],
+                ..ObjCons::any()
+            });
+        }
+    }
+    Ok(out)
+}

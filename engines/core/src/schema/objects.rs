@@ -1,0 +1,204 @@
+//! Objects in schema order: declared members, then the undeclared ones.
+//!
+//! Contract: [`Emitter::object`] matches exactly the dialect's texts of the objects an
+//! [`ObjCons`] admits: the declared keys in declared order, each present (required) or
+//! possibly absent (optional), then any number of undeclared keys. An undeclared key
+//! is any string but the declared ones, within `propertyNames`; its value is the
+//! additional schema, or the meet of the `patternProperties` schemas whose patterns
+//! match it (key languages split by which of at most [`MAX_PATTERNS`] patterns match).
+//! `minProperties`/`maxProperties` are exact when they hold for every such object, or
+//! when every declared key is required (the count then bounds the undeclared keys);
+//! other counts, and key rules from two merged schemas, are refused.
+
+use super::automaton::{Dfa, TooLarge};
+use super::context::{Fail, Step};
+use super::eliminate::to_rx;
+use super::emit::Emitter;
+use super::merge::intersect;
+use super::rx::{self, Rx};
+use super::shape::ObjCons;
+
+/// The most `patternProperties` patterns one object may have.
+pub const MAX_PATTERNS: usize = 3;
+
+fn too_large(_: TooLarge) -> Fail {
+    Fail::Limit("a property-name language needs too many automaton states".into())
+}
+
+impl Emitter<'_> {
+    /// The texts of the objects `o` admits.
+    pub fn object(&mut self, o: &ObjCons) -> Step<Rx> {
+        if o.rules.len() > 1 {
+            return Err(Fail::unsupported(
+                "additionalProperties",
+                "key rules of two merged schemas are not implemented",
+            ));
+        }
+        let mut members = Vec::new();
+        for (k, v) in &o.props {
+            let required = o.required.contains(k);
+            let mut admitted = !v.is_never();
+            for n in &o.names {
+                admitted &= self.ctx.matches(&n.rx, k)?;
+            }
+            let val = if admitted {
+                self.value(v)?
+            } else {
+                rx::never()
+            };
+            if rx::is_never(&val) {
+                if required {
+                    return Ok(rx::never());
+                }
+                continue;
+            }
+            let key = self.quoted(&rx::lit(k));
+            members.push((rx::concat([key, self.tok.colon.clone(), val]), required));
+        }
+        let extra = self.extras(o)?;
+        let required = members.iter().filter(|m| m.1).count() as u64;
+        if o.max.is_some_and(|m| m < required) {
+            return Ok(rx::never());
+        }
+        let all_required = required == members.len() as u64;
+        let (lo, hi) = match &extra {
+            Some(_) if all_required => {
+                (o.min.saturating_sub(required), o.max.map(|m| m - required))
+            }
+            _ => {
+                let possible = extra.is_none().then_some(members.len() as u64);
+                let min_ok = o.min <= required;
+                let max_ok = o.max.is_none_or(|m| possible.is_some_and(|p| m >= p));
+                if !min_ok || !max_ok {
+                    let key = if min_ok {
+                        "maxProperties"
+                    } else {
+                        "minProperties"
+                    };
+                    return Err(Fail::unsupported(
+                        key,
+                        "the count depends on which optional properties are present",
+                    ));
+                }
+                (0, None)
+            }
+        };
+        let (body, empty) = self.sequence(&members, extra.as_ref().map(|x| (x, lo, hi)))?;
+        Ok(self.tok.container("{", body, empty, "}"))
+    }
+
+    /// Members in order, then the undeclared ones (`lo..=hi` of them): the nonempty
+    /// body, and whether the empty body is allowed. Undeclared members are written
+    /// twice at most; declared ones are linear up to the first required member, and
+    /// after it (or without one) an optional member is written once per way the body
+    /// can start, so all-optional objects grow quadratically.
+    fn sequence(
+        &self,
+        members: &[(Rx, bool)],
+        extra: Option<(&Rx, u64, Option<u64>)>,
+    ) -> Step<(Option<Rx>, bool)> {
+        let (declared, may_be_empty) = self.declared(members);
+        let Some((x, lo, hi)) = extra else {
+            return Ok((declared, may_be_empty));
+        };
+        let body = match declared {
+            None if hi == Some(0) => None,
+            None => Some(rx::concat([
+                x.clone(),
+                self.more(x, lo.saturating_sub(1), hi.map(|h| h - 1))?,
+            ])),
+            Some(d) if may_be_empty => Some(rx::concat([
+                rx::alt([d, x.clone()]),
+                self.more(x, 0, None)?,
+            ])),
+            Some(d) => Some(rx::concat([d, self.more(x, lo, hi)?])),
+        };
+        let empty = if members.is_empty() {
+            lo == 0
+        } else {
+            may_be_empty
+        };
+        Ok((body, empty))
+    }
+
+    /// The declared members alone: the nonempty body, and whether it may be empty.
+    fn declared(&self, members: &[(Rx, bool)]) -> (Option<Rx>, bool) {
+        let first_required = members.iter().position(|m| m.1);
+        let split = first_required.map_or(0, |r| r + 1);
+        let (mut tail, mut first) = (rx::empty(), None);
+        for (m, required) in members[split..].iter().rev() {
+            let here = rx::concat([m.clone(), tail.clone()]);
+            let step = rx::concat([self.tok.comma.clone(), m.clone()]);
+            if *required {
+                tail = rx::concat([step, tail]);
+                first = Some(here);
+            } else {
+                tail = rx::concat([rx::opt(step), tail]);
+                first = Some(match first {
+                    Some(f) => rx::alt([here, f]),
+                    None => here,
+                });
+            }
+        }
+        let Some(r) = first_required else {
+            return (first, true);
+        };
+        // Members before the first required one are each followed by a comma.
+        let mut parts: Vec<Rx> = members[..r]
+            .iter()
+            .map(|(m, _)| rx::opt(rx::concat([m.clone(), self.tok.comma.clone()])))
+            .collect();
+        parts.push(members[r].0.clone());
+        parts.push(tail);
+        (Some(rx::concat(parts)), false)
+    }
+
+    /// The member regex of an undeclared key, if any is allowed.
+    fn extras(&mut self, o: &ObjCons) -> Step<Option<Rx>> {
+        let (patterns, additional) = match o.rules.first() {
+            Some(r) => (r.patterns.clone(), r.additional.clone()),
+            None => (Vec::new(), self.ctx.any()),
+        };
+        if patterns.len() > MAX_PATTERNS {
+            return Err(Fail::unsupported(
+                "patternProperties",
+                format!("more than {MAX_PATTERNS} patterns"),
+            ));
+        }
+        let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
+        let mut base = Dfa::from_rx(&declared).map_err(too_large)?.complement();
+        for n in &o.names {
+            let d = self.ctx.dfa(&n.rx)?;
+            base = base.intersect(&d).map_err(too_large)?.minimize();
+        }
+        let mut alts = Vec::new();
+        for mask in 0..1usize << patterns.len() {
+            let mut keys = base.clone();
+            let mut value = if mask == 0 {
+                additional.clone()
+            } else {
+                self.ctx.any()
+            };
+            for (j, (lang, shape)) in patterns.iter().enumerate() {
+                let p = self.ctx.dfa(&lang.rx)?;
+                let side = if mask & (1 << j) != 0 {
+                    value = intersect(self.ctx, &value, shape)?;
+                    Dfa::clone(&p)
+                } else {
+                    p.complement()
+                };
+                keys = keys.intersect(&side).map_err(too_large)?.minimize();
+            }
+            if value.is_never() || keys.is_empty() {
+                continue;
+            }
+            let v = self.value(&value)?;
+            if rx::is_never(&v) {
+                continue;
+            }
+            let key = self.quoted(&to_rx(&keys));
+            alts.push(rx::concat([key, self.tok.colon.clone(), v]));
+        }
+        Ok((!alts.is_empty()).then(|| rx::alt(alts)))
+    }
+}

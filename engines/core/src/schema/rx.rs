@@ -1,0 +1,436 @@
+//! A small regular-expression tree, printed in the regex-syntax dialect.
+//!
+//! Printed lengths saturate, so a tree whose printed form could never be written (a
+//! DAG that shares subtrees exponentially) still reports a length past any guard.
+//!
+//! Every language the compiler builds is an [`Rx`]: an `Rc`-shared node, so a subschema
+//! used in many places is built once and only *printing* repeats it. Each node caches
+//! its printed length and group nesting, so the size guard is checked before a byte is
+//! printed, and a regex that would pass it is refused without being written.
+//!
+//! The smart constructors ([`concat`], [`alt`], [`repeat`]) keep the tree normal: no
+//! nested concatenation or alternation, no `Empty` inside a concatenation, `Never`
+//! (the empty language) absorbed or dropped, adjacent literals joined, and alternatives
+//! that are single characters joined into one class. They never change the language.
+//!
+//! The same type carries two alphabets: *character-level* trees (patterns, formats,
+//! keys), whose literals and sets are decoded string characters, and *text-level* trees
+//! (the output), where they are the characters of the JSON text. `spell` maps the
+//! first to the second.
+
+use std::fmt::Write;
+use std::rc::Rc;
+
+use super::charset::CharSet;
+
+pub type Rx = Rc<Node>;
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Node {
+    pub kind: Kind,
+    /// Printed length, standalone.
+    len: usize,
+    /// Group and repetition nesting of the printed form.
+    depth: usize,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The empty language.
+    Never,
+    /// The empty string.
+    Empty,
+    Lit(String),
+    Set(CharSet),
+    Concat(Vec<Rx>),
+    Alt(Vec<Rx>),
+    Repeat(Rx, u32, Option<u32>),
+}
+
+impl Node {
+    pub fn printed_len(&self) -> usize {
+        self.len
+    }
+
+    pub fn nesting(&self) -> usize {
+        self.depth
+    }
+
+    fn is_atom(&self) -> bool {
+        match &self.kind {
+            Kind::Lit(s) => s.chars().count() == 1,
+            Kind::Set(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Length and depth when printed as the operand of a repetition.
+    fn as_operand(&self) -> (usize, usize) {
+        if self.is_atom() {
+            (self.len, self.depth)
+        } else {
+            (self.len.saturating_add(2), self.depth + 1)
+        }
+    }
+
+    /// Length and depth when printed inside a concatenation.
+    fn in_concat(&self) -> (usize, usize) {
+        if matches!(self.kind, Kind::Alt(_)) {
+            (self.len.saturating_add(2), self.depth + 1)
+        } else {
+            (self.len, self.depth)
+        }
+    }
+}
+
+fn node(kind: Kind) -> Rx {
+    let (len, depth) = match &kind {
+        Kind::Never => (NEVER.len(), 1),
+        Kind::Empty => (0, 0),
+        Kind::Lit(s) => (escaped_len(s), 0),
+        Kind::Set(s) => (set_len(s), 1),
+        Kind::Concat(v) => v
+            .iter()
+            .map(|x| x.in_concat())
+            .fold((0usize, 0usize), |a, b| {
+                (a.0.saturating_add(b.0), a.1.max(b.1))
+            }),
+        Kind::Alt(v) => (
+            v.iter().fold(v.len() - 1, |a, x| a.saturating_add(x.len)),
+            v.iter().map(|x| x.depth).max().unwrap_or(0),
+        ),
+        Kind::Repeat(x, lo, hi) => {
+            let (l, d) = x.as_operand();
+            (l.saturating_add(quantifier(*lo, *hi).len()), d + 1)
+        }
+    };
+    Rc::new(Node { kind, len, depth })
+}
+
+/// A regex that matches nothing.
+const NEVER: &str = "[a&&b]";
+
+pub fn never() -> Rx {
+    node(Kind::Never)
+}
+
+pub fn empty() -> Rx {
+    node(Kind::Empty)
+}
+
+pub fn lit(s: &str) -> Rx {
+    if s.is_empty() {
+        empty()
+    } else {
+        node(Kind::Lit(s.to_string()))
+    }
+}
+
+pub fn set(s: CharSet) -> Rx {
+    if s.is_empty() {
+        never()
+    } else {
+        node(Kind::Set(s))
+    }
+}
+
+pub fn is_never(x: &Rx) -> bool {
+    matches!(x.kind, Kind::Never)
+}
+
+pub fn concat(parts: impl IntoIterator<Item = Rx>) -> Rx {
+    let mut out: Vec<Rx> = Vec::new();
+    for p in parts {
+        match &p.kind {
+            Kind::Never => return never(),
+            Kind::Empty => {}
+            Kind::Concat(v) => v.iter().for_each(|x| push_concat(&mut out, x.clone())),
+            _ => push_concat(&mut out, p),
+        }
+    }
+    match out.len() {
+        0 => empty(),
+        1 => out.pop().unwrap(),
+        _ => node(Kind::Concat(out)),
+    }
+}
+
+fn push_concat(out: &mut Vec<Rx>, x: Rx) {
+    if let (Some(last), Kind::Lit(b)) = (out.last(), &x.kind) {
+        if let Kind::Lit(a) = &last.kind {
+            let joined = format!("{a}{b}");
+            *out.last_mut().unwrap() = lit(&joined);
+            return;
+        }
+    }
+    out.push(x);
+}
+
+pub fn alt(parts: impl IntoIterator<Item = Rx>) -> Rx {
+    let mut out: Vec<Rx> = Vec::new();
+    let mut chars = CharSet::empty();
+    let mut has_empty = false;
+    for p in parts {
+        match &p.kind {
+            Kind::Never => {}
+            Kind::Empty => has_empty = true,
+            Kind::Alt(v) => v
+                .iter()
+                .for_each(|x| push_alt(&mut out, &mut chars, x.clone())),
+            _ => push_alt(&mut out, &mut chars, p),
+        }
+    }
+    if !chars.is_empty() {
+        out.insert(0, single_or_set(chars));
+    }
+    let body = match out.len() {
+        0 => return if has_empty { empty() } else { never() },
+        1 => out.pop().unwrap(),
+        _ => node(Kind::Alt(out)),
+    };
+    if has_empty {
+        repeat(body, 0, Some(1))
+    } else {
+        body
+    }
+}
+
+fn single_or_set(s: CharSet) -> Rx {
+    match s.as_single() {
+        Some(c) => lit(c.encode_utf8(&mut [0; 4])),
+        None => set(s),
+    }
+}
+
+fn push_alt(out: &mut Vec<Rx>, chars: &mut CharSet, x: Rx) {
+    match &x.kind {
+        Kind::Set(s) => *chars = chars.union(s),
+        Kind::Lit(s) if s.chars().count() == 1 => {
+            *chars = chars.union(&CharSet::single(s.chars().next().unwrap()))
+        }
+        _ => {
+            let small = x.len <= 256;
+            if !out
+                .iter()
+                .any(|y| Rc::ptr_eq(y, &x) || (small && y.len == x.len && **y == *x))
+            {
+                out.push(x)
+            }
+        }
+    }
+}
+
+pub fn repeat(x: Rx, lo: u32, hi: Option<u32>) -> Rx {
+    if hi.is_some_and(|h| h < lo) {
+        return never();
+    }
+    match &x.kind {
+        Kind::Never => return if lo == 0 { empty() } else { never() },
+        Kind::Empty => return empty(),
+        _ => {}
+    }
+    match (lo, hi) {
+        (0, Some(0)) => empty(),
+        (1, Some(1)) => x,
+        _ => node(Kind::Repeat(x, lo, hi)),
+    }
+}
+
+pub fn opt(x: Rx) -> Rx {
+    repeat(x, 0, Some(1))
+}
+
+pub fn star(x: Rx) -> Rx {
+    repeat(x, 0, None)
+}
+
+fn quantifier(lo: u32, hi: Option<u32>) -> String {
+    match (lo, hi) {
+        (0, None) => "*".into(),
+        (1, None) => "+".into(),
+        (0, Some(1)) => "?".into(),
+        (n, None) => format!("{{{n},}}"),
+        (n, Some(m)) if n == m => format!("{{{n}}}"),
+        (n, Some(m)) => format!("{{{n},{m}}}"),
+    }
+}
+
+/// Prints the tree; the result parses with regex-syntax (Unicode, UTF-8 mode).
+pub fn print(x: &Rx) -> String {
+    let mut out = String::with_capacity(x.len);
+    write_node(x, &mut out);
+    out
+}
+
+fn write_node(x: &Rx, out: &mut String) {
+    match &x.kind {
+        Kind::Never => out.push_str(NEVER),
+        Kind::Empty => {}
+        Kind::Lit(s) => s.chars().for_each(|c| write_char(c, out)),
+        Kind::Set(s) => write_set(s, out),
+        Kind::Concat(v) => v.iter().for_each(|p| {
+            let group = matches!(p.kind, Kind::Alt(_));
+            write_grouped(p, group, out)
+        }),
+        Kind::Alt(v) => {
+            for (i, p) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                write_node(p, out);
+            }
+        }
+        Kind::Repeat(p, lo, hi) => {
+            write_grouped(p, !p.is_atom(), out);
+            out.push_str(&quantifier(*lo, *hi));
+        }
+    }
+}
+
+fn write_grouped(x: &Rx, group: bool, out: &mut String) {
+    if group {
+        out.push('(');
+    }
+    write_node(x, out);
+    if group {
+        out.push(')');
+    }
+}
+
+fn is_meta(c: char) -> bool {
+    regex_syntax::is_meta_character(c)
+}
+
+fn write_char(c: char, out: &mut String) {
+    if is_meta(c) {
+        out.push('\\');
+        out.push(c);
+    } else if c.is_control() || (c as u32) < 0x20 || c.is_whitespace() {
+        let _ = write!(out, "\\x{{{:X}}}", c as u32);
+    } else {
+        out.push(c);
+    }
+}
+
+fn char_len(c: char) -> usize {
+    let mut s = String::new();
+    write_char(c, &mut s);
+    s.len()
+}
+
+fn escaped_len(s: &str) -> usize {
+    s.chars().map(char_len).sum()
+}
+
+fn class_char_len(c: u32) -> usize {
+    let mut s = String::new();
+    write_class_char(c, &mut s);
+    s.len()
+}
+
+fn write_class_char(c: u32, out: &mut String) {
+    let ch = char::from_u32(c).expect("sets hold scalar values");
+    if matches!(ch, '\\' | ']' | '[' | '-' | '^' | '&' | '~') {
+        out.push('\\');
+        out.push(ch);
+    } else if ch.is_control() || ch.is_whitespace() || c < 0x20 {
+        let _ = write!(out, "\\x{{{c:X}}}");
+    } else {
+        out.push(ch);
+    }
+}
+
+/// Prints the set or its complement, whichever has fewer ranges.
+fn set_form(s: &CharSet) -> (bool, CharSet) {
+    let c = s.complement();
+    if c.ranges().len() < s.ranges().len() {
+        (true, c)
+    } else {
+        (false, s.clone())
+    }
+}
+
+fn set_len(s: &CharSet) -> usize {
+    if let Some(c) = s.as_single() {
+        return char_len(c);
+    }
+    let (neg, body) = set_form(s);
+    let inner: usize = body
+        .ranges()
+        .iter()
+        .map(|&(a, b)| match b - a {
+            0 => class_char_len(a),
+            1 => class_char_len(a) + class_char_len(b),
+            _ => class_char_len(a) + 1 + class_char_len(b),
+        })
+        .sum();
+    inner + 2 + neg as usize
+}
+
+fn write_set(s: &CharSet, out: &mut String) {
+    if let Some(c) = s.as_single() {
+        write_char(c, out);
+        return;
+    }
+    let (neg, body) = set_form(s);
+    out.push('[');
+    if neg {
+        out.push('^');
+    }
+    for &(a, b) in body.ranges() {
+        write_class_char(a, out);
+        if b > a {
+            if b > a + 1 {
+                out.push('-');
+            }
+            write_class_char(b, out);
+        }
+    }
+    out.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full_match(re: &str, text: &str) -> bool {
+        use regex_automata::dfa::{dense, Automaton};
+        use regex_automata::{Anchored, Input};
+        let dfa = dense::DFA::new(&format!("^(?:{re})$")).unwrap();
+        let input = Input::new(text).anchored(Anchored::Yes);
+        dfa.try_search_fwd(&input).unwrap().is_some()
+    }
+
+    #[test]
+    fn printed_length_is_cached_exactly() {
+        let a = concat([lit("a.b"), set(CharSet::range('x' as u32, 'z' as u32))]);
+        let b = alt([a.clone(), lit("\n"), repeat(a.clone(), 2, Some(5))]);
+        let c = concat([b.clone(), star(set(CharSet::single('-').complement()))]);
+        for x in [a, b, c] {
+            assert_eq!(print(&x).len(), x.printed_len(), "{}", print(&x));
+        }
+    }
+
+    #[test]
+    fn printed_regexes_parse_and_mean_what_they_say() {
+        let meta = set(CharSet::from_ranges(vec![
+            (']' as u32, '^' as u32),
+            ('-' as u32, '-' as u32),
+            ('&' as u32, '&' as u32),
+        ]));
+        let re = print(&concat([lit("[a]"), meta, alt([lit("x"), empty()])]));
+        assert!(full_match(&re, "[a]^x"), "{re}");
+        assert!(full_match(&re, "[a]&"), "{re}");
+        assert!(!full_match(&re, "[a]a"), "{re}");
+        assert!(!full_match(&print(&never()), ""));
+    }
+
+    #[test]
+    fn constructors_absorb_never_and_empty() {
+        assert!(is_never(&concat([lit("a"), never()])));
+        assert_eq!(print(&alt([never(), lit("ab")])), "ab");
+        assert_eq!(print(&alt([lit("ab"), empty()])), "(ab)?");
+        assert_eq!(print(&alt([lit("a"), lit("b"), lit("c")])), "[a-c]");
+        assert_eq!(print(&repeat(never(), 0, None)), "");
+    }
+}

@@ -1,0 +1,184 @@
+//! The languages of scalar constraints: strings (character level) and numbers (text).
+//!
+//! Contracts:
+//! - [`str_lang`] is the regex of the *decoded* strings one [`StrCons`] admits; the
+//!   caller spells it ([`super::spell`]). Length bounds count characters. Patterns,
+//!   formats, negated languages and excluded values are intersected as automata; the
+//!   plain length case stays a counted repetition.
+//! - [`key_language`] is the decoded strings a shape admits, for `propertyNames`.
+//! - [`num_rx`] is the regex of the number texts one [`NumCons`] admits, in the
+//!   dialect's number syntax ([`super::dialect::Numbers`]).
+
+use super::automaton::{Dfa, TooLarge};
+use super::charset::CharSet;
+use super::context::{Ctx, Fail, Step};
+use super::dialect::Numbers;
+use super::eliminate::to_rx;
+use super::numbers::{
+    integer_bounds, integer_range, multiple_dfa, non_integer_dfa, real_range, restrict,
+    signed_exponent_form, Bound,
+};
+use super::rx::{self, Rx};
+use super::shape::{NumCons, Shape, StrCons};
+
+/// The most states of a string automaton turned back into a regex.
+const MAX_ELIMINATED: usize = 2_000;
+
+fn too_large(_: TooLarge) -> Fail {
+    Fail::Limit("a string language needs too many automaton states".into())
+}
+
+fn to_u32(n: u64, what: &str) -> Step<u32> {
+    u32::try_from(n).map_err(|_| Fail::Limit(format!("{what} {n} is too large")))
+}
+
+/// Whether the decoded string `v` satisfies every constraint of `c` but `values`.
+pub fn admits(ctx: &mut Ctx, c: &StrCons, v: &str) -> Step<bool> {
+    let n = v.chars().count() as u64;
+    if n < c.min || c.max.is_some_and(|m| n > m) || c.holes.iter().any(|h| h == v) {
+        return Ok(false);
+    }
+    for l in &c.langs {
+        if !ctx.matches(&l.rx, v)? {
+            return Ok(false);
+        }
+    }
+    for l in &c.not_langs {
+        if ctx.matches(&l.rx, v)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The decoded strings `c` admits.
+pub fn str_lang(ctx: &mut Ctx, c: &StrCons) -> Step<Rx> {
+    if let Some(values) = &c.values {
+        let mut keep = Vec::new();
+        for v in values {
+            if admits(ctx, c, v)? {
+                keep.push(rx::lit(v));
+            }
+        }
+        return Ok(rx::alt(keep));
+    }
+    let max = c.max.map(|m| to_u32(m, "maxLength")).transpose()?;
+    let length = rx::repeat(rx::set(CharSet::full()), to_u32(c.min, "minLength")?, max);
+    let unbounded = c.min == 0 && c.max.is_none();
+    match (
+        c.langs.as_slice(),
+        c.not_langs.is_empty() && c.holes.is_empty(),
+    ) {
+        ([], true) => return Ok(length),
+        ([one], true) if unbounded => return Ok(one.rx.clone()),
+        _ => {}
+    }
+    let mut parts: Vec<Dfa> = Vec::new();
+    for l in &c.langs {
+        let d = ctx.dfa(&l.rx)?;
+        parts.push(Dfa::clone(&d));
+    }
+    for l in &c.not_langs {
+        parts.push(ctx.dfa(&l.rx)?.complement());
+    }
+    if !c.holes.is_empty() {
+        let holes = rx::alt(c.holes.iter().map(|h| rx::lit(h)).collect::<Vec<_>>());
+        parts.push(Dfa::from_rx(&holes).map_err(too_large)?.complement());
+    }
+    if c.min > 0 || c.max.is_some() {
+        let d = parts.iter().try_fold(None::<Dfa>, |acc, p| match acc {
+            None => Ok(Some(p.clone())),
+            Some(a) => a.intersect(p).map(Some),
+        });
+        let within = match d.map_err(too_large)?.and_then(|d| d.length_range()) {
+            Some((lo, hi)) => {
+                lo as u64 >= c.min && c.max.is_none_or(|m| hi.is_some_and(|h| h as u64 <= m))
+            }
+            None => true,
+        };
+        if !within {
+            parts.push(Dfa::from_rx(&length).map_err(too_large)?);
+        }
+    }
+    let mut d = parts.pop().expect("at least one constraint");
+    for p in parts {
+        d = d.intersect(&p).map_err(too_large)?;
+    }
+    let d = d.minimize();
+    if d.len() > MAX_ELIMINATED {
+        return Err(Fail::Limit(format!(
+            "a string language needs {} automaton states",
+            d.len()
+        )));
+    }
+    Ok(to_rx(&d))
+}
+
+/// The decoded strings a shape admits (its other types are ignored).
+pub fn key_language(ctx: &mut Ctx, s: &Shape) -> Step<Rx> {
+    let mut parts = Vec::new();
+    for c in &s.strings {
+        parts.push(str_lang(ctx, c)?);
+    }
+    Ok(rx::alt(parts))
+}
+
+/// Whether a string constraint admits no string at all.
+pub fn str_is_empty(ctx: &mut Ctx, c: &StrCons) -> Step<bool> {
+    let x = str_lang(ctx, c)?;
+    if rx::is_never(&x) {
+        return Ok(true);
+    }
+    Ok(Dfa::from_rx(&x).map_err(too_large)?.is_empty())
+}
+
+/// Number texts with a sign constraint only, exponents allowed.
+fn exponent_form(lo: Option<&Bound>, hi: Option<&Bound>) -> Option<Rx> {
+    let at_zero = |b: Option<&Bound>| b.is_none_or(|(d, _)| d.is_zero());
+    if !at_zero(lo) || !at_zero(hi) {
+        return None;
+    }
+    match (lo, hi) {
+        (None, None) => Some(signed_exponent_form(None, true)),
+        (Some((_, e)), None) => Some(signed_exponent_form(Some(true), !e)),
+        (None, Some((_, e))) => Some(signed_exponent_form(Some(false), !e)),
+        _ => None,
+    }
+}
+
+/// The number texts `c` admits.
+pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
+    if !c.not_multiples.is_empty() || !c.holes.is_empty() {
+        return Err(Fail::unsupported(
+            "not",
+            "only negations of whole types, bounds, patterns and string values are implemented",
+        ));
+    }
+    let exp =
+        ctx.dialect.numbers == Numbers::ExponentWhereExact && !c.integer && c.multiples.is_empty();
+    let base = if c.integer {
+        let (l, h) = integer_bounds(c.lo.as_ref(), c.hi.as_ref());
+        integer_range(l.as_ref(), h.as_ref())
+    } else if let Some(x) = exp
+        .then(|| exponent_form(c.lo.as_ref(), c.hi.as_ref()))
+        .flatten()
+    {
+        x
+    } else {
+        real_range(c.lo.as_ref(), c.hi.as_ref())
+    };
+    if c.multiples.is_empty() && !c.non_integer {
+        return Ok(base);
+    }
+    let mut dfas = c
+        .multiples
+        .iter()
+        .map(|m| multiple_dfa(m).map_err(|why| Fail::unsupported("multipleOf", why)))
+        .collect::<Step<Vec<_>>>()?;
+    if c.non_integer {
+        dfas.push(non_integer_dfa());
+    }
+    restrict(&base, &dfas).map_err(|_| {
+        Fail::Limit("multipleOf with these bounds needs too many automaton states".into())
+    })
+}

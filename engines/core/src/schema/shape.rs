@@ -1,0 +1,260 @@
+//! The compiler's intermediate form: a schema's instances, split by JSON type.
+//!
+//! A [`Shape`] says, for each of the six JSON types, which of its values are valid: a
+//! flag for `null`, two for the booleans, and for numbers, strings, arrays and objects a
+//! *union of alternatives*, each alternative a conjunction of constraints ([`NumCons`],
+//! [`StrCons`], [`ArrCons`], [`ObjCons`]). No alternative means the type is excluded.
+//! Type-specific keywords restrict only their type (`minimum` says nothing about
+//! strings), so a schema's own keywords make one alternative per type, `anyOf` makes
+//! several, and `allOf` intersects type by type, alternative by alternative
+//! ([`intersect`]). Enumerated values are constraints too: `const: "a"` is a string
+//! alternative whose `values` are `["a"]`, `const: [1]` an array alternative with one
+//! prefix item and no others, so every keyword composes with every other.
+//!
+//! Nested schemas (items, property values) are `Rc`-shared [`ShapeRef`]s, so a `$ref`
+//! used in many places is one shape; emission memoizes on the pointer.
+//!
+//! Object keys obey two invariants: a key named in `props` is constrained by its entry
+//! alone (pattern properties that match it were folded in when it was declared), and
+//! each [`KeyRule`] applies to the keys *not* in `props`: the value of such a key must
+//! satisfy every rule, a rule being "the schemas of the patterns that match the key, or
+//! the additional schema if none does". A declared key whose shape is never is a key
+//! that must be absent.
+
+use std::rc::Rc;
+
+use super::decimal::Decimal;
+use super::numbers::Bound;
+use super::rx::Rx;
+
+pub type ShapeRef = Rc<Shape>;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Every value; the other fields are then empty and never read (see [`Shape::top`]).
+    pub top: bool,
+    pub null: bool,
+    /// `[false allowed, true allowed]`.
+    pub bools: [bool; 2],
+    pub numbers: Vec<NumCons>,
+    pub strings: Vec<StrCons>,
+    pub arrays: Vec<ArrCons>,
+    pub objects: Vec<ObjCons>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NumCons {
+    pub integer: bool,
+    pub non_integer: bool,
+    pub lo: Option<Bound>,
+    pub hi: Option<Bound>,
+    pub multiples: Vec<Decimal>,
+    pub not_multiples: Vec<Decimal>,
+    /// Values excluded (`not: {enum: [...]}`).
+    pub holes: Vec<Decimal>,
+}
+
+/// A regular language of decoded strings, with what it came from (for messages).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lang {
+    pub rx: Rx,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StrCons {
+    /// Length bounds, in characters.
+    pub min: u64,
+    pub max: Option<u64>,
+    /// Languages the string must be in (patterns, formats) and must not be in.
+    pub langs: Vec<Lang>,
+    pub not_langs: Vec<Lang>,
+    /// The only values allowed, when enumerated.
+    pub values: Option<Vec<String>>,
+    pub holes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contains {
+    pub shape: ShapeRef,
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrCons {
+    pub prefix: Vec<ShapeRef>,
+    /// Every item past the prefix.
+    pub items: ShapeRef,
+    pub min: u64,
+    pub max: Option<u64>,
+    pub contains: Vec<Contains>,
+    pub unique: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyRule {
+    pub patterns: Vec<(Lang, ShapeRef)>,
+    pub additional: ShapeRef,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjCons {
+    /// Declared keys in schema order, each with the whole constraint on its value.
+    pub props: Vec<(String, ShapeRef)>,
+    pub required: Vec<String>,
+    /// Constraints on the keys not declared (all of them apply).
+    pub rules: Vec<KeyRule>,
+    pub min: u64,
+    pub max: Option<u64>,
+    /// `propertyNames`: every key must be in each of these languages.
+    pub names: Vec<Lang>,
+}
+
+impl Shape {
+    /// Every value, spelled out by type (array items and object values are [`Shape::top`]).
+    pub fn any() -> Shape {
+        Shape {
+            top: false,
+            null: true,
+            bools: [true, true],
+            numbers: vec![NumCons::default()],
+            strings: vec![StrCons::default()],
+            arrays: vec![ArrCons::any()],
+            objects: vec![ObjCons::any()],
+        }
+    }
+
+    /// Every value, as a marker: an infinite shape cannot be spelled out, so the items
+    /// of [`ArrCons::any`] are this. Every reader checks [`Shape::is_any`] first.
+    pub fn top() -> Shape {
+        Shape {
+            top: true,
+            ..Shape::never()
+        }
+    }
+
+    pub fn never() -> Shape {
+        Shape {
+            top: false,
+            null: false,
+            bools: [false, false],
+            numbers: vec![],
+            strings: vec![],
+            arrays: vec![],
+            objects: vec![],
+        }
+    }
+
+    pub fn is_any(&self) -> bool {
+        self.top
+            || self.null
+                && self.bools == [true, true]
+                && matches!(self.numbers.as_slice(), [n] if *n == NumCons::default())
+                && matches!(self.strings.as_slice(), [s] if s.is_any())
+                && matches!(self.arrays.as_slice(), [a] if a.is_any())
+                && matches!(self.objects.as_slice(), [o] if o.is_any())
+    }
+
+    /// True when no value is valid (shallow: alternatives are not inspected).
+    pub fn is_never(&self) -> bool {
+        !self.top
+            && !self.null
+            && self.bools == [false, false]
+            && self.numbers.is_empty()
+            && self.strings.is_empty()
+            && self.arrays.is_empty()
+            && self.objects.is_empty()
+    }
+
+    /// The union of two shapes (`anyOf`).
+    pub fn union(&self, other: &Shape) -> Shape {
+        if self.is_any() || other.is_any() {
+            return Shape::any();
+        }
+        Shape {
+            top: false,
+            null: self.null || other.null,
+            bools: [
+                self.bools[0] || other.bools[0],
+                self.bools[1] || other.bools[1],
+            ],
+            numbers: join(&self.numbers, &other.numbers),
+            strings: join(&self.strings, &other.strings),
+            arrays: join(&self.arrays, &other.arrays),
+            objects: join(&self.objects, &other.objects),
+        }
+    }
+}
+
+impl StrCons {
+    pub fn is_any(&self) -> bool {
+        *self == StrCons::default()
+    }
+}
+
+impl ArrCons {
+    pub fn any() -> ArrCons {
+        ArrCons {
+            prefix: vec![],
+            items: Rc::new(Shape::top()),
+            min: 0,
+            max: None,
+            contains: vec![],
+            unique: false,
+        }
+    }
+
+    pub fn is_any(&self) -> bool {
+        self.prefix.is_empty()
+            && self.items.is_any()
+            && self.min == 0
+            && self.max.is_none()
+            && self.contains.is_empty()
+            && !self.unique
+    }
+
+    /// The shape of the item at `i`.
+    pub fn item(&self, i: usize) -> &ShapeRef {
+        self.prefix.get(i).unwrap_or(&self.items)
+    }
+}
+
+impl ObjCons {
+    pub fn any() -> ObjCons {
+        ObjCons {
+            props: vec![],
+            required: vec![],
+            rules: vec![],
+            min: 0,
+            max: None,
+            names: vec![],
+        }
+    }
+
+    pub fn is_any(&self) -> bool {
+        self.props.is_empty()
+            && self.required.is_empty()
+            && self.rules.iter().all(KeyRule::is_any)
+            && self.min == 0
+            && self.max.is_none()
+            && self.names.is_empty()
+    }
+
+    pub fn declared(&self, key: &str) -> Option<&ShapeRef> {
+        self.props.iter().find(|(k, _)| k == key).map(|(_, s)| s)
+    }
+}
+
+impl KeyRule {
+    pub fn is_any(&self) -> bool {
+        self.patterns.iter().all(|(_, s)| s.is_any()) && self.additional.is_any()
+    }
+}
+
+/// `a`, then the members of `b` not in `a`.
+fn join<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut v = a.to_vec();
+    v.extend(b.iter().filter(|x| !a.contains(x)).cloned());
+    v
+}

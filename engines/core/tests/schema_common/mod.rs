@@ -1,0 +1,221 @@
+//! Helpers shared by the tests and examples: dialect serialization of instances and
+//! anchored full-match checks.
+//!
+//! [`texts`] writes a JSON value as the dialect's texts: numbers in plain decimal (no
+//! exponent), strings escaped as `serde_json` does (only what must be escaped), the
+//! dialect's separators, and, for objects, every order of their keys (up to
+//! [`MAX_ORDERS`] texts in all), the instance's own order first.
+
+#![allow(dead_code)]
+
+use regex_automata::meta::Regex;
+use serde_json::Value;
+use tokensdfa_core::schema::{Dialect, Draft, Formats, Whitespace};
+
+/// The most key orders [`texts`] writes for one value.
+pub const MAX_ORDERS: usize = 200;
+
+/// A full-match matcher for a compiled regex.
+pub fn matcher(re: &str) -> Result<Regex, String> {
+    Regex::builder()
+        .configure(
+            Regex::config()
+                .nfa_size_limit(Some(1 << 26))
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                .hybrid_cache_capacity(1 << 24),
+        )
+        .syntax(regex_automata::util::syntax::Config::new().nest_limit(1000))
+        .build(&format!("^(?:{re})$"))
+        .map_err(|e| e.to_string())
+}
+
+/// Plain decimal spelling of a JSON number text (`1e2` -> `100`, `1.5e-1` -> `0.15`).
+pub fn plain(text: &str) -> Option<String> {
+    let (neg, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mant, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    if exp.abs() > 5000 {
+        return None;
+    }
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let digits: String = format!("{int}{frac}");
+    let point = int.len() as i64 + exp;
+    let (mut i, mut f) = if point <= 0 {
+        ("0".to_string(), "0".repeat((-point) as usize) + &digits)
+    } else if point as usize >= digits.len() {
+        (
+            digits.clone() + &"0".repeat(point as usize - digits.len()),
+            String::new(),
+        )
+    } else {
+        (
+            digits[..point as usize].to_string(),
+            digits[point as usize..].to_string(),
+        )
+    };
+    i = i.trim_start_matches('0').to_string();
+    if i.is_empty() {
+        i = "0".into();
+    }
+    f = f.trim_end_matches('0').to_string();
+    let body = if f.is_empty() { i } else { format!("{i}.{f}") };
+    Some(if neg && body != "0" {
+        format!("-{body}")
+    } else {
+        body
+    })
+}
+
+struct Seps {
+    open: &'static str,
+    close: &'static str,
+    comma: &'static str,
+    colon: &'static str,
+}
+
+fn seps(d: &Dialect) -> Seps {
+    match d.whitespace {
+        Whitespace::None => Seps {
+            open: "",
+            close: "",
+            comma: ",",
+            colon: ":",
+        },
+        Whitespace::OptionalSpace => Seps {
+            open: "",
+            close: "",
+            comma: ", ",
+            colon: ": ",
+        },
+        Whitespace::Any { .. } => Seps {
+            open: "\n\t",
+            close: "\n",
+            comma: " ,\t",
+            colon: " : ",
+        },
+    }
+}
+
+/// The dialect's texts of `v`, or `None` if a number cannot be written plainly.
+pub fn texts(v: &Value, d: &Dialect) -> Option<Vec<String>> {
+    let s = seps(d);
+    let mut out = write(v, &s)?;
+    out.truncate(MAX_ORDERS);
+    Some(out)
+}
+
+fn write(v: &Value, s: &Seps) -> Option<Vec<String>> {
+    Some(match v {
+        Value::Number(n) => vec![plain(&n.to_string())?],
+        Value::Array(a) if !a.is_empty() => {
+            let parts = a.iter().map(|x| write(x, s)).collect::<Option<Vec<_>>>()?;
+            product(&parts, s.comma)
+                .into_iter()
+                .map(|b| format!("[{}{b}{}]", s.open, s.close))
+                .collect()
+        }
+        Value::Object(o) if !o.is_empty() => {
+            let members = o
+                .iter()
+                .map(|(k, x)| {
+                    let key = serde_json::to_string(&Value::String(k.clone())).unwrap();
+                    write(x, s).map(|vs| {
+                        vs.into_iter()
+                            .map(|t| format!("{key}{}{t}", s.colon))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let mut out = Vec::new();
+            for order in permutations(members.len()) {
+                let parts: Vec<Vec<String>> = order.iter().map(|&i| members[i].clone()).collect();
+                out.extend(
+                    product(&parts, s.comma)
+                        .into_iter()
+                        .map(|b| format!("{{{}{b}{}}}", s.open, s.close)),
+                );
+                if out.len() >= MAX_ORDERS {
+                    break;
+                }
+            }
+            out
+        }
+        Value::Array(_) => vec![if s.open.is_empty() {
+            "[]".into()
+        } else {
+            "[ ]".into()
+        }],
+        Value::Object(_) => vec![if s.open.is_empty() {
+            "{}".into()
+        } else {
+            "{ }".into()
+        }],
+        other => vec![serde_json::to_string(other).unwrap()],
+    })
+}
+
+/// Every choice of one text per part, joined by `sep` (at most [`MAX_ORDERS`]).
+fn product(parts: &[Vec<String>], sep: &str) -> Vec<String> {
+    let mut acc = vec![String::new()];
+    for (i, p) in parts.iter().enumerate() {
+        let mut next = Vec::new();
+        for a in &acc {
+            for t in p {
+                if next.len() < MAX_ORDERS {
+                    next.push(if i == 0 {
+                        t.clone()
+                    } else {
+                        format!("{a}{sep}{t}")
+                    });
+                }
+            }
+        }
+        acc = next;
+    }
+    acc
+}
+
+/// Orders of `n` items, the identity first (at most [`MAX_ORDERS`]).
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur: Vec<usize> = (0..n).collect();
+    permute(&mut cur, 0, &mut out);
+    out
+}
+
+fn permute(cur: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
+    if out.len() >= MAX_ORDERS {
+        return;
+    }
+    if k == cur.len() {
+        out.push(cur.clone());
+        return;
+    }
+    for i in k..cur.len() {
+        cur.swap(k, i);
+        permute(cur, k + 1, out);
+        cur.swap(k, i);
+    }
+}
+
+/// The compact dialect the suite's file at `path` is run in: `format` asserts, except in
+/// draft 2020-12's own `format.json`, which expects it to annotate; unconstrained values
+/// nest three levels (the suite's deepest valid instances).
+pub fn suite_dialect(draft: Draft, path: &std::path::Path) -> Dialect {
+    let annotate = draft == Draft::Draft2020 && path.ends_with("draft2020-12/format.json");
+    Dialect {
+        draft,
+        formats: if annotate {
+            Formats::Annotate
+        } else {
+            Formats::Assert
+        },
+        any_depth: 3,
+        ..Dialect::default()
+    }
+}

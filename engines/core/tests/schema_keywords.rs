@@ -1,0 +1,413 @@
+//! Keyword-by-keyword full-match checks of compiled regexes.
+
+#[path = "schema_common/mod.rs"]
+mod common;
+
+use tokensdfa_core::schema::{compile, Dialect, Draft, Escapes, Numbers, SchemaError, Whitespace};
+
+fn check_in(d: &Dialect, schema: &str, good: &[&str], bad: &[&str]) {
+    let re = compile(schema, d).unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let m = common::matcher(&re).unwrap();
+    for t in good {
+        assert!(m.is_match(*t), "{schema} should accept {t}\n{re}");
+    }
+    for t in bad {
+        assert!(!m.is_match(*t), "{schema} should reject {t}\n{re}");
+    }
+}
+
+fn check(schema: &str, good: &[&str], bad: &[&str]) {
+    check_in(&Dialect::default(), schema, good, bad);
+}
+
+fn refused(schema: &str) -> SchemaError {
+    compile(schema, &Dialect::default()).expect_err(schema)
+}
+
+#[test]
+fn types_and_type_lists() {
+    check(r#"{"type":"null"}"#, &["null"], &["nul", "0", "\"\""]);
+    check(
+        r#"{"type":["integer","string"]}"#,
+        &["1", "-0", "2.0", "\"x\""],
+        &["1.5", "null", "[]"],
+    );
+    check(r#"{"type":"boolean"}"#, &["true", "false"], &["1"]);
+    check("true", &["1", "{\"a\":[null]}"], &["", "nul"]);
+    check("false", &[], &["1", "null", ""]);
+}
+
+#[test]
+fn enum_and_const_take_any_values() {
+    check(
+        r#"{"enum":[1,"a",[1,{"b":null}],{"x":true}]}"#,
+        &[
+            "1",
+            "1.0",
+            "\"a\"",
+            "\"\\u0061\"",
+            "[1,{\"b\":null}]",
+            "{\"x\":true}",
+        ],
+        &["2", "\"b\"", "[1]", "{\"x\":false}", "{}"],
+    );
+    check(
+        r#"{"const":0.5,"type":"number"}"#,
+        &["0.5", "0.50"],
+        &["0.6", "-0.5", "5e-1"],
+    );
+    check(
+        r#"{"enum":["a","b"],"minLength":2}"#,
+        &[],
+        &["\"a\"", "\"b\""],
+    );
+}
+
+#[test]
+fn integer_bounds_are_exact_at_any_size() {
+    let s = r#"{"type":"integer","minimum":-12,"exclusiveMaximum":123456789012345678901234567890}"#;
+    check(
+        s,
+        &["-12", "0", "123456789012345678901234567889", "7.000"],
+        &["-13", "123456789012345678901234567890", "1.5"],
+    );
+    check(
+        r#"{"type":"number","exclusiveMinimum":1.5,"maximum":2}"#,
+        &["1.51", "2", "2.000", "1.5000001"],
+        &["1.5", "2.01", "1"],
+    );
+}
+
+#[test]
+fn multiple_of_small_steps() {
+    check(
+        r#"{"type":"integer","multipleOf":3,"minimum":0,"maximum":20}"#,
+        &["0", "3", "18"],
+        &["2", "21", "-3"],
+    );
+    check(
+        r#"{"type":"number","multipleOf":0.25}"#,
+        &["1.25", "-0.5", "3"],
+        &["0.1", "1.255"],
+    );
+}
+
+#[test]
+fn strings_count_characters_not_escapes() {
+    let s = r#"{"type":"string","minLength":2,"maxLength":3}"#;
+    check(
+        s,
+        &["\"ab\"", "\"a\\nb\"", "\"\\u00e9\\u00e9\"", "\"😀😀\""],
+        &["\"a\"", "\"abcd\"", "\"\\u00e\""],
+    );
+    let required = Dialect {
+        escapes: Escapes::Required,
+        ..Dialect::default()
+    };
+    check_in(
+        &required,
+        s,
+        &["\"a\\\"\"", "\"é/\""],
+        &["\"\\/a\"", "\"\\u0041b\""],
+    );
+}
+
+#[test]
+fn patterns_are_ecma_and_unanchored() {
+    check(
+        r#"{"type":"string","pattern":"^[a-z]+\\d$"}"#,
+        &["\"ab1\""],
+        &["\"ab\"", "\"Ab1\"", "\"ab١\""],
+    );
+    check(
+        r#"{"type":"string","pattern":"x+"}"#,
+        &["\"axxb\"", "\"x\""],
+        &["\"ab\""],
+    );
+    check(
+        r#"{"type":"string","pattern":"^a","maxLength":2}"#,
+        &["\"a\"", "\"ab\""],
+        &["\"abc\"", "\"ba\""],
+    );
+    assert_eq!(
+        refused(r#"{"pattern":"(a)\\1"}"#).keyword(),
+        Some("pattern")
+    );
+}
+
+#[test]
+fn formats_have_real_grammars() {
+    check(
+        r#"{"format":"date","type":"string"}"#,
+        &["\"2024-02-29\""],
+        &["\"2023-02-29\"", "\"2024-13-01\""],
+    );
+    check(
+        r#"{"format":"uuid","type":"string"}"#,
+        &["\"123e4567-e89b-12d3-a456-426614174000\""],
+        &["\"123e4567\""],
+    );
+    check(
+        r#"{"format":"ipv4","type":"string"}"#,
+        &["\"10.0.0.255\""],
+        &["\"10.0.0.256\""],
+    );
+    check(
+        r#"{"format":"ipv6","type":"string"}"#,
+        &["\"::1\"", "\"fe80::1\""],
+        &["\"1::2::3\""],
+    );
+    check(
+        r#"{"format":"date-time","type":"string"}"#,
+        &["\"2020-01-01T00:00:00Z\""],
+        &["\"2020-01-01 00:00:00\""],
+    );
+    check(
+        r#"{"format":"email","type":"string"}"#,
+        &["\"a.b@c.org\""],
+        &["\"a..b@c.org\"", "\"abc\""],
+    );
+    check(
+        r#"{"format":"uri","type":"string"}"#,
+        &["\"https://x.org/a?b#c\""],
+        &["\"no scheme\""],
+    );
+    assert_eq!(
+        refused(r#"{"format":"hostname"}"#).keyword(),
+        Some("format")
+    );
+}
+
+#[test]
+fn objects_follow_schema_order() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"null"}},"required":["b"],"additionalProperties":false}"#;
+    check(
+        s,
+        &[
+            "{\"b\":\"x\"}",
+            "{\"a\":1,\"b\":\"x\",\"c\":null}",
+            "{\"b\":\"\",\"c\":null}",
+        ],
+        &[
+            "{}",
+            "{\"a\":1}",
+            "{\"b\":\"x\",\"a\":1}",
+            "{\"b\":\"x\",\"d\":1}",
+            "{\"a\":1,,\"b\":\"x\"}",
+        ],
+    );
+    let open = r#"{"properties":{"a":{"type":"integer"}},"additionalProperties":{"type":"boolean"},"type":"object"}"#;
+    check(
+        open,
+        &["{}", "{\"a\":1,\"z\":true}", "{\"z\":false,\"y\":true}"],
+        &["{\"a\":true}", "{\"z\":1}", "{\"z\":true,\"a\":1}"],
+    );
+}
+
+#[test]
+fn optional_required_and_undeclared_members_combine() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"null"},"b":{"type":"null"},"c":{"type":"null"}},"required":["b"],"additionalProperties":{"type":"integer"}}"#;
+    check(
+        s,
+        &[
+            "{\"b\":null}",
+            "{\"a\":null,\"b\":null}",
+            "{\"b\":null,\"c\":null,\"z\":1}",
+            "{\"a\":null,\"b\":null,\"x\":1,\"y\":2}",
+        ],
+        &[
+            "{}",
+            "{\"a\":null}",
+            "{\"z\":1}",
+            "{\"b\":null,\"z\":null}",
+            "{\"b\":null,\"a\":null}",
+            "{\"a\":null,,\"b\":null}",
+            "{\"b\":null,\"z\":1,\"c\":null}",
+        ],
+    );
+    let all_optional = r#"{"type":"object","properties":{"a":{"type":"null"},"b":{"type":"null"}},"additionalProperties":{"type":"integer"}}"#;
+    check(
+        all_optional,
+        &[
+            "{}",
+            "{\"b\":null}",
+            "{\"z\":1}",
+            "{\"a\":null,\"z\":1}",
+            "{\"y\":2,\"z\":1}",
+        ],
+        &["{,\"z\":1}", "{\"z\":1,\"a\":null}"],
+    );
+}
+
+#[test]
+fn pattern_properties_split_keys() {
+    let s = r#"{"type":"object","patternProperties":{"^x":{"type":"integer"}},"additionalProperties":{"type":"string"}}"#;
+    check(
+        s,
+        &["{\"xa\":1,\"b\":\"s\"}"],
+        &["{\"xa\":\"s\"}", "{\"b\":1}"],
+    );
+}
+
+#[test]
+fn property_counts() {
+    check(
+        r#"{"type":"object","minProperties":1,"maxProperties":2}"#,
+        &["{\"a\":1}", "{\"a\":1,\"b\":2}"],
+        &["{}", "{\"a\":1,\"b\":2,\"c\":3}"],
+    );
+    let s = r#"{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false,"minProperties":1}"#;
+    assert_eq!(refused(s).keyword(), Some("minProperties"));
+}
+
+#[test]
+fn arrays_positional_and_bounded() {
+    let s =
+        r#"{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"items":false}"#;
+    check(
+        s,
+        &["[]", "[1]", "[1,\"a\"]"],
+        &["[\"a\"]", "[1,\"a\",2]", "[1,2]"],
+    );
+    let d7 = Dialect {
+        draft: Draft::Draft7,
+        ..Dialect::default()
+    };
+    check_in(
+        &d7,
+        r#"{"items":[{"type":"integer"}],"additionalItems":{"type":"boolean"},"minItems":2}"#,
+        &["[1,true]", "[1,false,true]"],
+        &["[1]", "[1,2]"],
+    );
+    check(
+        r#"{"type":"array","items":{"type":"null"},"minItems":1,"maxItems":2}"#,
+        &["[null]", "[null,null]"],
+        &["[]", "[null,null,null]"],
+    );
+    assert_eq!(
+        refused(r#"{"type":"array","uniqueItems":true}"#).keyword(),
+        Some("uniqueItems")
+    );
+}
+
+#[test]
+fn refs_and_recursion() {
+    let s = r##"{"$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}},"additionalProperties":false}},"$ref":"#/$defs/n"}"##;
+    let d = Dialect {
+        max_recursion: 2,
+        ..Dialect::default()
+    };
+    check_in(
+        &d,
+        s,
+        &["{}", "{\"next\":{}}", "{\"next\":{\"next\":{}}}"],
+        &["{\"next\":1}"],
+    );
+    assert_eq!(
+        refused(r#"{"$ref":"http://example.com/x.json"}"#).keyword(),
+        Some("$ref")
+    );
+}
+
+#[test]
+fn applicators() {
+    check(
+        r#"{"anyOf":[{"type":"integer"},{"type":"string","maxLength":1}]}"#,
+        &["1", "\"a\""],
+        &["\"ab\"", "null"],
+    );
+    check(
+        r#"{"allOf":[{"type":"integer"},{"minimum":3}]}"#,
+        &["3"],
+        &["2", "3.5"],
+    );
+    check(
+        r#"{"oneOf":[{"type":"integer"},{"type":"string"}]}"#,
+        &["1", "\"a\""],
+        &["null"],
+    );
+    assert_eq!(
+        refused(r#"{"oneOf":[{"type":"integer"},{"minimum":2}]}"#).keyword(),
+        Some("oneOf")
+    );
+    check(r#"{"not":{"type":"string"}}"#, &["1", "null"], &["\"a\""]);
+    check(r#"{"type":"integer","not":{"minimum":5}}"#, &["4"], &["5"]);
+    let tagged = r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"integer"}},"required":["k"]},{"type":"object","properties":{"k":{"const":"b"}},"required":["k"]}]}"#;
+    check(
+        tagged,
+        &["{\"k\":\"a\",\"v\":1}", "{\"k\":\"b\"}"],
+        &["{\"k\":\"c\"}"],
+    );
+}
+
+#[test]
+fn negated_objects_and_arrays() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"not":{"required":["a","b"]}}"#;
+    check(s, &["{}", "{\"a\":1}", "{\"b\":2}"], &["{\"a\":1,\"b\":2}"]);
+    let v = r#"{"type":"object","properties":{"f":{"type":"array"}},"not":{"properties":{"f":{"maxItems":0}}}}"#;
+    check(v, &["{\"f\":[1]}"], &["{}", "{\"f\":[]}", "{\"g\":1}"]);
+    check(
+        r#"{"not":{"type":"array","minItems":2}}"#,
+        &["1", "[]", "[1]"],
+        &["[1,2]"],
+    );
+}
+
+#[test]
+fn whitespace_dialects() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}"#;
+    let space = Dialect {
+        whitespace: Whitespace::OptionalSpace,
+        ..Dialect::default()
+    };
+    check_in(
+        &space,
+        s,
+        &["{\"a\": [1, 2]}", "{\"a\":[1,2]}"],
+        &["{ \"a\": [1]}", "{\"a\":  [1]}"],
+    );
+    let any = Dialect {
+        whitespace: Whitespace::Any { max_run: Some(2) },
+        ..Dialect::default()
+    };
+    check_in(
+        &any,
+        s,
+        &["{ \"a\" :\n[ 1 ,2 ] }", "{\"a\":[]}", "{\"a\":[  ]}"],
+        &["{\"a\":[   ]}", " {\"a\":[]}", "{\"a\":[1,   2]}"],
+    );
+}
+
+#[test]
+fn exponents_only_where_exact() {
+    let e = Dialect {
+        numbers: Numbers::ExponentWhereExact,
+        ..Dialect::default()
+    };
+    check_in(
+        &e,
+        r#"{"type":"number","exclusiveMinimum":0}"#,
+        &["1e5", "2.5E-3"],
+        &["0", "-1e5", "0e9"],
+    );
+    check_in(
+        &e,
+        r#"{"type":"number","maximum":10}"#,
+        &["10", "9.5"],
+        &["1e1"],
+    );
+}
+
+#[test]
+fn errors_name_keyword_and_pointer() {
+    let e = refused(r#"{"properties":{"a":{"contains":{}}}}"#);
+    assert_eq!(
+        e.to_string(),
+        "unsupported keyword \"contains\" at /properties/a: this assertion is not implemented"
+    );
+    assert!(matches!(
+        refused(r#"{"type":"strin"}"#),
+        SchemaError::InvalidSchema { .. }
+    ));
+    assert!(matches!(refused("{"), SchemaError::InvalidSchema { .. }));
+}

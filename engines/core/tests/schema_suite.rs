@@ -1,0 +1,111 @@
+//! The official JSON-Schema-Test-Suite, compact dialect: every instance of every
+//! accepted schema must agree with its label, except the documented leap-second
+//! restriction (see `dialect.rs`); valid instances nesting deeper than the dialect's
+//! `any_depth` may be rejected (outside the dialect). Skipped when the corpus is absent. The example
+//! `suite` runs the same in three dialects with per-file numbers.
+
+#[path = "schema_common/mod.rs"]
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+use tokensdfa_core::schema::{compile, Dialect, Draft};
+
+/// The suite beside the project (`../shared/corpora/json-schema-test-suite`), or
+/// `$JSON_SCHEMA_TEST_SUITE` (its `tests` directory).
+fn suite_dir() -> std::path::PathBuf {
+    match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
+        Some(dir) => dir.into(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpora/json-schema-test-suite/tests"),
+    }
+}
+
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// How deeply a value nests arrays and objects.
+fn depth(v: &Value) -> u32 {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Disagreements in one file: (group, test) descriptions.
+fn run(path: &Path, d: &Dialect) -> (u32, Vec<String>) {
+    let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (mut accepted, mut bad) = (0, Vec::new());
+    for g in &groups {
+        let Ok(re) = compile(&g["schema"].to_string(), d) else {
+            continue;
+        };
+        let Ok(m) = common::matcher(&re) else {
+            continue;
+        };
+        accepted += 1;
+        for case in g["tests"].as_array().unwrap() {
+            let valid = case["valid"].as_bool().unwrap();
+            let Some(texts) = common::texts(&case["data"], d) else {
+                continue;
+            };
+            let own = m.is_match(texts[0].as_str());
+            let any = own || texts.iter().any(|t| m.is_match(t.as_str()));
+            let deep = valid && depth(&case["data"]) > d.any_depth;
+            if (valid && !any && !deep) || (!valid && any) {
+                bad.push(format!(
+                    "{}: {} / {}",
+                    path.display(),
+                    g["description"],
+                    case["description"]
+                ));
+            }
+        }
+    }
+    (accepted, bad)
+}
+
+#[test]
+fn accepted_schemas_agree_with_the_suite() {
+    let root = suite_dir();
+    if !root.exists() {
+        eprintln!("skipped: no JSON-Schema-Test-Suite at {}", root.display());
+        return;
+    }
+    let mut accepted = 0;
+    let mut bad = Vec::new();
+    for (dir, draft) in [
+        ("draft2020-12", Draft::Draft2020),
+        ("draft7", Draft::Draft7),
+    ] {
+        let base = root.join(dir);
+        for f in files(&base)
+            .into_iter()
+            .chain(files(&base.join("optional/format")))
+        {
+            let d = common::suite_dialect(draft, &f);
+            let (a, b) = run(&f, &d);
+            accepted += a;
+            bad.extend(b);
+        }
+    }
+    bad.retain(|b| !b.contains("leap second"));
+    assert!(accepted > 400, "only {accepted} schemas accepted");
+    assert!(
+        bad.is_empty(),
+        "{} disagreements:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

@@ -1,0 +1,99 @@
+"""The Rust core's JSON-schema compiler through the binding (`tokensdfa.schema_to_regex`):
+its language agrees with `jsonschema` on hand-picked instances of schemas the
+outlines-core converter gets wrong, in each whitespace dialect, and every refusal is one
+line of the right kind. (The official JSON-Schema-Test-Suite runs in `cargo test`:
+engines/core/tests/schema_suite.rs.)"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+import tokensdfa
+
+# (schema, instances): instances valid and invalid, judged by jsonschema.
+CASES: list[tuple[dict[str, Any], list[Any]]] = [
+    (  # the converter drops minimum/maximum on integers
+        {
+            "type": "object",
+            "properties": {"days": {"type": "integer", "minimum": 1, "maximum": 14}},
+            "required": ["days"],
+        },
+        [{"days": 1}, {"days": 14}, {"days": 15}, {"days": 0}, {"days": -1}, {}],
+    ),
+    (  # an unconstrained property: any JSON value, never a bare null for the object
+        {"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+        [{"a": True}, {"a": [1, {"b": None}]}, {}, None, {"b": 1}],
+    ),
+    (  # a type list, grouped
+        {"type": ["string", "null"], "maxLength": 3},
+        ["abc", "abcd", None, 1, ""],
+    ),
+    (  # exclusiveMinimum inside anyOf
+        {"anyOf": [{"type": "number", "exclusiveMinimum": 2.5}, {"const": "x"}]},
+        [2.5, 2.51, 3, "x", "y", 2],
+    ),
+    (  # format: date, ASCII digits only
+        {"type": "string", "format": "date"},
+        ["2024-02-29", "2024-13-01", "２０２４-01-01", "2024-1-01"],
+    ),
+    (  # pattern is unanchored: "contains"
+        {"type": "string", "pattern": "ab+"},
+        ["xabbby", "ab", "a", ""],
+    ),
+    (  # strings may hold U+007F-U+009F raw
+        {"type": "string"},
+        ["\x7f\x85\x9f", "tab\tinside", 'quote"inside'],
+    ),
+]
+
+DIALECTS = {
+    "none": {"separators": (",", ":")},
+    "optional-space": {"separators": (", ", ": ")},
+    "any": {"indent": 2},
+}
+
+
+def _full_match(dfa: Any, text: str) -> bool:
+    state = dfa.walk(dfa.initial_state, text.encode("utf-8"))
+    return state is not None and bool(dfa.is_accepting(state))
+
+
+@pytest.mark.parametrize("whitespace", list(DIALECTS))
+@pytest.mark.parametrize(("schema", "instances"), CASES)
+def test_language_agrees_with_jsonschema(
+    schema: dict[str, Any], instances: list[Any], whitespace: str
+) -> None:
+    regex = tokensdfa.schema_to_regex(json.dumps(schema), whitespace=whitespace)
+    dfa = tokensdfa.ByteDfa(regex)
+    for value in instances:
+        text = json.dumps(value, ensure_ascii=False, **DIALECTS[whitespace])
+        valid = jsonschema.Draft202012Validator(
+            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        ).is_valid(value)
+        assert _full_match(dfa, text) == valid, (schema, text)
+
+
+@pytest.mark.parametrize(
+    ("schema", "kind", "words"),
+    [
+        ("{", tokensdfa.PatternError, "not JSON"),
+        ('{"type": "array", "contains": {}}', tokensdfa.UnsupportedPatternError, "contains"),
+        (
+            '{"type": "array", "uniqueItems": true}',
+            tokensdfa.UnsupportedPatternError,
+            "uniqueItems",
+        ),
+    ],
+)
+def test_refusals_are_one_line_of_their_kind(schema: str, kind: type, words: str) -> None:
+    with pytest.raises(kind) as info:
+        tokensdfa.schema_to_regex(schema)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_unknown_dialect_name_is_value_error() -> None:
+    with pytest.raises(ValueError, match="whitespace"):
+        tokensdfa.schema_to_regex("{}", whitespace="tabs")
