@@ -77,15 +77,6 @@ enum Outcome {
     Order,
 }
 
-/// How deeply a value nests arrays and objects.
-fn depth(v: &Value) -> u32 {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
-        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 fn judge(re: &regex_automata::meta::Regex, texts: &[String], valid: bool) -> Outcome {
     let own = re.is_match(texts[0].as_str());
     let any = own || texts[1..].iter().any(|t| re.is_match(t.as_str()));
@@ -136,7 +127,9 @@ fn run_file(
                 match judge(&m, &texts, valid) {
                     Outcome::Agree => t.agree += 1,
                     Outcome::Order => t.order += 1,
-                    Outcome::Disagree if valid && depth(&case["data"]) > d.any_depth => t.deep += 1,
+                    Outcome::Disagree if valid && common::depth(&case["data"]) > d.any_depth => {
+                        t.deep += 1
+                    }
                     Outcome::Disagree => {
                         t.disagree += 1;
                         if verbose {
@@ -169,18 +162,6 @@ fn reason(e: &SchemaError) -> String {
     }
 }
 
-fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .map(|r| {
-            r.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "-v");
@@ -203,9 +184,9 @@ fn main() {
             "file", "acc", "ref", "agree", "DIS", "order", "deep"
         );
         let base = Path::new(&root).join(dir);
-        for f in json_files(&base)
+        for f in common::json_files(&base)
             .into_iter()
-            .chain(json_files(&base.join("optional/format")))
+            .chain(common::json_files(&base.join("optional/format")))
         {
             let t = run_file(&f, draft, verbose, &mut reasons);
             let name = f.strip_prefix(&base).unwrap().display().to_string();

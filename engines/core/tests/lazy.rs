@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use tokensdfa_core::{LazyIndex, LazyOptions, Mode, NaiveIndex, TokenAutomaton, Vocabulary};
 
 mod common;
-use common::{cases, regex_strategy, vocab, vocab_strategy};
+use common::{cases, known_vocab, regex_strategy, vocab, vocab_strategy, KNOWN};
 
 /// Slices that small vocabularies of `a`, `b`, `c`, `1`, `é` actually fill.
 const SMALL_SLICES: [&str; 4] = ["[ab]{1,2}", "[a-c]{3,}", "[^b]+", "é|1"];
@@ -65,81 +65,6 @@ fn check(pattern: &str, v: &Vocabulary) {
         assert_same(pattern, v, &lazy);
     }
 }
-
-fn toks(words: &[&str]) -> Vec<Vec<u8>> {
-    words.iter().map(|w| w.as_bytes().to_vec()).collect()
-}
-
-fn known_vocab() -> Vec<Vec<u8>> {
-    let mut words: Vec<String> = (0..=9).map(|d| d.to_string()).collect();
-    for w in [
-        "a",
-        "b",
-        "ab",
-        "abc",
-        "c",
-        ".",
-        "-",
-        "20",
-        "24",
-        "01",
-        "2024",
-        "http",
-        "https",
-        "://",
-        "s",
-        ":",
-        "/",
-        "www",
-        "é",
-        "\u{1C}",
-        "ca",
-        "cat",
-        "car",
-        "t",
-        "r",
-        " ",
-        "\"",
-        "{",
-        "}",
-        "hello world",
-        "\"a",
-        "a\"",
-        "\\",
-        "abcdefghijklmnopqrstuvwxyzabcdefghij",
-    ] {
-        words.push(w.to_string());
-    }
-    let refs: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
-    let mut t = toks(&refs);
-    t.push(vec![0xC3]);
-    t.push(vec![0xA9]);
-    t.push(vec![0xE2, 0x80]);
-    t.push(b"ab".to_vec()); // a duplicate byte string
-    t
-}
-
-const KNOWN: [&str; 19] = [
-    "(a|ab)",
-    r"a(\.a)*",
-    r"\d{4}-\d{2}",
-    "(ab|cd)+e?",
-    "cat|car",
-    "abc+",
-    "(abc)?",
-    "(ab){2,3}",
-    "(?i:abc)",
-    "é+",
-    r"(https?://)?[a-z\.]+",
-    "[^a]*",
-    "\u{1C}a",
-    "",
-    "[a&&b]",
-    "a[a&&b]|b",
-    r#"\{"a": "([^"\\\x00-\x1F\x7F-\x9F]|\\["\\])*"\}"#,
-    r#""[^"\\\x00-\x1F\x7F-\x9F]{0,12}""#,
-    r"^(ab|c)$",
-];
 
 #[test]
 fn lazy_matches_naive_on_known_regexes_with_json_slices() {

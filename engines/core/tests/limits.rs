@@ -3,7 +3,6 @@
 
 use tokensdfa_core::{Error, Index, Limits, Mode, TokenAutomaton};
 
-#[allow(dead_code)] // shared with the property tests, which use the rest
 mod common;
 use common::vocab;
 

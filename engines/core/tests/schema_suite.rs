@@ -22,27 +22,6 @@ fn suite_dir() -> std::path::PathBuf {
     }
 }
 
-fn files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .map(|r| {
-            r.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-/// How deeply a value nests arrays and objects.
-fn depth(v: &Value) -> u32 {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
-        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 /// Disagreements in one file: (group, test) descriptions.
 fn run(path: &Path, d: &Dialect) -> (u32, Vec<String>) {
     let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -62,7 +41,7 @@ fn run(path: &Path, d: &Dialect) -> (u32, Vec<String>) {
             };
             let own = m.is_match(texts[0].as_str());
             let any = own || texts.iter().any(|t| m.is_match(t.as_str()));
-            let deep = valid && depth(&case["data"]) > d.any_depth;
+            let deep = valid && common::depth(&case["data"]) > d.any_depth;
             if (valid && !any && !deep) || (!valid && any) {
                 bad.push(format!(
                     "{}: {} / {}",
@@ -90,9 +69,9 @@ fn accepted_schemas_agree_with_the_suite() {
         ("draft7", Draft::Draft7),
     ] {
         let base = root.join(dir);
-        for f in files(&base)
+        for f in common::json_files(&base)
             .into_iter()
-            .chain(files(&base.join("optional/format")))
+            .chain(common::json_files(&base.join("optional/format")))
         {
             let d = common::suite_dialect(draft, &f);
             let (a, b) = run(&f, &d);

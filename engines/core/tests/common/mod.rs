@@ -1,5 +1,9 @@
-//! Strategies shared by the property tests: regexes in the dialect every engine shares,
-//! and small vocabularies with the awkward tokens real ones have.
+//! Strategies and fixtures shared by the property tests: regexes in the dialect every
+//! engine shares, small vocabularies with the awkward tokens real ones have, and the
+//! known regexes with their vocabulary.
+
+// Each test crate includes this module and uses a part of it.
+#![allow(dead_code)]
 
 use proptest::prelude::*;
 use tokensdfa_core::Vocabulary;
@@ -75,3 +79,84 @@ pub fn vocab_strategy() -> impl Strategy<Value = Vec<Vec<u8>>> {
         v
     })
 }
+
+fn toks(words: &[&str]) -> Vec<Vec<u8>> {
+    words.iter().map(|w| w.as_bytes().to_vec()).collect()
+}
+
+/// The vocabulary the known regexes run on: digits, words of the patterns, their
+/// pieces, lone UTF-8 bytes and a duplicate byte string.
+pub fn known_vocab() -> Vec<Vec<u8>> {
+    let mut words: Vec<String> = (0..=9).map(|d| d.to_string()).collect();
+    for w in [
+        "a",
+        "b",
+        "ab",
+        "abc",
+        "c",
+        ".",
+        "-",
+        "20",
+        "24",
+        "01",
+        "2024",
+        "http",
+        "https",
+        "://",
+        "s",
+        ":",
+        "/",
+        "www",
+        "é",
+        "\u{1C}",
+        "ca",
+        "cat",
+        "car",
+        "t",
+        "r",
+        " ",
+        "\"",
+        "{",
+        "}",
+        "hello world",
+        "\"a",
+        "a\"",
+        "\\",
+        "abcdefghijklmnopqrstuvwxyzabcdefghij",
+    ] {
+        words.push(w.to_string());
+    }
+    let refs: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
+    let mut t = toks(&refs);
+    t.push(vec![0xC3]);
+    t.push(vec![0xA9]);
+    t.push(vec![0xE2, 0x80]);
+    t.push(b"ab".to_vec()); // a duplicate byte string
+    t
+}
+
+/// Regexes every index must get exactly right: alternatives that share a prefix,
+/// finish-and-continue, counted repetition, case folding, multi-byte characters, control
+/// bytes, empty classes, JSON strings, anchors.
+pub const KNOWN: [&str; 20] = [
+    "(a|ab)",
+    r"a(\.a)*",
+    r"\d{4}-\d{2}",
+    "(ab|cd)+e?",
+    "cat|car",
+    "abc+",
+    "(abc)?",
+    "(ab){2,3}",
+    "(?i:abc)",
+    "é+",
+    r"(https?://)?[a-z\.]+",
+    "[^a]*",
+    "\u{1C}a",
+    "",
+    "[a&&b]",
+    "a[a&&b]|b",
+    r#"\{"a": "([^"\\\x00-\x1F\x7F-\x9F]|\\["\\])*"\}"#,
+    r#""[^"\\\x00-\x1F\x7F-\x9F]{0,12}""#,
+    r"^(ab|c)$",
+    r#"\{"a": "[^"]*"\}"#,
+];

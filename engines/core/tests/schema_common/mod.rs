@@ -219,3 +219,25 @@ pub fn suite_dialect(draft: Draft, path: &std::path::Path) -> Dialect {
         ..Dialect::default()
     }
 }
+
+/// The `.json` files directly in `dir`, sorted (none if it cannot be read).
+pub fn json_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// How deeply a value nests arrays and objects.
+pub fn depth(v: &Value) -> u32 {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
