@@ -17,19 +17,25 @@ gets removed). Tests skip, with the reason, when an engine's package is absent.
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from test_engines import (
+    VOCAB,
+    Walk,
+    _allowed,
+    _available,
+    _policy_regex,
+    _prepared,
+    compare_with_reference,
+)
 
 from harness import engines
 from harness.corpora.paths import POLICY_LAYOUTS
-from harness.corpora.regex_syntax import ascii_classes
 from harness.diff import instance_repro, repro
 from harness.diff.instances import FALSE_REJECTION, check_instances
 from harness.diff.minimize import Minimal, tiny_vocabulary
@@ -37,7 +43,7 @@ from harness.diff.triage import declared_answer
 from harness.engines.base import Engine
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.spec import Spec
-from harness.vocab import Vocabulary, synthetic
+from harness.vocab import Vocabulary
 
 tokensdfa = pytest.importorskip("tokensdfa")
 
@@ -46,10 +52,6 @@ FORMATRON = "formatron"
 NEW_ENGINES = (LMFE, FORMATRON)
 
 # 1000 is not a multiple of 32: bits past the last token must stay clear.
-VOCAB = synthetic(1000, seed=7)
-WALKS = 12
-MAX_STEPS = 24
-MAX_COVERED_STATES = 200
 
 REGEXES = [
     "[0-9]{1,3}",
@@ -104,38 +106,8 @@ KNOWN_BUGS: dict[tuple[str, str], str] = {
 }
 
 
-def _available(name: str) -> Engine:
-    engine = engines.get(name)
-    ok, why = engine.available()
-    if not ok:
-        pytest.skip(f"{name} unavailable: {why}")
-    return engine
-
-
-_PREPARED: dict[str, Any] = {}
-
-
-def _prepared(engine: Engine) -> Any:
-    if engine.name not in _PREPARED:
-        _PREPARED[engine.name] = engine.prepare(VOCAB)
-    return _PREPARED[engine.name]
-
-
 def _native(vocab: Vocabulary) -> Any:
     return tokensdfa.Vocabulary(vocab.tokens, vocab.eos_id, sorted(vocab.special_ids))
-
-
-def _policy_regex(engine: Engine, regex: str) -> str:
-    """The regex the reference runs so that it reads classes as the engine declares."""
-    if engine.policies.unicode_classes:
-        return regex
-    return ascii_classes(regex, dict(engine.policies.class_table))
-
-
-def _allowed(mask: np.ndarray, vocab: Vocabulary) -> set[int]:
-    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")
-    assert not bits[vocab.size :].any(), "bits set past the last token"
-    return set(np.flatnonzero(bits[: vocab.size]).tolist())
 
 
 def expected(
@@ -149,93 +121,12 @@ def expected(
     return set(text) | ({vocab.eos_id} if accepting else set()), accepting
 
 
-class Walk:
-    """One engine matcher and the reference index advanced in lockstep."""
+class PolicyWalk(Walk):
+    """The lockstep walk of tests/test_engines.py, the reference read through the
+    engine's declared policies."""
 
-    def __init__(self, engine: Engine, compiled: Any, ref: Any, rng: random.Random) -> None:
-        self.engine = engine
-        self.matcher = compiled.matcher()
-        self.ref = ref
-        self.state: int = ref.initial_state
-        self.path: list[int] = []
-        self.rng = rng
-        self.ref_mask = np.zeros(VOCAB.mask_words, dtype=np.int32)
-        self.eng_mask = np.zeros(VOCAB.mask_words, dtype=np.int32)
-
-    def where(self) -> str:
-        return f"after {VOCAB.decode(self.path)!r} (ids {self.path})"
-
-    def compare(self) -> tuple[set[int], set[int]]:
-        self.ref.fill_mask(self.state, self.ref_mask)
-        self.eng_mask.fill(-1)  # stale bits must not survive a fill
-        self.matcher.fill_mask(self.eng_mask)
-        want, accepting = expected(
-            self.engine,
-            VOCAB,
-            _allowed(self.ref_mask, VOCAB),
-            self.ref.is_accepting(self.state),
-            self.path,
-        )
-        got = _allowed(self.eng_mask, VOCAB)
-        assert self.matcher.is_accepting() == accepting, self.where()
-        assert got == want, (
-            f"{self.where()}: reference only {sorted(want - got)[:10]}, "
-            f"engine only {sorted(got - want)[:10]}"
-        )
-        self._check_refusals(want)
-        return want, got
-
-    def _check_refusals(self, want: set[int]) -> None:
-        """A refused token, and EOS, return False and change nothing."""
-        outside = sorted(set(range(VOCAB.size)) - want)
-        before = self.eng_mask.copy()
-        for token in [self.rng.choice(outside)] if outside else []:
-            assert not self.matcher.advance(token), f"{self.where()}: took refused {token}"
-        assert not self.matcher.advance(VOCAB.eos_id), f"{self.where()}: advanced EOS"
-        self.matcher.fill_mask(self.eng_mask)
-        assert np.array_equal(self.eng_mask, before), f"{self.where()}: a refusal moved it"
-
-    def advance(self, token: int) -> None:
-        assert self.matcher.advance(token), f"{self.where()}: refused allowed token {token}"
-        nxt = self.ref.next_state(self.state, token)
-        assert nxt is not None
-        self.state = nxt
-        self.path.append(token)
-
-
-def _compare(engine: Engine, regex: str) -> None:
-    ref = tokensdfa.NaiveIndex(_policy_regex(engine, regex), _native(VOCAB))
-    compiled = engine.compile(_prepared(engine), Spec.regex(f"test/{regex}", regex))
-    rng = random.Random(f"{engine.name}:{regex}")
-    _cover_states(engine, compiled, ref, rng)
-    for _ in range(WALKS):
-        walk = Walk(engine, compiled, ref, rng)
-        for _ in range(MAX_STEPS):
-            want, got = walk.compare()
-            choices = sorted((want & got) - {VOCAB.eos_id})
-            if not choices or (walk.ref.is_accepting(walk.state) and rng.random() < 0.15):
-                break
-            walk.advance(rng.choice(choices))
-        walk.matcher.reset()
-        walk.state, walk.path = ref.initial_state, []
-        walk.compare()
-
-
-def _cover_states(engine: Engine, compiled: Any, ref: Any, rng: random.Random) -> None:
-    """Every reference state reachable through tokens the engine takes (up to a bound),
-    by a shortest path."""
-    queue: deque[list[int]] = deque([[]])
-    seen = {ref.initial_state}
-    while queue and len(seen) <= MAX_COVERED_STATES:
-        walk = Walk(engine, compiled, ref, rng)
-        for token in queue.popleft():
-            walk.advance(token)
-        want, got = walk.compare()
-        for token in sorted((want & got) - {VOCAB.eos_id}):
-            nxt = ref.next_state(walk.state, token)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append([*walk.path, token])
+    def expectation(self, allowed: set[int], accepting: bool) -> tuple[set[int], bool]:
+        return expected(self.engine, VOCAB, allowed, accepting, self.path)
 
 
 @pytest.mark.parametrize("regex", REGEXES)
@@ -244,7 +135,7 @@ def test_agrees_with_reference(name: str, regex: str, request: pytest.FixtureReq
     reason = KNOWN_BUGS.get((name, regex))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True, raises=AssertionError))
-    _compare(_available(name), regex)
+    compare_with_reference(_available(name), regex, PolicyWalk)
 
 
 # --- the declared policies, each shown on a tiny vocabulary -------------------------------
