@@ -43,6 +43,8 @@ def one_line(done: subprocess.CompletedProcess[str], code: int, *named: str) -> 
 
 CASES = [
     (["bench", "--timeout", "nan"], ["--timeout", "'nan'"]),
+    (["bench", "--converter", "regex"], ["--converter", "'regex'"]),
+    (["check", "x/y", "--converter", ""], ["--converter", "''"]),
     (["bench", "--timeout", "inf"], ["--timeout", "'inf'"]),
     (["bench", "--timeout", "-3"], ["--timeout", "'-3'"]),
     (["bench", "--memory-limit", "inf"], ["--memory-limit", "'inf'"]),

@@ -240,9 +240,10 @@ def test_converter_crash_is_a_verdict_and_the_converter_recovers(
     monkeypatch.setattr(converter._service._worker, "address_space", 512 << 20)
     converter.stop()
     try:
-        crashed = converter._service.ask(pixi.spec.text, 60)
+        crashed = converter._service.ask({"converter": "outlines-core", "text": pixi.spec.text}, 60)
         assert crashed.status in (Status.CRASH, Status.OOM), crashed
-        fresh = converter._service.ask(json.dumps({"type": "integer"}), 60)
+        integer = json.dumps({"type": "integer"})
+        fresh = converter._service.ask({"converter": "outlines-core", "text": integer}, 60)
         assert fresh.ok and fresh.value["verdict"] == ["ok", "(-)?(0|[1-9][0-9]*)"]
     finally:
         converter.stop()

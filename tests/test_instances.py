@@ -1,5 +1,6 @@
 """Instance checks of JSON-schema engines: false rejections, false acceptances, invalid
-outputs, the json-escapes policy, and the converter's bugs seen through the reference."""
+outputs, the json-escapes policy; outlines-core's converter's bugs seen through its
+subject, and our converter's language free of them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import engines
+from harness.corpora import converter
 from harness.diff import instance_repro, repro
 from harness.diff.instances import (
     FALSE_ACCEPTANCE,
@@ -19,6 +21,7 @@ from harness.diff.instances import (
     validate,
 )
 from harness.engines.base import Engine
+from harness.engines.converter_subject import NAME as SUBJECT
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -67,14 +70,15 @@ def test_sampling_is_deterministic_per_seed() -> None:
     assert a.row() == b.row()
 
 
-def test_converter_any_value_bug_is_a_false_acceptance() -> None:
-    """outlines-core's converter writes an unconstrained property (`{}`) as ungrouped
-    alternatives, `...:[ ]?((true|false))|(null)|...`, so the top-level `|` splits the
-    whole regex: the reference walking it accepts a bare `null` and refuses `{"a":true}`
-    (seen on maskbench/BFCL_java_13)."""
+def test_outlines_converter_any_value_bug_is_a_false_acceptance() -> None:
+    """outlines-core's converter (the subject outlines-core-converter) writes an
+    unconstrained property (`{}`) as ungrouped alternatives,
+    `...:[ ]?((true|false))|(null)|...`, so the top-level `|` splits the whole regex:
+    the reference walking it accepts a bare `null` and refuses `{"a":true}` (seen on
+    maskbench/BFCL_java_13)."""
     schema = {"type": "object", "properties": {"a": {}}, "required": ["a"]}
     assert validate(schema, None) is not None
-    counts = _check("naive", schema, [{"a": True}], [None], samples=0)
+    counts = _check(SUBJECT, schema, [{"a": True}], [None], samples=0)
     # and `{"a":true}` is refused: the first alternative ends before the closing brace
     assert [f.kind for f in counts.failures] == [FALSE_REJECTION, FALSE_ACCEPTANCE]
     assert counts.false_rejections == 1 and counts.false_acceptances == 1
@@ -85,12 +89,35 @@ def test_converter_any_value_bug_is_a_false_acceptance() -> None:
 STRING_SCHEMA = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}
 
 
-def test_converter_refuses_raw_and_escaped_c1_characters() -> None:
-    """The converter's string regex excludes raw U+007F-U+009F and has no \\u escapes,
+def test_outlines_converter_refuses_raw_and_escaped_c1_characters() -> None:
+    """outlines-core's string regex excludes raw U+007F-U+009F and has no \\u escapes,
     so no spelling of a string holding U+0085 is accepted: a false rejection, not the
     json-escapes policy."""
-    counts = _check("naive", STRING_SCHEMA, [{"s": "a\x85b"}], [], samples=0)
+    counts = _check(SUBJECT, STRING_SCHEMA, [{"s": "a\x85b"}], [], samples=0)
     assert counts.false_rejections == 1 and counts.policy == 0
+
+
+@pytest.mark.parametrize(
+    ("schema", "valid", "invalid"),
+    [
+        ({"type": "object", "properties": {"a": {}}, "required": ["a"]}, [{"a": True}], [None]),
+        (STRING_SCHEMA, [{"s": "a\x85b"}], []),
+        (  # outlines-core drops minimum/maximum on integers
+            {"type": "object", "properties": {"d": {"type": "integer", "minimum": 1}}},
+            [{"d": 1}, {}],
+            [{"d": 0}, {"d": -1}],
+        ),
+    ],
+)
+def test_our_converter_gets_outlines_converter_bugs_right(
+    schema: dict, valid: list, invalid: list
+) -> None:
+    """With our converter (the default) the reference's language is the schema's: the
+    instances outlines-core's converter gets wrong are all judged right."""
+    assert converter.current() == converter.OURS
+    counts = _check("naive", schema, valid, invalid, samples=2)
+    assert counts.failures == [], counts.failures
+    assert _check(SUBJECT, schema, valid, invalid, samples=0).failures
 
 
 def test_json_escapes_policy() -> None:
@@ -129,9 +156,9 @@ def test_validate_explains_in_one_line() -> None:
             '{"q":"a\tb"}',
             INVALID_OUTPUT,
         ),
-        # the converter's language takes a bare null for an object with a `{}` property
+        # outlines-core's converter takes a bare null for an object with a `{}` property
         (
-            "naive",
+            SUBJECT,
             {"type": "object", "properties": {"a": {}}, "required": ["a"]},
             "null",
             FALSE_ACCEPTANCE,

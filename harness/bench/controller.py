@@ -108,6 +108,8 @@ class Runner:
         except BaseException:
             self._lock.release()
             raise
+        # the run's converter, for this process and every worker it starts
+        converter.use(self.options.converter)
         self._by_id = {s.id: s for s in [*self.specs, *self.scaling]}
 
     def _resume(self, existing: Any, options: Options) -> None:

@@ -33,6 +33,8 @@ class Options:
     # at `scheduler`); like `jobs`, a resumed run may change them
     executor: str = "local"
     scheduler: str | None = None
+    # JSON schema -> regex for the regex engines (`harness.corpora.converter`)
+    converter: str = "ours"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -40,6 +42,8 @@ class Options:
     @staticmethod
     def from_json(data: dict[str, Any]) -> Options:
         tuples = ("engines", "vocabs", "sets", "scaling_sizes")
+        # runs stored before there was a choice used outlines-core's converter
+        data = {"converter": "outlines-core", **data}
         return Options(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
     def validate(self, user_specs: int = 0) -> None:
@@ -67,6 +71,8 @@ class Options:
             raise BadInput(f"--timeout must be a positive number of seconds, got {self.timeout}")
         if self.memory_limit < 1 << 20:
             raise BadInput(f"--memory-limit must be at least 1M, got {self.memory_limit} bytes")
+        if self.converter not in ("ours", "outlines-core"):
+            raise BadInput(f"--converter must be ours or outlines-core, got {self.converter!r}")
         if self.executor not in ("local", "dask"):
             raise BadInput(f"--executor must be local or dask, got {self.executor!r}")
         if self.jobs < 1:

@@ -31,8 +31,9 @@ from harness.check.model import (
     InstanceTally,
     SpecResult,
 )
-from harness.corpora import user
+from harness.corpora import converter, user
 from harness.diff.controller import DiffOptions, DiffRun
+from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import BadInput
 from harness.store import Cell, Store
 
@@ -74,22 +75,27 @@ def check(
     on_result: Callable[[str, EngineResult], None] | None = None,
     executor: str = "local",
     scheduler: str | None = None,
+    converter: str = "ours",
 ) -> CheckResult:
     """Check `specs` on `vocab` (a vocabulary reference) with `engines_` (default every
     available engine but the reference). `on_result(spec_id, result)` is told each bench
     cell as it finishes; progress lines go to `progress` (default stderr). `executor`
     and `scheduler`: where the cells run (here, or a Dask cluster whose workers offer
-    `bench=1`)."""
+    `bench=1`). `converter`: JSON schema to regex for the regex engines (ours or
+    outlines-core)."""
     placement = {"executor": executor, "scheduler": scheduler}
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
     chosen = _available(engines_ or DEFAULT_ENGINES, err)
     name = run or time.strftime("check-%Y%m%d-%H%M%S")
     with Store(reports_dir / "results.sqlite") as store:
+        limits = (timeout, memory_limit)
         versions = _bench(
-            store, name, entries, vocab, chosen, timeout, memory_limit, err, on_result, placement
+            store, name, entries, vocab, chosen, limits, converter, err, on_result, placement
         )
-        diff = _diff(store, name, entries, vocab, chosen, timeout, reports_dir, err, placement)
+        diff = _diff(
+            store, name, entries, vocab, chosen, timeout, converter, reports_dir, err, placement
+        )
         cells = [c for c in store.cells(name) if c.study == "main"]
     return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
 
@@ -114,8 +120,8 @@ def _bench(
     entries: tuple[corpora.Entry, ...],
     vocab: str,
     chosen: list[str],
-    timeout: float,
-    memory_limit: int,
+    limits: tuple[float, int],
+    converter: str,
     err: IO[str],
     on_result: Callable[[str, EngineResult], None] | None,
     placement: dict[str, Any],
@@ -131,8 +137,9 @@ def _bench(
         engines=tuple(chosen),
         vocabs=(vocab,),
         sets=(),
-        timeout=timeout,
-        memory_limit=memory_limit,
+        timeout=limits[0],
+        memory_limit=limits[1],
+        converter=converter,
         **placement,
     )
     runner = Runner(store, name, options, user_entries=entries, stream=err, on_result=told)
@@ -147,6 +154,7 @@ def _diff(
     vocab: str,
     chosen: list[str],
     timeout: float,
+    converter: str,
     reports_dir: Path,
     err: IO[str],
     placement: dict[str, Any],
@@ -159,6 +167,7 @@ def _diff(
         walks=4,
         cover=100,
         timeout=max(timeout, 120.0),
+        converter=converter,
     )
     diff = DiffRun(
         store,
@@ -211,8 +220,22 @@ def _result(
             r.version = versions.get(engine)
             _add_diff(r, entry.spec.id, diff, reports_dir / name)
             spec.engines.append(r)
+        subject = _subject_result(entry.spec.id, diff, reports_dir / name)
+        if subject is not None:
+            spec.engines.append(subject)
         result.specs.append(spec)
     return result
+
+
+def _subject_result(spec_id: str, diff: dict[str, Any], out_dir: Path) -> EngineResult | None:
+    """outlines-core's own converter, where the diff judged it on this spec's instances
+    (`--converter ours` with outlines-core among the engines): a row of its own, untimed."""
+    if _tally(diff, spec_id, SUBJECT) is None:
+        return None
+    r = EngineResult(SUBJECT, "ok", "outlines-core's schema converter, judged on instances")
+    r.version = converter.version(converter.OUTLINES)
+    _add_diff(r, spec_id, diff, out_dir)
+    return r
 
 
 def _add_diff(r: EngineResult, spec_id: str, diff: dict[str, Any], out_dir: Path) -> None:

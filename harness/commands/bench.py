@@ -9,6 +9,7 @@ from harness import engines
 from harness.bench.controller import bench
 from harness.bench.options import DEFAULT_SETS, Options
 from harness.commands import options as opt
+from harness.corpora import converter
 from harness.errors import BadInput
 from harness.store import Store
 
@@ -83,6 +84,7 @@ CELL_OPTIONS = {
     "max_steps": "max_steps",
     "limit_specs": "limit_specs",
     "scaling": "scaling",
+    "converter": "converter",
 }
 
 
@@ -102,6 +104,7 @@ def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
         strict_corpus=args.strict_corpus,
         executor=args.executor,
         scheduler=args.scheduler,
+        converter=args.converter or converter.DEFAULT,
     )
 
 

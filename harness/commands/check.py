@@ -13,6 +13,7 @@ from harness.check import check, model, output
 from harness.check.model import EngineResult
 from harness.check.run import DEFAULT_ENGINES
 from harness.commands import options as opt
+from harness.corpora import converter
 from harness.errors import BadInput
 from harness.figures import fmt_ns
 
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--regex", action="append", metavar="PATTERN", help="a regex; repeatable")
     opt.add_vocab(p, ("llama3",))
     opt.add_engines(p, DEFAULT_ENGINES)
+    opt.add_converter(p)
     p.add_argument(
         "--fail-on",
         action=opt.ListAction,
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         on_result=lambda spec_id, r: _progress(spec_id, r, progress),
         executor=args.executor,
         scheduler=args.scheduler,
+        converter=args.converter or converter.DEFAULT,
     )
     shown = {"table": output.table, "markdown": output.markdown, "json": output.as_json}
     print(shown[args.format](result))

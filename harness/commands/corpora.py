@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from harness.commands import options as opt
-from harness.corpora import listing, maskbench, paths
+from harness.corpora import converter, listing, maskbench, paths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "corpora",
         help="list the corpus sets; show a spec with its token paths; download MaskBench",
         description="Without an action: every set with its spec count, source, regex "
-        "features, and how many schemas outlines-core turns into a regex (converted once, "
+        "features, and how many schemas the converter (--converter) turns into a regex (once, "
         "then cached). With --vocab, also the token paths per set.",
     )
     parser.add_argument("--corpus-dir", help="directory holding MaskBench's *.json files")
@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --vocab: walk every path through the reference naive index (slow)",
     )
     parser.add_argument("--no-convert", action="store_true", help="skip the schema-to-regex column")
+    opt.add_converter(parser)
     parser.set_defaults(func=listing.list_sets)
     actions = parser.add_subparsers(dest="action")
 
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "by brute force over the whole vocabulary)",
     )
     show.add_argument("--full", action="store_true", help="print the whole pattern/schema")
+    show.add_argument("--converter", choices=converter.NAMES, default=argparse.SUPPRESS)
     show.add_argument(
         "--corpus-dir", default=argparse.SUPPRESS, help="directory holding MaskBench's *.json"
     )

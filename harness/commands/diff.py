@@ -8,6 +8,7 @@ import argparse
 
 from harness.bench.options import DEFAULT_SETS
 from harness.commands import options as opt
+from harness.corpora import converter
 from harness.diff.controller import DiffOptions, DiffRun
 from harness.errors import BadInput
 from harness.store import Store
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples,
             minimize=not args.no_minimize,
             strict_corpus=args.strict_corpus,
+            converter=args.converter or converter.DEFAULT,
         )
         DiffRun(
             store,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness import corpora, engines, vocab
-from harness.corpora import user
+from harness.corpora import converter, user
 from harness.errors import BadInput, TokensieveError
 from harness.figures import parse_bytes
 from harness.store import check_run_name
@@ -231,6 +231,7 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
         action="store_true",
         help="stop at a malformed corpus file instead of skipping it with a warning",
     )
+    add_converter(p)
     p.add_argument(
         "--limit-specs",
         type=count(1),
@@ -239,11 +240,23 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
     )
 
 
+def add_converter(p: argparse.ArgumentParser) -> None:
+    """`--converter ours|outlines-core` (default ours; see harness.corpora.converter)."""
+    p.add_argument(
+        "--converter",
+        choices=converter.NAMES,
+        help="JSON schema to regex for the reference and the regex engines: ours (the Rust "
+        "core's exact compiler; the default) or outlines-core (its build_regex_from_schema; "
+        "with ours it is still checked on instances as outlines-core-converter)",
+    )
+
+
 def specs_from(
     args: argparse.Namespace, default: Sequence[str]
 ) -> tuple[list[str], tuple[corpora.Entry, ...]]:
     """(corpus sets, the user's entries): the sets default to `default` only when the
-    user gives no spec of their own."""
+    user gives no spec of their own. Also puts `--converter` in use."""
+    converter.use(args.converter or converter.DEFAULT)
     entries = user.load(args.spec or (), args.regex or ())
     sets = listed(args.corpus, () if entries else default)
     return sets, entries

@@ -1,55 +1,121 @@
-"""JSON schema -> regex: the one converter every regex-only engine is fed from.
+"""JSON schema -> regex: the one conversion path every regex-only engine is fed from.
 
-The regex engines (the naive reference, TokensDFA, outlines-core) receive a schema as the
-regex outlines-core's `build_regex_from_schema` makes of it, so they face the same
-language and a difference between them is never a difference between converters. That
-builder can allocate gigabytes and abort the process on some real schemas, so it runs in
-a worker process (`harness.process`) under a time limit and an address-space limit, and
-its verdicts are cached on disk per outlines-core version: each schema is converted once.
+The regex engines (the naive reference, TokensDFA, outlines-core's Index) receive a
+schema as one converter's regex, so they face the same language and a difference between
+them is never a difference between converters. Two converters can be chosen
+(`--converter`, `use`):
+- `ours` (the default): the Rust core's compiler, `tokensdfa.schema_to_regex`, exact on
+  the regular subset of JSON Schema or refusing with the keyword and JSON pointer, in the
+  `optional-space` whitespace dialect (one optional space after `,` and `:`, the layout
+  outlines-core's regexes use, so the engines' declared whitespace policy is unchanged);
+- `outlines-core`: outlines-core's `build_regex_from_schema`, whose known faults
+  (dropped `minimum`, ungrouped alternatives, ...) then become the reference's. With
+  `ours`, that converter is still checked, on instances, as its own subject
+  (`harness.engines.converter_subject`).
+
+The choice lives in the environment (`TOKENSIEVE_CONVERTER`), so the worker processes a
+command starts inherit it. Converting runs in a worker process (`harness.process`) under
+a time limit and an address-space limit (outlines-core's builder can allocate gigabytes
+and abort on some real schemas), and verdicts are cached on disk per converter build:
+each schema is converted once.
 
 A verdict is `[status, value]`: `["ok", regex]`, `["rejected", message]`, `["timeout",
 seconds]` or `["crashed", what happened]`. A regex of any size is kept: how large a regex
 an engine takes is the engine's own limit (`Capabilities.max_regex_chars`). The time the
-builder took is kept beside it (`convert_ns`), so a cell can report conversion apart from
-its engine's compile.
+converter took is kept beside it (`convert_ns`), so a cell can report conversion apart
+from its engine's compile.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.metadata
+import importlib.util
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from harness.cache import cache_dir, read_json, write_json_atomic
-from harness.errors import SpecError, UnsupportedSpec
+from harness.errors import BadInput, SpecError, UnsupportedSpec
 from harness.process import Service, Status
 from harness.spec import Spec
 
-CONVERTER = "outlines-core"
+OURS = "ours"
+OUTLINES = "outlines-core"
+NAMES = (OURS, OUTLINES)
+DEFAULT = OURS
+ENV = "TOKENSIEVE_CONVERTER"
+# The dialect ours converts in: outlines-core's whitespace, so that the engines' declared
+# JSON whitespace policy ("regex-builder": compact and spaced layouts) holds for both; and
+# strings with the escapes JSON requires only (what `json.dumps(ensure_ascii=False)` and
+# serde_json write, and how the differ serializes instances), which keeps the regexes
+# a third the size of every-escape ones.
+OURS_WHITESPACE = "optional-space"
+OURS_ESCAPES = "required"
 CONVERT_TIMEOUT_S = 60.0
 CONVERT_MEMORY_BYTES = 4 << 30
 
 
+def check_name(name: str) -> None:
+    """BadInput unless `name` is a converter."""
+    if name not in NAMES:
+        raise BadInput(f"converter {name!r} is not one of {', '.join(NAMES)}")
+
+
+def use(name: str) -> None:
+    """Make `name` the converter of this process and of every process it starts."""
+    check_name(name)
+    os.environ[ENV] = name
+
+
+def current() -> str:
+    """The converter in use: `TOKENSIEVE_CONVERTER`, else `ours`."""
+    name = os.environ.get(ENV) or DEFAULT
+    check_name(name)
+    return name
+
+
+def label(name: str | None = None) -> str:
+    """How reports and messages name a converter."""
+    name = name or current()
+    if name == OURS:
+        return f"ours (tokensdfa.schema_to_regex, {OURS_WHITESPACE}, {OURS_ESCAPES} escapes)"
+    return name
+
+
 class ConverterService:
-    """The worker side: answers each schema text with its verdict and the time taken."""
+    """The worker side: answers each {converter, text} with its verdict and the time."""
 
     def __init__(self, setup: Any) -> None:
-        from outlines_core.json_schema import build_regex_from_schema
+        self.ready = None
 
-        self._build = build_regex_from_schema
-        self.ready = {"version": _converter_version()}
-
-    def handle(self, text: str) -> dict[str, Any]:
+    def handle(self, request: dict[str, str]) -> dict[str, Any]:
+        convert = _convert_ours if request["converter"] == OURS else _convert_outlines
         started = time.perf_counter_ns()
-        try:
-            regex = self._build(text, None)
-        except Exception as exc:
-            verdict: list[Any] = ["rejected", " ".join(str(exc).split())]
-        else:
-            verdict = ["ok", regex]
+        verdict = convert(request["text"])
         return {"verdict": verdict, "convert_ns": time.perf_counter_ns() - started}
+
+
+def _convert_ours(text: str) -> list[Any]:
+    import tokensdfa
+
+    try:
+        regex = tokensdfa.schema_to_regex(text, whitespace=OURS_WHITESPACE, escapes=OURS_ESCAPES)
+        return ["ok", regex]
+    except ValueError as exc:  # PatternError, UnsupportedPatternError, LimitError
+        return ["rejected", " ".join(str(exc).split())]
+
+
+def _convert_outlines(text: str) -> list[Any]:
+    from outlines_core.json_schema import build_regex_from_schema
+
+    try:
+        return ["ok", build_regex_from_schema(text, None)]
+    except Exception as exc:
+        return ["rejected", " ".join(str(exc).split())]
 
 
 _service = Service(
@@ -58,29 +124,44 @@ _service = Service(
 )
 
 
-def _converter_version() -> str:
+def version(name: str | None = None) -> str:
+    """The converter's build: outlines-core's release, or for ours a digest of the
+    compiled extension (its version number does not change with the compiler); "absent"
+    when it is not installed."""
+    name = name or current()
+    if name == OURS:
+        spec = importlib.util.find_spec("tokensdfa.tokensdfa")
+        return "absent" if spec is None or spec.origin is None else _digest(spec.origin)
     try:
         return importlib.metadata.version("outlines-core")
     except importlib.metadata.PackageNotFoundError:
         return "absent"
 
 
-def _cache_path(text: str, version: str) -> Any:
+@functools.lru_cache(maxsize=4)
+def _digest(path: str) -> str:
+    return "tokensdfa-" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _cache_path(text: str, name: str, build: str) -> Any:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    # v2: a regex of any size is kept (v1 recorded large ones as "too-large")
-    return cache_dir("schema-regex", "v2", version, digest[:2]) / f"{digest}.json"
+    # v3: one directory per converter (v2 held outlines-core's alone)
+    return cache_dir("schema-regex", "v3", name, build, digest[:2]) / f"{digest}.json"
 
 
-def verdict(text: str) -> tuple[list[Any], int | None]:
-    """(verdict, conversion time in ns or None) for a schema's JSON text, cached."""
-    version = _converter_version()
-    if version == "absent":
-        return ["rejected", "outlines-core is not installed"], None
-    path = _cache_path(text, version)
+def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
+    """(verdict, conversion time in ns or None) for a schema's JSON text by converter
+    `name` (default: the one in use), cached."""
+    name = name or current()
+    build = version(name)
+    if build == "absent":
+        package = "tokensdfa" if name == OURS else OUTLINES
+        return ["rejected", f"{package} is not installed"], None
+    path = _cache_path(text, name, build)
     hit = read_json(path)
     if isinstance(hit, dict) and isinstance(hit.get("verdict"), list):
         return hit["verdict"], hit.get("convert_ns")
-    reply = _service.ask(text, CONVERT_TIMEOUT_S)
+    reply = _service.ask({"converter": name, "text": text}, CONVERT_TIMEOUT_S)
     if reply.ok:
         found, ns = reply.value["verdict"], reply.value["convert_ns"]
     elif reply.status is Status.TIMEOUT:
@@ -91,45 +172,45 @@ def verdict(text: str) -> tuple[list[Any], int | None]:
     return found, ns
 
 
-def convert_schema(text: str) -> list[Any]:
+def convert_schema(text: str, name: str | None = None) -> list[Any]:
     """The verdict alone (see the module doc)."""
-    return verdict(text)[0]
+    return verdict(text, name)[0]
 
 
 def _verdict_message(status: str, value: Any) -> str:
     if status == "rejected":
         return str(value)
     if status == "timeout":
-        return f"the builder ran over {value:g} s"
+        return f"the converter ran over {value:g} s"
     return (
-        f"the builder died ({value}; it is stopped when it needs over "
+        f"the converter died ({value}; it is stopped when it needs over "
         f"{CONVERT_MEMORY_BYTES >> 30} GiB)"
     )
 
 
-def schema_to_regex(spec: Spec, engine: str = CONVERTER) -> str:
-    """The regex of `spec`: its text for a regex, the converter's regex for a schema.
-    Otherwise UnsupportedSpec (or SpecError, for a schema that is not valid) naming
-    `engine`, the engine that asked (the failure belongs to its cell), and the converter's
-    reason."""
+def schema_to_regex(spec: Spec, engine: str = "naive", name: str | None = None) -> str:
+    """The regex of `spec`: its text for a regex, converter `name`'s regex for a schema
+    (default: the converter in use, whose regex the spec may already carry). Otherwise
+    UnsupportedSpec (or SpecError, for a schema that is not valid) naming `engine`, the
+    engine that asked (the failure belongs to its cell), and the converter's reason."""
     if spec.kind == "regex":
         return spec.text
-    if spec.converted is not None:
+    if spec.converted is not None and name in (None, current()):
         return spec.converted
-    status, value = convert_schema(spec.text)
+    status, value = convert_schema(spec.text, name)
     if status == "ok":
         return str(value)
     from harness.engines.support import spec_is_valid
 
-    message = f"schema-to-regex converter ({CONVERTER}): {_verdict_message(status, value)}"
+    message = f"schema-to-regex converter ({name or current()}): {_verdict_message(status, value)}"
     if status == "rejected" and not spec_is_valid(spec):
         raise SpecError(engine, spec.id, message)
     raise UnsupportedSpec(engine, spec.id, message)
 
 
 def with_regex(spec: Spec) -> Spec:
-    """`spec` carrying its converted regex (a schema the converter handles), so a worker
-    receives the regex with the schema and never converts again."""
+    """`spec` carrying the regex of the converter in use (a schema it handles), so a
+    worker receives the regex with the schema and never converts again."""
     if spec.kind == "regex" or spec.converted is not None:
         return spec
     status, value = convert_schema(spec.text)
@@ -146,12 +227,33 @@ def stop() -> None:
     _service.stop()
 
 
-# The converter's part of an instance repro script (harness.diff.instance_repro): its
-# language, read by Python's re.
-INSTANCE_REPRO = """
+# Each converter's part of an instance repro script (harness.diff.instance_repro): the
+# language it builds for SCHEMA.
+INSTANCE_REPRO = {
+    OURS: f"""
+def accepts(text):
+    # the language tokensieve's own compiler builds for the schema, read by its byte DFA
+    import tokensdfa
+
+    regex = tokensdfa.schema_to_regex(
+        json.dumps(SCHEMA), whitespace={OURS_WHITESPACE!r}, escapes={OURS_ESCAPES!r}
+    )
+    dfa = tokensdfa.ByteDfa(regex)
+    state = dfa.walk(dfa.initial_state, text.encode("utf-8"))
+    return state is not None and bool(dfa.is_accepting(state))
+""",
+    OUTLINES: """
 def accepts(text):
     # the language outlines-core builds for the schema, read by Python's re
     from outlines_core.json_schema import build_regex_from_schema
 
     return re.fullmatch(build_regex_from_schema(json.dumps(SCHEMA)), text) is not None
-"""
+""",
+}
+# What a repro of each converter's language needs installed.
+REPRO_PACKAGE = {OURS: "tokensdfa (this repository's engines/)", OUTLINES: "outlines-core"}
+# Who a repro explanation says did it.
+REPRO_WHO = {
+    OURS: "tokensieve's schema_to_regex",
+    OUTLINES: "outlines-core's build_regex_from_schema",
+}

@@ -51,7 +51,9 @@ def _paths_line(found: tuple[corpora.Entry, ...], vocab: Vocabulary, args: Any) 
 
 
 def list_sets(args: Any) -> int:
-    """Every set with its counts (`args`: corpus_dir, vocab, seed, check, no_convert)."""
+    """Every set with its counts (`args`: corpus_dir, vocab, seed, check, no_convert,
+    converter)."""
+    converter.use(getattr(args, "converter", None) or converter.DEFAULT)
     vocab = vocabularies.load(args.vocab) if args.vocab else None
     rows = [("set", "kind", "specs", "source")]
     details: list[list[str]] = []
@@ -71,7 +73,7 @@ def list_sets(args: Any) -> int:
             invalid = sum(len(e.invalid) for e in found)
             lines.append(f"instances: {valid} valid, {invalid} invalid")
             if not args.no_convert:
-                lines.append(f"to regex ({converter.CONVERTER}): {_conversion_line(found)}")
+                lines.append(f"to regex ({converter.current()}): {_conversion_line(found)}")
         if vocab is not None:
             counted = _paths_line(found, vocab, args)
             lines.append(f"paths ({vocab.name}, seed {args.seed}): {counted}")
@@ -97,6 +99,7 @@ def _token_repr(vocab: Vocabulary, token_id: int) -> str:
 
 def show_spec(args: Any) -> int:
     """One spec with its texts or token paths (`args` as `tokensieve corpora show`)."""
+    converter.use(getattr(args, "converter", None) or converter.DEFAULT)
     entry = corpora.get_entry(args.spec_id, getattr(args, "corpus_dir", None))
     spec = entry.spec
     seed = getattr(args, "seed", 0)
@@ -113,9 +116,9 @@ def show_spec(args: Any) -> int:
         print(f"instances: {len(entry.valid)} valid, {len(entry.invalid)} invalid")
         try:
             regex = converter.schema_to_regex(spec)
-            print(f"to regex ({converter.CONVERTER}): ok, {len(regex):,} characters")
+            print(f"to regex ({converter.current()}): ok, {len(regex):,} characters")
         except TokensieveError as exc:
-            print(f"to regex ({converter.CONVERTER}): no: {exc}")
+            print(f"to regex ({converter.current()}): no: {exc}")
     drawn = texts.texts_for(spec, seed, args.n)
     for note in drawn.notes:
         print(f"note:     {note}")

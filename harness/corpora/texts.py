@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.cache import cache_dir, read_json, write_json_atomic
+from harness.corpora import converter
 from harness.corpora.catalog import compact_json
 from harness.corpora.converter import convert_schema
 from harness.corpora.regex_syntax import python_regex
@@ -55,6 +56,8 @@ def versions(spec: Spec) -> dict[str, str]:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = "absent"
+    if spec.kind == "json_schema":  # the converted regex ranks the draws (`_rank`)
+        out["converter"] = f"{converter.current()}:{converter.version()}"
     return out
 
 

@@ -59,6 +59,8 @@ class DiffOptions:
     samples: int = 4
     minimize: bool = True
     strict_corpus: bool = False
+    # JSON schema -> regex for the reference and the regex engines
+    converter: str = "ours"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +68,8 @@ class DiffOptions:
     @staticmethod
     def from_json(data: dict[str, Any]) -> DiffOptions:
         tuples = ("vocabs", "engines", "sets")
+        # runs stored before there was a choice used outlines-core's converter
+        data = {"converter": "outlines-core", **data}
         return DiffOptions(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
     def shown(self, run: str) -> dict[str, Any]:
@@ -121,6 +125,9 @@ class DiffRun:
                     "continue it or choose another --run name"
                 )
             self.options = options
+        # the run's converter, for this process and every worker it starts
+        converter.use(self.options.converter)
+        if not resume:
             self.meta = self._create(user_entries)
         self.entries = self._lookup(self.meta["spec_ids"])
         self.specs = [e.spec for e in self.entries.values()]

@@ -7,7 +7,7 @@ that is not UTF-8 on its own), checked to still show, and its text shrunk while 
 does: on its JSON structure when it is a JSON document (`harness.diff.json_shrink`:
 members dropped, strings shortened, subtrees simplified, so the repro's text is one a
 user could write), else by deleting chunks of characters. The script then needs only
-the engine's package (for the converter: outlines-core and Python's `re`) and the
+the engine's package (for a converter: tokensdfa, or outlines-core and Python's `re`) and the
 standard library.
 """
 
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
+from harness.corpora import converter
 from harness.diff import json_shrink
 from harness.diff.instances import FALSE_REJECTION, InstanceFailure, validate, walk
 from harness.diff.minimize import tiny_vocabulary
@@ -36,7 +37,7 @@ SHRINK_BUDGET_S = 60.0
 @dataclass(frozen=True)
 class InstanceRepro:
     engine: str  # the adapter whose failure it is (its `instance_repro` drives the script)
-    target: str  # what the script drives: "llguidance", "xgrammar" or "converter"
+    target: str  # what the script drives: an engine, or "converter:ours|outlines-core"
     kind: str
     schema: Any
     text: str
@@ -187,8 +188,17 @@ if __name__ == "__main__":
 """
 
 
+def _who(target: str) -> str:
+    """Who a repro's explanation names: the engine, or a converter for `converter:NAME`
+    (plain `converter` in findings written before there were two)."""
+    if target == "converter":
+        return converter.REPRO_WHO[converter.OUTLINES]
+    kind, _, name = target.partition(":")
+    return converter.REPRO_WHO.get(name, target) if kind == "converter" else target
+
+
 def explanation(r: InstanceRepro, failure: InstanceFailure) -> str:
-    who = "outlines-core's build_regex_from_schema" if r.target == "converter" else r.target
+    who = _who(r.target)
     if r.kind == FALSE_REJECTION:
         what = f"refuses {r.text!r}, a valid instance"
     elif r.kind == "false-acceptance":

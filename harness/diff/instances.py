@@ -11,8 +11,9 @@ so their masks are not compared state by state. They are held to the schema inst
   `jsonschema` itself finds the instance valid: the label is then *disputed*, not counted);
 - completions sampled at random from the engine's own masks parse and validate with
   `jsonschema` (else an *invalid output*).
-The reference (naive, over outlines-core's converted regex) is checked the same way: its
-failures are the converter's.
+The reference (naive, over the run's converted regex, `--converter`) is checked the same
+way: its failures are that converter's. With our converter, outlines-core's own is checked
+too, as the subject `outlines-core-converter` (`harness.engines.converter_subject`).
 
 Policy `json-escapes`: a valid instance refused in its compact UTF-8 form but accepted
 with non-ASCII characters escaped (`ensure_ascii=True`) is the engine requiring an escape

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import engines, vocab
+from harness.corpora import converter
 from harness.corpora.paths import POLICY_LAYOUTS
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import Disagreement, SpecDiff
@@ -30,6 +31,7 @@ from harness.diff.instances import InstanceCounts, check_instances
 from harness.diff.minimize import Minimal, minimize
 from harness.diff.references import References
 from harness.engines.base import Engine
+from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import TokensieveError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -158,8 +160,7 @@ def diff_cell(
         outcome = CellOutcome(SpecDiff(spec.id, voc.name, ""))
         outcome.diff.skipped = {e.name: "no converted regex: instances only" for e in chosen}
         if instances is not None:
-            native = [e for e in chosen if e.capabilities.json_schema == "native"]
-            outcome.instances = instance_checks(spec, voc, native, prepared, instances, None)
+            outcome.instances = instance_checks(spec, voc, chosen, prepared, instances, None)
         return outcome
     refs = refs or References(regex, voc, spec.id)
     skipped: dict[str, str] = {}
@@ -169,10 +170,9 @@ def diff_cell(
     outcome = CellOutcome(result)
     if instances is not None and spec.kind == "json_schema":
         reference = engines.get("naive") if reference_instances else None
-        with_ref = dict(prepared)
-        if reference is not None:
-            with_ref["naive"] = prepared.get("naive") or reference.prepare(voc)
-        outcome.instances = instance_checks(spec, voc, chosen, with_ref, instances, reference)
+        if reference is not None and "naive" not in prepared:
+            prepared["naive"] = reference.prepare(voc)  # kept for the next cell
+        outcome.instances = instance_checks(spec, voc, chosen, prepared, instances, reference)
     if do_minimize:
         by_engine = {e.name: e for e in chosen}
         outcome.minimal = _minimize_first(result, by_engine, voc, refs, minimize_budget_s)
@@ -229,11 +229,13 @@ def instance_checks(
     plan: InstancePlan,
     reference: Engine | None,
 ) -> list[InstanceCounts]:
-    """Native JSON engines and the reference (the converter's language) on instances."""
+    """Native JSON engines, the reference (the converter's language) and outlines-core's
+    own converter where it is not the one in use (`converter_subjects`) on instances."""
     schema = json.loads(spec.text)
     out = []
     judged = [e for e in chosen if e.capabilities.json_schema == "native"]
     judged += [reference] if reference is not None else []
+    judged += converter_subjects(chosen, prepared, voc)
     for e in judged:
         try:
             compiled = e.compile(prepared[e.name], spec)
@@ -255,6 +257,23 @@ def instance_checks(
             )
         )
     return out
+
+
+def converter_subjects(
+    chosen: list[Engine], prepared: dict[str, Any], voc: Vocabulary
+) -> list[Engine]:
+    """outlines-core's converter as a subject of its own, when outlines-core is among
+    `chosen` and the regex engines compile another converter's regex (`--converter
+    ours`): what outlines users run stays checked. Its prepared vocabulary is kept in
+    `prepared` for the next cell."""
+    if converter.current() == converter.OUTLINES:
+        return []
+    if not any(e.name.partition("@")[0] == converter.OUTLINES for e in chosen):
+        return []
+    subject = engines.get(SUBJECT)
+    if SUBJECT not in prepared:
+        prepared[SUBJECT] = prepared.get("naive") or subject.prepare(voc)
+    return [subject]
 
 
 def declared_schema_policies(engine: Engine) -> tuple[str, ...]:

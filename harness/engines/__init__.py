@@ -41,6 +41,11 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "tokensdfa-lazy": ("harness.engines.tokensdfa", "TokensDFALazyEngine"),
 }
 ENGINE_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
+# Subjects the differ judges that are not engines a user selects or times: outlines-core's
+# schema converter beside ours (`converter_subject`).
+_SUBJECTS: dict[str, tuple[str, str]] = {
+    "outlines-core-converter": ("harness.engines.converter_subject", "OutlinesConverterSubject"),
+}
 EXTRA_ENGINES_ENV = "TOKENSIEVE_EXTRA_ENGINES"
 
 
@@ -77,7 +82,7 @@ def get(name: str) -> Engine:
     """A fresh adapter for `name`; for `NAME@VERSION`, NAME's adapter named so (the
     release itself is what its worker process imports: `environment`)."""
     base = name.partition("@")[0]
-    target = _ADAPTERS.get(base) or extra_engines().get(base)
+    target = _ADAPTERS.get(base) or _SUBJECTS.get(base) or extra_engines().get(base)
     if target is None:
         raise UnknownName("engine", name, names())
     module_name, class_name = target

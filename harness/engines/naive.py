@@ -5,18 +5,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.corpora.converter import INSTANCE_REPRO as CONVERTER_REPRO
+from harness.corpora import converter
 from harness.engines import reference
 from harness.engines.rust_index import RustIndexEngine
 
 
 class NaiveEngine(RustIndexEngine):
     name = "naive"
-    # On JSON schemas its language is the converter's: its instance failures are the
-    # converter's, and their repros drive outlines-core's converter.
-    instance_repro = CONVERTER_REPRO
-    instance_repro_target = "converter"
-    instance_repro_package = "outlines-core"
+
+    # On JSON schemas its language is the converter's in use: its instance failures are
+    # that converter's, and their repros drive it.
+    @property
+    def instance_repro(self) -> str:  # type: ignore[override]
+        return converter.INSTANCE_REPRO[converter.current()]
+
+    @property
+    def instance_repro_target(self) -> str:  # type: ignore[override]
+        return f"converter:{converter.current()}"
+
+    @property
+    def instance_repro_package(self) -> str:  # type: ignore[override]
+        return converter.REPRO_PACKAGE[converter.current()]
 
     def build_index(self, regex: str, native_vocab: Any) -> Any:
         return reference.tokensdfa().NaiveIndex(regex, native_vocab)

@@ -124,7 +124,10 @@ class RustIndexEngine(Engine):
 
     def compile(self, prepared: RustVocab, spec: Spec) -> IndexCompiled:
         check_features(self, spec)
-        regex = schema_to_regex(spec, self.name)
+        return self.compile_regex(prepared, spec, schema_to_regex(spec, self.name))
+
+    def compile_regex(self, prepared: RustVocab, spec: Spec, regex: str) -> IndexCompiled:
+        """The index of `regex`, the regex of `spec`; its failures as the spec's."""
         check_regex_size(self, spec, regex)
         module = reference.tokensdfa()
         try:

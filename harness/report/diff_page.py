@@ -24,8 +24,9 @@ _INTRO = (
     "on\nits own: <i>reproduces</i> says whether it did.</p>"
 )
 _INSTANCES = (
-    "<p>Engines with their own JSON grammar, and the reference over outlines-core's converted\n"
-    'regex ("naive": its failures are the converter\'s). valid/invalid: labelled instances\n'
+    "<p>Engines with their own JSON grammar, the reference over the run's converted regex\n"
+    '("naive": its failures are that converter\'s) and, where the run converts with ours,\n'
+    "outlines-core's own converter (outlines-core-converter). valid/invalid: labelled instances\n"
     "checked (compact JSON, real encoder); samples: completions drawn from the engine's own\n"
     "masks; disputed: labelled invalid but valid per jsonschema (not counted); policy:\n"
     "json-escapes.</p>"

@@ -122,7 +122,7 @@ def _engine_bugs(found: EngineBugs) -> Html:
         what.append(f"{_count(total, 'instance failure')}: {listed(Counter(found.instances))}")
     if found.engine == REFERENCE:
         return markup(
-            "<b>the schema-to-regex converter</b> every regex engine compiles through "
+            "<b>the run's schema-to-regex converter</b> every regex engine compiles through "
             "(seen on the {engine} reference: {what})",
             engine=found.engine,
             what="; ".join(what),

@@ -306,10 +306,21 @@ fn write_char(c: char, out: &mut String) {
         out.push('\\');
         out.push(c);
     } else if c.is_control() || (c as u32) < 0x20 || c.is_whitespace() {
-        let _ = write!(out, "\\x{{{:X}}}", c as u32);
+        write_code_point(c as u32, out);
     } else {
         out.push(c);
     }
+}
+
+/// `\xHH`, `\uHHHH` or `\UHHHHHHHH`: the escapes regex-syntax and Python's `re` read
+/// alike, so a compiled regex can also be checked with `re` (the harness ranks and tests
+/// instances that way).
+fn write_code_point(c: u32, out: &mut String) {
+    let _ = match c {
+        0..=0xFF => write!(out, "\\x{c:02X}"),
+        0x100..=0xFFFF => write!(out, "\\u{c:04X}"),
+        _ => write!(out, "\\U{c:08X}"),
+    };
 }
 
 fn char_len(c: char) -> usize {
@@ -334,7 +345,7 @@ fn write_class_char(c: u32, out: &mut String) {
         out.push('\\');
         out.push(ch);
     } else if ch.is_control() || ch.is_whitespace() || c < 0x20 {
-        let _ = write!(out, "\\x{{{c:X}}}");
+        write_code_point(c, out);
     } else {
         out.push(ch);
     }
