@@ -9,6 +9,8 @@
   engine;
 - `versions`: any release of an engine (`NAME@VERSION`), installed once into the cache
   and put first on a worker's import path;
+- `converter_subject`: outlines-core's schema converter as a subject the differ judges on
+  instances when the run converts with ours (not an engine a user selects or times);
 - `reference`: the one builder of the reference naive index;
 - `support`: the mask buffer check, message cleaning, and the unsupported-or-invalid rule.
 

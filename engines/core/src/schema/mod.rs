@@ -29,6 +29,7 @@ mod merge;
 mod negate;
 mod numbers;
 mod objects;
+mod printer;
 mod reader;
 mod rx;
 mod scalars;

@@ -18,10 +18,11 @@
 //! (the output), where they are the characters of the JSON text. `spell` maps the
 //! first to the second.
 
-use std::fmt::Write;
 use std::rc::Rc;
 
 use super::charset::CharSet;
+pub use super::printer::print;
+use super::printer::{escaped_len, quantifier, set_len, NEVER};
 
 pub type Rx = Rc<Node>;
 
@@ -29,7 +30,7 @@ pub type Rx = Rc<Node>;
 pub struct Node {
     pub kind: Kind,
     /// Printed length, standalone.
-    len: usize,
+    pub(super) len: usize,
     /// Group and repetition nesting of the printed form.
     depth: usize,
 }
@@ -56,7 +57,7 @@ impl Node {
         self.depth
     }
 
-    fn is_atom(&self) -> bool {
+    pub(super) fn is_atom(&self) -> bool {
         match &self.kind {
             Kind::Lit(s) => s.chars().count() == 1,
             Kind::Set(_) => true,
@@ -106,9 +107,6 @@ fn node(kind: Kind) -> Rx {
     };
     Rc::new(Node { kind, len, depth })
 }
-
-/// A regex that matches nothing.
-const NEVER: &str = "[a&&b]";
 
 pub fn never() -> Rx {
     node(Kind::Never)
@@ -244,162 +242,6 @@ pub fn star(x: Rx) -> Rx {
     repeat(x, 0, None)
 }
 
-fn quantifier(lo: u32, hi: Option<u32>) -> String {
-    match (lo, hi) {
-        (0, None) => "*".into(),
-        (1, None) => "+".into(),
-        (0, Some(1)) => "?".into(),
-        (n, None) => format!("{{{n},}}"),
-        (n, Some(m)) if n == m => format!("{{{n}}}"),
-        (n, Some(m)) => format!("{{{n},{m}}}"),
-    }
-}
-
-/// Prints the tree; the result parses with regex-syntax (Unicode, UTF-8 mode).
-pub fn print(x: &Rx) -> String {
-    let mut out = String::with_capacity(x.len);
-    write_node(x, &mut out);
-    out
-}
-
-fn write_node(x: &Rx, out: &mut String) {
-    match &x.kind {
-        Kind::Never => out.push_str(NEVER),
-        Kind::Empty => {}
-        Kind::Lit(s) => s.chars().for_each(|c| write_char(c, out)),
-        Kind::Set(s) => write_set(s, out),
-        Kind::Concat(v) => v.iter().for_each(|p| {
-            let group = matches!(p.kind, Kind::Alt(_));
-            write_grouped(p, group, out)
-        }),
-        Kind::Alt(v) => {
-            for (i, p) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push('|');
-                }
-                write_node(p, out);
-            }
-        }
-        Kind::Repeat(p, lo, hi) => {
-            write_grouped(p, !p.is_atom(), out);
-            out.push_str(&quantifier(*lo, *hi));
-        }
-    }
-}
-
-fn write_grouped(x: &Rx, group: bool, out: &mut String) {
-    if group {
-        out.push('(');
-    }
-    write_node(x, out);
-    if group {
-        out.push(')');
-    }
-}
-
-fn is_meta(c: char) -> bool {
-    regex_syntax::is_meta_character(c)
-}
-
-fn write_char(c: char, out: &mut String) {
-    if is_meta(c) {
-        out.push('\\');
-        out.push(c);
-    } else if c.is_control() || (c as u32) < 0x20 || c.is_whitespace() {
-        write_code_point(c as u32, out);
-    } else {
-        out.push(c);
-    }
-}
-
-/// `\xHH`, `\uHHHH` or `\UHHHHHHHH`: the escapes regex-syntax and Python's `re` read
-/// alike, so a compiled regex can also be checked with `re` (the harness ranks and tests
-/// instances that way).
-fn write_code_point(c: u32, out: &mut String) {
-    let _ = match c {
-        0..=0xFF => write!(out, "\\x{c:02X}"),
-        0x100..=0xFFFF => write!(out, "\\u{c:04X}"),
-        _ => write!(out, "\\U{c:08X}"),
-    };
-}
-
-fn char_len(c: char) -> usize {
-    let mut s = String::new();
-    write_char(c, &mut s);
-    s.len()
-}
-
-fn escaped_len(s: &str) -> usize {
-    s.chars().map(char_len).sum()
-}
-
-fn class_char_len(c: u32) -> usize {
-    let mut s = String::new();
-    write_class_char(c, &mut s);
-    s.len()
-}
-
-fn write_class_char(c: u32, out: &mut String) {
-    let ch = char::from_u32(c).expect("sets hold scalar values");
-    if matches!(ch, '\\' | ']' | '[' | '-' | '^' | '&' | '~') {
-        out.push('\\');
-        out.push(ch);
-    } else if ch.is_control() || ch.is_whitespace() || c < 0x20 {
-        write_code_point(c, out);
-    } else {
-        out.push(ch);
-    }
-}
-
-/// Prints the set or its complement, whichever has fewer ranges.
-fn set_form(s: &CharSet) -> (bool, CharSet) {
-    let c = s.complement();
-    if c.ranges().len() < s.ranges().len() {
-        (true, c)
-    } else {
-        (false, s.clone())
-    }
-}
-
-fn set_len(s: &CharSet) -> usize {
-    if let Some(c) = s.as_single() {
-        return char_len(c);
-    }
-    let (neg, body) = set_form(s);
-    let inner: usize = body
-        .ranges()
-        .iter()
-        .map(|&(a, b)| match b - a {
-            0 => class_char_len(a),
-            1 => class_char_len(a) + class_char_len(b),
-            _ => class_char_len(a) + 1 + class_char_len(b),
-        })
-        .sum();
-    inner + 2 + neg as usize
-}
-
-fn write_set(s: &CharSet, out: &mut String) {
-    if let Some(c) = s.as_single() {
-        write_char(c, out);
-        return;
-    }
-    let (neg, body) = set_form(s);
-    out.push('[');
-    if neg {
-        out.push('^');
-    }
-    for &(a, b) in body.ranges() {
-        write_class_char(a, out);
-        if b > a {
-            if b > a + 1 {
-                out.push('-');
-            }
-            write_class_char(b, out);
-        }
-    }
-    out.push(']');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,6 +276,26 @@ mod tests {
         assert!(full_match(&re, "[a]&"), "{re}");
         assert!(!full_match(&re, "[a]a"), "{re}");
         assert!(!full_match(&print(&never()), ""));
+        // a set whose complement is empty is printed as itself, never as `[^]`
+        let any = print(&set(CharSet::full()));
+        assert!(
+            full_match(&any, "a") && full_match(&any, "\u{10FFFF}"),
+            "{any}"
+        );
+    }
+
+    #[test]
+    fn shared_subtrees_print_the_same_as_fresh_ones() {
+        let shared = concat([lit("{\"k\":"), set(CharSet::range('0' as u32, '9' as u32))]);
+        let shared = repeat(
+            alt([shared.clone(), lit("x".repeat(70).as_str())]),
+            1,
+            Some(3),
+        );
+        let twice = concat([shared.clone(), lit(","), shared.clone()]);
+        let once = print(&shared);
+        assert_eq!(print(&twice), format!("{once},{once}"));
+        assert_eq!(print(&twice).len(), twice.printed_len());
     }
 
     #[test]
