@@ -145,8 +145,10 @@ def _digest(path: str) -> str:
 
 def _cache_path(text: str, name: str, build: str) -> Any:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    # v3: one directory per converter (v2 held outlines-core's alone)
-    return cache_dir("schema-regex", "v3", name, build, digest[:2]) / f"{digest}.json"
+    # outlines-core's verdicts stay where they always were (v2, per release); ours are
+    # kept per build of the extension
+    parts = ("v2", build) if name == OUTLINES else ("v3", name, build)
+    return cache_dir("schema-regex", *parts, digest[:2]) / f"{digest}.json"
 
 
 def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
@@ -170,6 +172,16 @@ def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
         found, ns = ["crashed", reply.message], None
     write_json_atomic(path, {"verdict": found, "convert_ns": ns})
     return found, ns
+
+
+def convert_now(text: str) -> str:
+    """The regex of the converter in use for `text`, converted in this process with no
+    cache: for timing a conversion beside an engine that compiles the schema itself (the
+    gate). Only for schemas known to convert; ValueError with the reason otherwise."""
+    status, value = (_convert_ours if current() == OURS else _convert_outlines)(text)
+    if status != "ok":
+        raise ValueError(f"schema-to-regex converter ({current()}): {value}")
+    return str(value)
 
 
 def convert_schema(text: str, name: str | None = None) -> list[Any]:
@@ -232,15 +244,21 @@ def stop() -> None:
 INSTANCE_REPRO = {
     OURS: f"""
 def accepts(text):
-    # the language tokensieve's own compiler builds for the schema, read by its byte DFA
+    # the language tokensieve's own compiler builds for the schema, walked byte by byte
+    # through a lazy index over a vocabulary of one token per byte (plus EOS)
     import tokensdfa
 
     regex = tokensdfa.schema_to_regex(
         json.dumps(SCHEMA), whitespace={OURS_WHITESPACE!r}, escapes={OURS_ESCAPES!r}
     )
-    dfa = tokensdfa.ByteDfa(regex)
-    state = dfa.walk(dfa.initial_state, text.encode("utf-8"))
-    return state is not None and bool(dfa.is_accepting(state))
+    vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b""], 256, [256])
+    index = tokensdfa.LazyIndex(regex, vocab)
+    state = index.initial_state
+    for byte in text.encode("utf-8", "surrogatepass"):
+        state = index.next_state(state, byte)
+        if state is None:
+            return False
+    return bool(index.is_accepting(state))
 """,
     OUTLINES: """
 def accepts(text):

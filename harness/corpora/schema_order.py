@@ -7,6 +7,7 @@ order before they are serialized.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -45,8 +46,12 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
 
     hypothesis-jsonschema emits keys sorted; outlines-core's regex (and any engine that
     follows the schema) expects `properties` order, so generated instances are put in
-    that order before they are serialized. Keys the schema does not name keep their
-    relative order at the end.
+    that order before they are serialized: the keys an object's schema declares in
+    `properties`, then the `required` keys it does not list there (the order our
+    converter's dialect fixes), across its allOf/anyOf/oneOf branches; a key's value is
+    ordered by its property schema, else the first `patternProperties` schema whose
+    pattern it matches, else `additionalProperties`. Keys the schema does not name keep
+    their relative order at the end.
     """
     root = schema if root is None else root
     if depth > 64:
@@ -54,10 +59,14 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
     nodes = _branches(schema, root)
     if isinstance(value, dict):
         order: dict[str, int] = {}
-        for node in nodes:
+        for node in nodes:  # `properties`, then `required` keys they do not list
             props = node.get("properties")
             if isinstance(props, dict):
                 for k in props:
+                    order.setdefault(k, len(order))
+            required = node.get("required")
+            for k in required if isinstance(required, list) else ():
+                if isinstance(k, str):
                     order.setdefault(k, len(order))
         keys = sorted(value, key=lambda k: order.get(k, len(order)))
         return {
@@ -75,6 +84,14 @@ def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
         props = node.get("properties")
         if isinstance(props, dict) and key in props:
             return props[key]
+    for node in nodes:
+        patterns = node.get("patternProperties")
+        for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
+            try:
+                if re.search(pattern, key):
+                    return sub
+            except (re.error, RecursionError):
+                continue
     for node in nodes:
         if isinstance(node.get("additionalProperties"), dict):
             return node["additionalProperties"]

@@ -16,9 +16,10 @@ that must explain the *whole* failure of an instance check, or the failure stays
 A failure both rewrites are needed for is explained by the two together.
 
 lm-format-enforcer and Formatron document more (their adapters' module docs):
-- `keys-in-schema-order` (Formatron): object keys come in the order of the schema's
-  `properties`; explains a false rejection iff the instance with every object's declared
-  keys put in that order (others after) is accepted;
+- `keys-in-schema-order` (Formatron, and the regexes of both schema converters): object
+  keys come in the order of the schema's `properties` (then `required`); explains a
+  false rejection iff the instance with every object's declared keys put in that order
+  (others after) is accepted;
 - `array-items-at-most-20` (lm-format-enforcer, `MAX_JSON_ARRAY_LENGTH`): an array whose
   schema sets no `maxItems` holds at most 20 items; explains a false rejection iff the
   instance with such arrays cut to 20 items is still valid and accepted;
@@ -38,6 +39,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from harness.corpora.schema_order import schema_order
 from harness.engines.lmformatenforcer import MAX_CONSECUTIVE_WHITESPACES, MAX_JSON_ARRAY_LENGTH
 
 ADDITIONAL = "additional-properties-false"
@@ -148,15 +150,9 @@ def _walk_value(
 
 
 def keys_in_schema_order(schema: Any, value: Any, root: Any) -> Any:
-    """`value` with every object's declared keys first, in the order of `properties`."""
-
-    def edit(node: dict[str, Any], item: Any) -> Any:
-        if not isinstance(item, dict):
-            return item
-        order = [k for k in (node.get("properties") or {}) if k in item]
-        return {**{k: item[k] for k in order}, **item}
-
-    return _walk_value(schema, value, root, edit)
+    """`value` with every object's declared keys first, in schema order (the one
+    ordering, `harness.corpora.schema_order`)."""
+    return schema_order(value, schema, root)
 
 
 def arrays_capped(schema: Any, value: Any, root: Any) -> Any:

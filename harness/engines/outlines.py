@@ -148,7 +148,11 @@ class OutlinesCoreEngine(Engine):
         max_regex_chars=EAGER_REGEX_LIMIT,
     )
     policies = Policies(
-        unicode_classes=True, json_whitespace="regex-builder", canonical_forced=False
+        unicode_classes=True,
+        json_whitespace="regex-builder",
+        canonical_forced=False,
+        # both converters' regexes fix the schema's key order
+        json_schema=("keys-in-schema-order",),
     )
 
     repro_package = "outlines-core"

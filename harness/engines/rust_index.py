@@ -107,7 +107,11 @@ class RustIndexEngine(Engine):
     # The reference defines the language: Unicode classes, the schema converter's
     # whitespace, every tokenization of every string.
     policies = Policies(
-        unicode_classes=True, json_whitespace="regex-builder", canonical_forced=False
+        unicode_classes=True,
+        json_whitespace="regex-builder",
+        canonical_forced=False,
+        # both converters' regexes fix the schema's key order
+        json_schema=("keys-in-schema-order",),
     )
     repro_package = "tokensdfa (this repository's engines/)"
 

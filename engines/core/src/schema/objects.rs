@@ -222,8 +222,11 @@ impl Emitter<'_> {
 /// Every string but `keys`, as a character-level regex read off their trie: a string
 /// not among them either leaves the trie at some node by a character no key continues
 /// with (anything may follow), or ends at a node that is not a key. Linear in the keys'
-/// length, where complementing their automaton, minimizing it and eliminating its
-/// states took half the compiler's time on MaskBench.
+/// length where complementing their automaton, minimizing it and eliminating its states
+/// took half the compiler's time on MaskBench. A run of single-child nodes is written
+/// flat (one alternative per node, each spelling the run's prefix), so the regex nests
+/// one level per branching node, not per character: long keys stay within the parsers'
+/// nesting limit.
 pub(super) fn not_in(keys: &[&str]) -> Rx {
     let mut root = Trie::default();
     for k in keys {
@@ -250,25 +253,66 @@ impl Trie {
         t.key = true;
     }
 
-    /// From this node: one character no key continues with, or a continuing character
-    /// and then the same from its node.
+    /// The run of single-child nodes from this one: each node with the text leading to
+    /// it, ending at the first node with no child or several.
+    fn run(&self) -> Vec<(String, &Trie)> {
+        let (mut text, mut t) = (String::new(), self);
+        let mut out = vec![(text.clone(), t)];
+        while t.next.len() == 1 {
+            let (&c, child) = t.next.iter().next().expect("one child");
+            text.push(c);
+            t = child;
+            out.push((text.clone(), t));
+        }
+        out
+    }
+
+    /// From this node: one character no key continues with, or continuing characters
+    /// and then the same from a later node.
     fn leave(&self) -> Rx {
-        let taken = CharSet::from_ranges(self.next.keys().map(|&c| (c as u32, c as u32)).collect());
-        let mut alts = vec![rx::set(taken.complement())];
-        for (&c, t) in &self.next {
-            alts.push(rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.leave()]));
+        let run = self.run();
+        let mut alts: Vec<Rx> = run
+            .iter()
+            .map(|(text, t)| {
+                let taken = t.next.keys().map(|&c| (c as u32, c as u32)).collect();
+                rx::concat([
+                    rx::lit(text),
+                    rx::set(CharSet::from_ranges(taken).complement()),
+                ])
+            })
+            .collect();
+        let (text, end) = run.last().expect("a run has its first node");
+        if end.next.len() > 1 {
+            let branches = end
+                .next
+                .iter()
+                .map(|(&c, t)| rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.leave()]));
+            alts.push(rx::concat([
+                rx::lit(text),
+                rx::alt(branches.collect::<Vec<_>>()),
+            ]));
         }
         rx::alt(alts)
     }
 
     /// From this node: the paths to nodes that are not keys.
     fn short(&self) -> Rx {
-        let mut alts = Vec::new();
-        if !self.key {
-            alts.push(rx::empty());
-        }
-        for (&c, t) in &self.next {
-            alts.push(rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.short()]));
+        let run = self.run();
+        let mut alts: Vec<Rx> = run
+            .iter()
+            .filter(|(_, t)| !t.key)
+            .map(|(text, _)| rx::lit(text))
+            .collect();
+        let (text, end) = run.last().expect("a run has its first node");
+        if end.next.len() > 1 {
+            let branches = end
+                .next
+                .iter()
+                .map(|(&c, t)| rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.short()]));
+            alts.push(rx::concat([
+                rx::lit(text),
+                rx::alt(branches.collect::<Vec<_>>()),
+            ]));
         }
         rx::alt(alts)
     }
@@ -287,13 +331,13 @@ mod tests {
         dfa.try_search_fwd(&input).unwrap().is_some()
     }
 
-    /// Every string of up to three characters over a small alphabet (the keys' own
+    /// Every string of up to four characters over a small alphabet (the keys' own
     /// characters, one they lack, and a non-ASCII one).
     fn strings() -> Vec<String> {
-        let alphabet = ['a', 'b', 'é', '"'];
+        let alphabet = ['a', 'b', 'c', 'd', 'é', '"'];
         let mut out = vec![String::new()];
         let mut last = vec![String::new()];
-        for _ in 0..3 {
+        for _ in 0..4 {
             let next: Vec<String> = last
                 .iter()
                 .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
@@ -305,14 +349,33 @@ mod tests {
     }
 
     #[test]
+    fn long_keys_stay_within_parser_nesting() {
+        use crate::schema::dialect::{Dialect, Escapes, Whitespace};
+        let long = "k".repeat(300);
+        let schema = format!(
+            r#"{{"type":"object","properties":{{"{long}":{{"type":"string"}},"a":{{}}}}}}"#
+        );
+        let dialect = Dialect {
+            whitespace: Whitespace::OptionalSpace,
+            escapes: Escapes::Required,
+            ..Dialect::default()
+        };
+        let re = crate::schema::compile(&schema, &dialect).unwrap();
+        crate::dfa::parse(&re).expect("the indexes' parser (nest limit 250) reads it");
+        assert!(full_match(&re, &format!(r#"{{"{long}":"x","b":1}}"#)));
+        assert!(!full_match(&re, &format!(r#"{{"{long}":"x","{long}":1}}"#)));
+    }
+
+    #[test]
     fn not_in_is_exactly_the_other_strings() {
-        let sets: [&[&str]; 6] = [
+        let sets: [&[&str]; 7] = [
             &[],
             &[""],
             &["a"],
             &["a", "ab", "b"],
             &["", "ab", "aé", "bbb"],
             &["é\"", "a"],
+            &["abcd", "abce", "ab", "xyz"],
         ];
         for keys in sets {
             let re = print(&not_in(keys));

@@ -84,21 +84,27 @@ impl Node {
     }
 }
 
+/// Depth counts what regex-syntax's nest limit counts (its parser refuses more than
+/// 250 levels, and every index parses with it): each group, repetition, bracketed class,
+/// concatenation (a literal of two characters or more is one) and alternation.
 fn node(kind: Kind) -> Rx {
     let (len, depth) = match &kind {
         Kind::Never => (NEVER.len(), 1),
         Kind::Empty => (0, 0),
-        Kind::Lit(s) => (escaped_len(s), 0),
+        Kind::Lit(s) => (escaped_len(s), usize::from(s.chars().nth(1).is_some())),
         Kind::Set(s) => (set_len(s), 1),
-        Kind::Concat(v) => v
-            .iter()
-            .map(|x| x.in_concat())
-            .fold((0usize, 0usize), |a, b| {
-                (a.0.saturating_add(b.0), a.1.max(b.1))
-            }),
+        Kind::Concat(v) => {
+            let (len, depth) = v
+                .iter()
+                .map(|x| x.in_concat())
+                .fold((0usize, 0usize), |a, b| {
+                    (a.0.saturating_add(b.0), a.1.max(b.1))
+                });
+            (len, depth + 1)
+        }
         Kind::Alt(v) => (
             v.iter().fold(v.len() - 1, |a, x| a.saturating_add(x.len)),
-            v.iter().map(|x| x.depth).max().unwrap_or(0),
+            v.iter().map(|x| x.depth).max().unwrap_or(0) + 1,
         ),
         Kind::Repeat(x, lo, hi) => {
             let (l, d) = x.as_operand();

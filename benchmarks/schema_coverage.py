@@ -1,0 +1,174 @@
+"""How many of a set's JSON schemas each converter and each native JSON engine takes, and
+how exactly the converters' regexes judge the set's labelled instances.
+
+    .venv/bin/python -m benchmarks.schema_coverage [--corpus maskbench] [--limit N]
+        [--engines llguidance,xgrammar] [--timeout 60]
+
+Subjects:
+- the two schema-to-regex converters of `harness.corpora.converter`: `ours` (the Rust
+  core's compiler, in the harness's dialect) and `outlines-core`, each through the one
+  guarded, cached conversion path;
+- the engines with their own JSON grammar (`--engines`), each compiling every schema
+  through its harness adapter on a small synthetic vocabulary (what a schema costs an
+  engine does not depend on the vocabulary's size; what it accepts does not either) in
+  a worker process (`harness.process`) under `--timeout`: a crash, a hang or a refusal
+  counts as not taken, with the reason tallied.
+
+For each converter, every labelled instance of every schema it takes, its keys put in
+schema order (both converters' dialect), is walked through its regex byte by byte (a lazy
+index over a one-byte-per-token vocabulary), compact and with outlines-core's spacing,
+and judged by `jsonschema` with formats asserted (the labels themselves are not trusted):
+a valid instance refused is a false rejection, an invalid one accepted a false
+acceptance. It prints one line per subject; a benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from typing import Any
+
+from harness import corpora, engines
+from harness import vocab as vocabularies
+from harness.corpora import converter
+from harness.corpora.schema_order import schema_order
+from harness.diff.instances import validate
+from harness.errors import TokensieveError
+from harness.process import Service
+from harness.spec import Spec
+
+SMALL_VOCAB = "synthetic-2000-7"
+
+
+class CompileService:
+    """The worker side: one engine, prepared once; answers a schema text with "ok" or
+    the reason it was not compiled."""
+
+    def __init__(self, setup: dict[str, str]) -> None:
+        self.engine = engines.get(setup["engine"])
+        self.prepared = self.engine.prepare(vocabularies.load(setup["vocab"]))
+        self.ready = self.engine.version()
+
+    def handle(self, text: str) -> str:
+        try:
+            self.engine.compile(self.prepared, Spec.schema("coverage/schema", text))
+        except TokensieveError as exc:
+            return f"{type(exc).__name__}"
+        return "ok"
+
+
+def _engine_coverage(name: str, texts: list[str], timeout: float) -> Counter[str]:
+    service = Service(
+        "benchmarks.schema_coverage:CompileService",
+        {"engine": name, "vocab": SMALL_VOCAB},
+        address_space=4 << 30,
+    )
+    tally: Counter[str] = Counter()
+    try:
+        for text in texts:
+            reply = service.ask(text, timeout)
+            tally[str(reply.value) if reply.ok else reply.status.value] += 1
+    finally:
+        service.stop()
+    return tally
+
+
+class ByteWalker:
+    """Full matches of a regex, decided by a lazy index over one token per byte."""
+
+    def __init__(self) -> None:
+        import tokensdfa
+
+        self.module = tokensdfa
+        tokens = [bytes([b]) for b in range(256)] + [b""]
+        self.vocab = tokensdfa.Vocabulary(tokens, 256, [256])
+
+    def matcher(self, regex: str) -> Any:
+        return self.module.LazyIndex(regex, self.vocab)
+
+    @staticmethod
+    def accepts(index: Any, text: str) -> bool:
+        state = index.initial_state
+        for byte in text.encode("utf-8", "surrogatepass"):
+            state = index.next_state(state, byte)
+            if state is None:
+                return False
+        return bool(index.is_accepting(state))
+
+
+def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
+    """(value, valid per jsonschema) for each labelled instance that jsonschema can judge,
+    its keys in schema order (the converters' dialect; `harness.corpora.schema_order`)."""
+    schema = json.loads(entry.spec.text)
+    out = []
+    for raw in (*entry.valid, *entry.invalid):
+        value = schema_order(json.loads(raw) if isinstance(raw, str) else raw, schema)
+        try:
+            out.append((value, validate(schema, value) is None))
+        except Exception:  # a schema jsonschema cannot evaluate ($ref to a URL...)
+            continue
+    return out
+
+
+def _converter_row(name: str, found: list[corpora.Entry], walker: ByteWalker) -> dict[str, Any]:
+    row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
+    started = time.monotonic()
+    for entry in found:
+        status, regex = converter.convert_schema(entry.spec.text, name)
+        if status != "ok":
+            row["reasons"][status] += 1
+            continue
+        row["taken"] += 1
+        try:
+            index = walker.matcher(regex)
+        except ValueError as exc:  # a regex the index cannot take: not judged
+            row["reasons"][f"index: {type(exc).__name__}"] += 1
+            continue
+        for value, valid in _instances(entry):
+            for separators in ((",", ":"), (", ", ": ")):
+                text = json.dumps(value, separators=separators, ensure_ascii=False)
+                row["checked"] += 1
+                accepted = ByteWalker.accepts(index, text)
+                row["fr"] += valid and not accepted
+                row["fa"] += accepted and not valid
+    row["seconds"] = time.monotonic() - started
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="maskbench")
+    parser.add_argument("--limit", type=int, default=None, help="schemas, evenly spaced")
+    parser.add_argument("--engines", default="llguidance,xgrammar")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per compile")
+    args = parser.parse_args()
+    found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
+    found = corpora.catalog.spread(found, args.limit)
+    print(f"{args.corpus}: {len(found)} schemas")
+    walker = ByteWalker()
+    for name in converter.NAMES:
+        r = _converter_row(name, found, walker)
+        print(
+            f"converter {name:<14} takes {r['taken']:>5} of {len(found)} "
+            f"({100 * r['taken'] / max(1, len(found)):.1f}%); instances checked "
+            f"{r['checked']}: false rejections {r['fr']}, false acceptances {r['fa']}; "
+            f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
+            flush=True,
+        )
+    texts = [e.spec.text for e in found]
+    for name in filter(None, args.engines.split(",")):
+        started = time.monotonic()
+        tally = _engine_coverage(name, texts, args.timeout)
+        taken = tally.pop("ok", 0)
+        print(
+            f"engine    {name:<14} takes {taken:>5} of {len(found)} "
+            f"({100 * taken / max(1, len(found)):.1f}%); not taken: {dict(tally)}; "
+            f"{time.monotonic() - started:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
