@@ -104,7 +104,7 @@ def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
     schema = json.loads(entry.spec.text)
     out = []
     for raw in (*entry.valid, *entry.invalid):
-        value = schema_order(json.loads(raw) if isinstance(raw, str) else raw, schema)
+        value = schema_order(raw, schema)
         try:
             out.append((value, validate(schema, value) is None))
         except Exception:  # a schema jsonschema cannot evaluate ($ref to a URL...)

@@ -55,6 +55,13 @@ ENV = "TOKENSIEVE_CONVERTER"
 # a third the size of every-escape ones.
 OURS_WHITESPACE = "optional-space"
 OURS_ESCAPES = "required"
+# The longest regex ours writes: as outlines-core's, a regex of any size an engine may
+# take is kept (each engine has its own limit); past this the compiler refuses, naming
+# the size. Verdicts past DISK_CACHE_MAX stay off the disk cache (a multi-megabyte regex
+# is cheaper to rebuild than to store) and are memoized in the process instead.
+OURS_MAX_REGEX_BYTES = 64 << 20
+DISK_CACHE_MAX = 4 << 20
+MEMO_ENTRIES = 8
 CONVERT_TIMEOUT_S = 60.0
 CONVERT_MEMORY_BYTES = 4 << 30
 
@@ -103,7 +110,12 @@ def _convert_ours(text: str) -> list[Any]:
     import tokensdfa
 
     try:
-        regex = tokensdfa.schema_to_regex(text, whitespace=OURS_WHITESPACE, escapes=OURS_ESCAPES)
+        regex = tokensdfa.schema_to_regex(
+            text,
+            whitespace=OURS_WHITESPACE,
+            escapes=OURS_ESCAPES,
+            max_regex_bytes=OURS_MAX_REGEX_BYTES,
+        )
         return ["ok", regex]
     except ValueError as exc:  # PatternError, UnsupportedPatternError, LimitError
         return ["rejected", " ".join(str(exc).split())]
@@ -160,6 +172,9 @@ def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
         package = "tokensdfa" if name == OURS else OUTLINES
         return ["rejected", f"{package} is not installed"], None
     path = _cache_path(text, name, build)
+    memo_key = (name, build, path.name)
+    if memo_key in _memo:
+        return _memo[memo_key]
     hit = read_json(path)
     if isinstance(hit, dict) and isinstance(hit.get("verdict"), list):
         return hit["verdict"], hit.get("convert_ns")
@@ -170,8 +185,17 @@ def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
         found, ns = ["timeout", CONVERT_TIMEOUT_S], None
     else:
         found, ns = ["crashed", reply.message], None
-    write_json_atomic(path, {"verdict": found, "convert_ns": ns})
+    if name == OURS and len(str(found[1])) > DISK_CACHE_MAX:
+        while len(_memo) >= MEMO_ENTRIES:
+            _memo.pop(next(iter(_memo)))
+        _memo[memo_key] = (found, ns)
+    else:
+        write_json_atomic(path, {"verdict": found, "convert_ns": ns})
     return found, ns
+
+
+# (converter, build, cache file name) -> verdict, for verdicts kept off the disk.
+_memo: dict[tuple[str, str, str], tuple[list[Any], int | None]] = {}
 
 
 def convert_now(text: str) -> str:
@@ -249,7 +273,10 @@ def accepts(text):
     import tokensdfa
 
     regex = tokensdfa.schema_to_regex(
-        json.dumps(SCHEMA), whitespace={OURS_WHITESPACE!r}, escapes={OURS_ESCAPES!r}
+        json.dumps(SCHEMA),
+        whitespace={OURS_WHITESPACE!r},
+        escapes={OURS_ESCAPES!r},
+        max_regex_bytes={OURS_MAX_REGEX_BYTES!r},
     )
     vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b""], 256, [256])
     index = tokensdfa.LazyIndex(regex, vocab)

@@ -501,12 +501,15 @@ fn schema_dialect(
     formats: &str,
     escapes: &str,
     numbers: &str,
+    max_regex_bytes: Option<usize>,
 ) -> PyResult<core::schema::Dialect> {
     use core::schema::{Draft, Escapes, Formats, Numbers, Whitespace};
     let bad = |what: &str, got: &str, known: &str| {
         PyValueError::new_err(format!("{what} {got:?} is not one of {known}"))
     };
+    let defaults = core::schema::Dialect::default();
     Ok(core::schema::Dialect {
+        max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
         whitespace: match whitespace {
             "none" => Whitespace::None,
             "optional-space" => Whitespace::OptionalSpace,
@@ -535,7 +538,7 @@ fn schema_dialect(
             "exponent-where-exact" => Numbers::ExponentWhereExact,
             n => return Err(bad("numbers", n, "decimal, exponent-where-exact")),
         },
-        ..core::schema::Dialect::default()
+        ..defaults
     })
 }
 
@@ -544,12 +547,13 @@ fn schema_dialect(
 /// optional space after `,` and `:`, as outlines-core) or "any" (JSON whitespace between
 /// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
 /// `$schema`; `formats` "assert" or "annotate"; `escapes` "all" or "required";
-/// `numbers` "decimal" or "exponent-where-exact". Raises PatternError,
-/// UnsupportedPatternError or LimitError (see `schema_error`).
+/// `numbers` "decimal" or "exponent-where-exact"; a regex longer than `max_regex_bytes`
+/// (default 4 MiB) is refused. Raises PatternError, UnsupportedPatternError or LimitError
+/// (see `schema_error`).
 #[pyfunction]
 #[pyo3(signature = (
     schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
-    formats = "assert", escapes = "all", numbers = "decimal"
+    formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn schema_to_regex(
@@ -561,6 +565,7 @@ fn schema_to_regex(
     formats: &str,
     escapes: &str,
     numbers: &str,
+    max_regex_bytes: Option<usize>,
 ) -> PyResult<String> {
     let dialect = schema_dialect(
         whitespace,
@@ -569,6 +574,7 @@ fn schema_to_regex(
         formats,
         escapes,
         numbers,
+        max_regex_bytes,
     )?;
     let schema = schema.to_owned();
     py.allow_threads(move || core::schema::compile(&schema, &dialect))
