@@ -46,9 +46,9 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
 
     hypothesis-jsonschema emits keys sorted; outlines-core's regex (and any engine that
     follows the schema) expects `properties` order, so generated instances are put in
-    that order before they are serialized: the keys an object's schema declares in
-    `properties`, then the `required` keys it does not list there (the order our
-    converter's dialect fixes), across its allOf/anyOf/oneOf branches; a key's value is
+    that order before they are serialized: the keys the `properties` of an object's
+    schema and its allOf/anyOf/oneOf branches list, then the `required` keys none lists
+    (the order our converter's dialect fixes); a key's value is
     ordered by its property schema, else the first `patternProperties` schema whose
     pattern it matches, else `additionalProperties`. Keys the schema does not name keep
     their relative order at the end.
@@ -59,11 +59,12 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
     nodes = _branches(schema, root)
     if isinstance(value, dict):
         order: dict[str, int] = {}
-        for node in nodes:  # `properties`, then `required` keys they do not list
+        for node in nodes:  # the keys every branch's `properties` lists
             props = node.get("properties")
             if isinstance(props, dict):
                 for k in props:
                     order.setdefault(k, len(order))
+        for node in nodes:  # then the `required` keys none lists
             required = node.get("required")
             for k in required if isinstance(required, list) else ():
                 if isinstance(k, str):

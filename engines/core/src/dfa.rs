@@ -131,15 +131,26 @@ impl ByteDfa {
             .representatives(0..=255)
             .filter_map(|u| u.as_u8())
             .collect();
-        let k = reps.len();
         let (raw, accepting) = reachable_table(dfa, &reps);
-        let live = live_states(&raw, &accepting, k);
-        let (table, accepting) = keep_live(&raw, &accepting, &live, k);
+        let mut column = [0u8; 256];
+        for b in 0..=255u8 {
+            column[b as usize] = dfa.byte_classes().get(b);
+        }
+        Self::from_raw(&raw, &accepting, reps.len(), &column)
+    }
+
+    /// The DFA of a complete table whose state 0 is the start: `raw[s * k + c]` is the
+    /// successor of state `s` on column `c` (or [`DEAD`]), `column[b]` the column of byte
+    /// `b`. Pruned to the states from which a match is reachable, columns no state tells
+    /// apart merged into one class.
+    pub(crate) fn from_raw(raw: &[u32], accepting: &[bool], k: usize, column: &[u8; 256]) -> Self {
+        let live = live_states(raw, accepting, k);
+        let (table, accepting) = keep_live(raw, accepting, &live, k);
         let merged = merge_columns(&table, accepting.len(), k);
         let n_classes = merged.n_classes;
         let mut classes = [0u8; 256];
         for b in 0..=255u8 {
-            classes[b as usize] = merged.class_map[dfa.byte_classes().get(b) as usize];
+            classes[b as usize] = merged.class_map[column[b as usize] as usize];
         }
         let mut class_size = vec![0u16; n_classes];
         let mut class_rep = vec![0u8; n_classes];

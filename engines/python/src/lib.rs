@@ -494,6 +494,7 @@ fn schema_error(e: core::schema::SchemaError) -> PyErr {
 }
 
 /// The dialect named by `schema_to_regex`'s arguments; ValueError for an unknown name.
+#[allow(clippy::too_many_arguments)]
 fn schema_dialect(
     whitespace: &str,
     max_whitespace_run: Option<u32>,
@@ -502,6 +503,7 @@ fn schema_dialect(
     escapes: &str,
     numbers: &str,
     max_regex_bytes: Option<usize>,
+    any_depth: Option<u32>,
 ) -> PyResult<core::schema::Dialect> {
     use core::schema::{Draft, Escapes, Formats, Numbers, Whitespace};
     let bad = |what: &str, got: &str, known: &str| {
@@ -510,6 +512,7 @@ fn schema_dialect(
     let defaults = core::schema::Dialect::default();
     Ok(core::schema::Dialect {
         max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
+        any_depth: any_depth.unwrap_or(defaults.any_depth),
         whitespace: match whitespace {
             "none" => Whitespace::None,
             "optional-space" => Whitespace::OptionalSpace,
@@ -547,13 +550,15 @@ fn schema_dialect(
 /// optional space after `,` and `:`, as outlines-core) or "any" (JSON whitespace between
 /// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
 /// `$schema`; `formats` "assert" or "annotate"; `escapes` "all" or "required";
-/// `numbers` "decimal" or "exponent-where-exact"; a regex longer than `max_regex_bytes`
-/// (default 4 MiB) is refused. Raises PatternError, UnsupportedPatternError or LimitError
-/// (see `schema_error`).
+/// `numbers` "decimal" or "exponent-where-exact"; `any_depth`, how deeply a value the
+/// schema leaves unconstrained nests arrays and objects (default 2); a regex longer than
+/// `max_regex_bytes` (default 4 MiB) is refused. Raises PatternError,
+/// UnsupportedPatternError or LimitError (see `schema_error`).
 #[pyfunction]
 #[pyo3(signature = (
     schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
-    formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None
+    formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None,
+    any_depth = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn schema_to_regex(
@@ -566,6 +571,7 @@ fn schema_to_regex(
     escapes: &str,
     numbers: &str,
     max_regex_bytes: Option<usize>,
+    any_depth: Option<u32>,
 ) -> PyResult<String> {
     let dialect = schema_dialect(
         whitespace,
@@ -575,6 +581,7 @@ fn schema_to_regex(
         escapes,
         numbers,
         max_regex_bytes,
+        any_depth,
     )?;
     let schema = schema.to_owned();
     py.allow_threads(move || core::schema::compile(&schema, &dialect))

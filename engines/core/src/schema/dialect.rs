@@ -13,10 +13,11 @@
 //!   levels of arrays and objects (any JSON value is not a regular language);
 //! - a recursive `$ref` is followed at most [`Dialect::max_recursion`] times inside
 //!   itself; deeper instances are outside the dialect;
-//! - an object's keys come in schema order: the keys the schema declares
-//!   (`properties`, then `required` keys it does not list there, merged across `allOf`
-//!   in order of first appearance; an `enum`/`const` object's own order), present or
-//!   not, then the keys it does not declare, in any order among themselves;
+//! - an object's keys come in schema order: the keys the schema declares (the keys
+//!   `properties` lists, across every merged part (`allOf`, a `$ref` with siblings) in
+//!   order of first appearance, then the `required` keys none lists; an `enum`/`const`
+//!   object's own order), present or not, then the keys it does not declare, in any
+//!   order among themselves;
 //! - keys are unique within an object (the regex does not check it), and a leap second (`:60`) is written in UTC
 //!   (`23:59:60` with offset `Z` or `±00:00`).
 

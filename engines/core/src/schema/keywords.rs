@@ -290,6 +290,7 @@ fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> R
             c.props.push((k.clone(), v));
         }
     }
+    c.listed = c.props.len();
     if let Some(req) = m.get("required") {
         let at = child(ptr, "required");
         let bad = || SchemaError::invalid(&at, "must be an array of strings");
@@ -367,6 +368,7 @@ pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef>
                     ));
                     c.required.push(k.clone());
                 }
+                c.listed = c.props.len();
                 c.rules.push(KeyRule {
                     patterns: vec![],
                     additional: ctx.never(),

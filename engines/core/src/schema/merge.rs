@@ -200,13 +200,26 @@ pub fn rule_value(ctx: &mut Ctx, rule: &KeyRule, key: &str) -> Step<ShapeRef> {
 }
 
 fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Option<ObjCons>> {
-    let mut names: Vec<String> = a.props.iter().map(|(k, _)| k.clone()).collect();
-    names.extend(
-        b.props
-            .iter()
-            .map(|(k, _)| k.clone())
-            .filter(|k| a.declared(k).is_none()),
-    );
+    // listed keys of both parts first, then keys only required, each in order of first
+    // appearance (see `ObjCons::listed`)
+    let (a_listed, a_required) = a.props.split_at(a.listed);
+    let (b_listed, b_required) = b.props.split_at(b.listed);
+    let mut seen = std::collections::HashSet::new();
+    let mut names: Vec<String> = Vec::with_capacity(a.props.len() + b.props.len());
+    let mut listed = 0;
+    for (i, part) in [a_listed, b_listed, a_required, b_required]
+        .iter()
+        .enumerate()
+    {
+        for (k, _) in part.iter() {
+            if seen.insert(k.as_str()) {
+                names.push(k.clone());
+            }
+        }
+        if i == 1 {
+            listed = names.len();
+        }
+    }
     let mut props = Vec::with_capacity(names.len());
     for k in names {
         let (x, y) = (value_for(ctx, a, &k)?, value_for(ctx, b, &k)?);
@@ -214,6 +227,7 @@ fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Option<ObjCons>> {
     }
     let c = ObjCons {
         props,
+        listed,
         required: concat_unique(&a.required, &b.required),
         rules: concat_unique(&a.rules, &b.rules)
             .into_iter()

@@ -367,6 +367,19 @@ mod tests {
     }
 
     #[test]
+    fn listed_keys_come_before_keys_only_required_across_merged_parts() {
+        use crate::schema::dialect::Dialect;
+        // 2020-12: `required` beside `$ref` merges with the referenced `properties`
+        let schema = r##"{"$ref":"#/$defs/l","required":["b","c"],
+            "$defs":{"l":{"properties":{"a":{},"b":{}}}}}"##;
+        let re = crate::schema::compile(schema, &Dialect::default()).unwrap();
+        assert!(full_match(&re, r#"{"a":1,"b":2,"c":3}"#), "{re}");
+        assert!(full_match(&re, r#"{"b":2,"c":3}"#), "{re}");
+        assert!(!full_match(&re, r#"{"b":2,"a":1,"c":3}"#), "{re}");
+        assert!(!full_match(&re, r#"{"c":3,"b":2}"#), "{re}");
+    }
+
+    #[test]
     fn not_in_is_exactly_the_other_strings() {
         let sets: [&[&str]; 7] = [
             &[],

@@ -102,6 +102,10 @@ pub struct KeyRule {
 pub struct ObjCons {
     /// Declared keys in schema order, each with the whole constraint on its value.
     pub props: Vec<(String, ShapeRef)>,
+    /// How many of `props`, from the front, a `properties` keyword (or an enumerated
+    /// object) lists; the rest are `required` keys declared nowhere else. Merged objects
+    /// put every listed key before every key only required, whichever part names it.
+    pub listed: usize,
     pub required: Vec<String>,
     /// Constraints on the keys not declared (all of them apply).
     pub rules: Vec<KeyRule>,
@@ -224,6 +228,7 @@ impl ObjCons {
     pub fn any() -> ObjCons {
         ObjCons {
             props: vec![],
+            listed: 0,
             required: vec![],
             rules: vec![],
             min: 0,
