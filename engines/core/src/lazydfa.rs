@@ -25,8 +25,6 @@
 
 use std::time::Instant;
 
-use regex_syntax::hir::Hir;
-
 use crate::dfa::{parse, ByteDfa, DEAD};
 use crate::error::Error;
 use crate::nfa::{Determinizer, Nfa};
@@ -295,62 +293,6 @@ impl LazyDfa {
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
         Some(self.det.as_mut()?.run_bounds(state, class, cap))
-    }
-
-    /// Every state reachable from the start, determinized now, as a [`ByteDfa`] (pruned,
-    /// not minimized): the eager index's DFA by this module's subset construction (faster
-    /// than regex-automata's dense DFA on large schema regexes).
-    /// [`Error::LimitExceeded`] past `max_states` states.
-    pub fn complete(&mut self, max_states: usize) -> Result<ByteDfa, Error> {
-        let k = self.table.n_classes;
-        let mut ids: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
-        ids.insert(0, 0);
-        let mut order = vec![0u32];
-        let mut raw: Vec<u32> = Vec::new();
-        let mut i = 0;
-        while i < order.len() {
-            let row = order[i];
-            for c in 0..k {
-                let next = self.step(row, c as u8);
-                if next == DEAD {
-                    raw.push(DEAD);
-                    continue;
-                }
-                let id = *ids.entry(next).or_insert_with(|| {
-                    order.push(next);
-                    (order.len() - 1) as u32
-                });
-                raw.push(id);
-            }
-            if order.len() > max_states {
-                return Err(Error::LimitExceeded(format!(
-                    "the DFA has over {max_states} states"
-                )));
-            }
-            i += 1;
-        }
-        let accepting: Vec<bool> = order.iter().map(|&r| self.table.is_accepting(r)).collect();
-        Ok(ByteDfa::from_raw(&raw, &accepting, k, &self.table.classes))
-    }
-
-    /// As [`LazyDfa::new`], from a pattern already parsed.
-    pub fn from_parsed(hir: &Hir) -> Result<Self, Error> {
-        let t0 = Instant::now();
-        let Ok(ast) = from_hir(hir) else {
-            let dfa = ByteDfa::from_hir_limited(hir, true, FALLBACK_DFA_BYTES)?;
-            return Ok(Self::with_table(DfaTable::from_byte_dfa(&dfa), None));
-        };
-        let nfa = Nfa::compile(ast)?;
-        let (classes, n_classes) = nfa.byte_classes();
-        let mut table = DfaTable::empty(classes, n_classes);
-        let det = Determinizer::new(nfa, &mut table);
-        let mut d = Self::with_table(table, Some(det));
-        d.build.compile_ns = t0.elapsed().as_nanos() as u64;
-        Ok(d)
-    }
-
-    pub fn n_classes(&self) -> usize {
-        self.table.n_classes
     }
 
     pub fn nfa_states(&self) -> usize {
