@@ -157,10 +157,12 @@ UNEXPLAINED = "unexplained"
 # Restrictions our converter's dialect states (engines/core/src/schema/dialect.rs), each
 # checked by converting again without it: a valid instance that only the relaxed regex
 # accepts lies outside the dialect (an instance-level choice, not an error).
-RELAXED = {
-    "unconstrained value nested deeper than any_depth": {"any_depth": 6},
-    "format asserted where jsonschema does not check it": {"formats": "annotate"},
-}
+RELAXED = [
+    # deeper unconstrained values, one level at a time (each level multiplies the size)
+    ("unconstrained value nested deeper than any_depth", {"any_depth": 3}),
+    ("unconstrained value nested deeper than any_depth", {"any_depth": 4}),
+    ("format asserted where jsonschema does not check it", {"formats": "annotate"}),
+]
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
@@ -169,7 +171,7 @@ def _outside_dialect(schema: str, text: str, walker: ByteWalker) -> str:
     UNEXPLAINED."""
     import tokensdfa
 
-    for cause, relaxed in RELAXED.items():
+    for cause, relaxed in RELAXED:
         try:
             regex = tokensdfa.schema_to_regex(
                 schema,

@@ -29,16 +29,41 @@ def _resolve(schema: Any, root: Any) -> Any:
     return schema
 
 
-def _branches(schema: Any, root: Any) -> list[dict[str, Any]]:
-    """The schema and its anyOf/oneOf/allOf branches, refs resolved, depth first."""
+def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]:
+    """The schema and its allOf parts and anyOf/oneOf branches, refs resolved, depth
+    first. Of an anyOf/oneOf, only the branches `value` is valid against when there are
+    any (an instance is ordered by the branch it matches, not by its siblings')."""
     schema = _resolve(schema, root)
     if not isinstance(schema, dict):
         return []
     out = [schema]
     for key in ("allOf", "anyOf", "oneOf"):
-        for sub in schema.get(key, []) if isinstance(schema.get(key), list) else []:
-            out += _branches(sub, root)
+        subs = schema.get(key, []) if isinstance(schema.get(key), list) else []
+        if key != "allOf" and isinstance(value, dict):
+            matching = [sub for sub in subs if _valid(value, sub, root)]
+            subs = matching or subs
+        for sub in subs:
+            out += _branches(sub, root, value)
     return out
+
+
+def _valid(value: Any, branch: Any, root: Any) -> bool:
+    """Whether `value` is valid against `branch`, a subschema of `root` (whose local
+    definitions its refs may name); False when jsonschema cannot judge it."""
+    import jsonschema
+
+    if not isinstance(branch, dict):
+        return branch is not False
+    schema = dict(branch)
+    if isinstance(root, dict):
+        for key in ("$defs", "definitions", "$schema"):
+            if key in root and key not in schema:
+                schema[key] = root[key]
+    try:
+        cls = jsonschema.validators.validator_for(schema)
+        return bool(cls(schema).is_valid(value))
+    except Exception:  # a schema jsonschema cannot evaluate
+        return False
 
 
 def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 0) -> Any:
@@ -56,7 +81,7 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
     root = schema if root is None else root
     if depth > 64:
         return value
-    nodes = _branches(schema, root)
+    nodes = _branches(schema, root, value)
     if isinstance(value, dict):
         order: dict[str, int] = {}
         for node in nodes:  # the keys every branch's `properties` lists

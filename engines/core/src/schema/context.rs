@@ -43,6 +43,9 @@ pub struct Ctx {
     dfas: HashMap<*const super::rx::Node, (Rx, Rc<Dfa>)>,
     pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
     pub shapes_built: usize,
+    /// Draft-04 and earlier: an `integer` is a number written without a fraction (`1.0`
+    /// is not one); later drafts count any number whose value is whole.
+    pub integers_without_fraction: bool,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -55,6 +58,7 @@ impl Ctx {
             dfas: HashMap::new(),
             meets: HashMap::new(),
             shapes_built: 0,
+            integers_without_fraction: false,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),
         }

@@ -158,7 +158,19 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
         ctx.dialect.numbers == Numbers::ExponentWhereExact && !c.integer && c.multiples.is_empty();
     let base = if c.integer {
         let (l, h) = integer_bounds(c.lo.as_ref(), c.hi.as_ref());
-        integer_range(l.as_ref(), h.as_ref())
+        let whole = integer_range(l.as_ref(), h.as_ref());
+        if ctx.integers_without_fraction {
+            let plain = rx::concat([
+                rx::opt(rx::lit("-")),
+                rx::repeat(rx::set(CharSet::range('0' as u32, '9' as u32)), 1, None),
+            ]);
+            let plain = Dfa::from_rx(&plain).expect("a two-state automaton");
+            restrict(&whole, &[plain]).map_err(|_| {
+                Fail::Limit("an integer range needs too many automaton states".into())
+            })?
+        } else {
+            whole
+        }
     } else if let Some(x) = exp
         .then(|| exponent_form(c.lo.as_ref(), c.hi.as_ref()))
         .flatten()

@@ -102,3 +102,27 @@ fn non_integers_have_a_nonzero_fraction_digit() {
     let m = matcher(&x);
     assert!(m("1.5") && m("-0.001") && !m("2") && !m("2.000") && !m("-0.0"));
 }
+
+#[test]
+fn draft_04_integers_have_no_fraction() {
+    use crate::schema::{compile, Dialect};
+    let full = |re: &str, t: &str| {
+        dense::DFA::new(&format!("^(?:{re})$"))
+            .unwrap()
+            .try_search_fwd(&Input::new(t).anchored(Anchored::Yes))
+            .unwrap()
+            .is_some()
+    };
+    let old =
+        r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","maximum":20}"#;
+    let new = r#"{"type":"integer","maximum":20}"#;
+    let (old, new) = (
+        compile(old, &Dialect::default()).unwrap(),
+        compile(new, &Dialect::default()).unwrap(),
+    );
+    for t in ["0", "-0", "20", "-7"] {
+        assert!(full(&old, t) && full(&new, t), "{t}");
+    }
+    assert!(!full(&old, "12.0") && full(&new, "12.0"));
+    assert!(!full(&old, "21") && !full(&new, "21.0"));
+}
