@@ -493,56 +493,16 @@ fn schema_error(e: core::schema::SchemaError) -> PyErr {
     }
 }
 
-/// The dialect named by `schema_to_regex`'s arguments; ValueError for an unknown name.
-#[allow(clippy::too_many_arguments)]
-fn schema_dialect(
-    whitespace: &str,
-    max_whitespace_run: Option<u32>,
-    draft: &str,
-    formats: &str,
-    escapes: &str,
-    numbers: &str,
-    max_regex_bytes: Option<usize>,
-    any_depth: Option<u32>,
-) -> PyResult<core::schema::Dialect> {
-    use core::schema::{Draft, Escapes, Formats, Numbers, Whitespace};
-    let bad = |what: &str, got: &str, known: &str| {
-        PyValueError::new_err(format!("{what} {got:?} is not one of {known}"))
-    };
-    let defaults = core::schema::Dialect::default();
-    Ok(core::schema::Dialect {
-        max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
-        any_depth: any_depth.unwrap_or(defaults.any_depth),
-        whitespace: match whitespace {
-            "none" => Whitespace::None,
-            "optional-space" => Whitespace::OptionalSpace,
-            "any" => Whitespace::Any {
-                max_run: max_whitespace_run,
-            },
-            w => return Err(bad("whitespace", w, "none, optional-space, any")),
-        },
-        draft: match draft {
-            "2020-12" => Draft::Draft2020,
-            "7" | "draft-07" => Draft::Draft7,
-            d => return Err(bad("draft", d, "2020-12, draft-07")),
-        },
-        formats: match formats {
-            "assert" => Formats::Assert,
-            "annotate" => Formats::Annotate,
-            f => return Err(bad("formats", f, "assert, annotate")),
-        },
-        escapes: match escapes {
-            "all" => Escapes::All,
-            "required" => Escapes::Required,
-            e => return Err(bad("escapes", e, "all, required")),
-        },
-        numbers: match numbers {
-            "decimal" => Numbers::Decimal,
-            "exponent-where-exact" => Numbers::ExponentWhereExact,
-            n => return Err(bad("numbers", n, "decimal, exponent-where-exact")),
-        },
-        ..defaults
-    })
+/// The value `got` names in `table`; ValueError naming `what` and the names known.
+fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
+    table
+        .iter()
+        .find(|(n, _)| *n == got)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let known: Vec<&str> = table.iter().map(|&(n, _)| n).collect();
+            PyValueError::new_err(format!("{what} {got:?} is not one of {}", known.join(", ")))
+        })
 }
 
 /// The regex whose full matches are exactly the JSON texts valid against `schema` (a
@@ -573,16 +533,54 @@ fn schema_to_regex(
     max_regex_bytes: Option<usize>,
     any_depth: Option<u32>,
 ) -> PyResult<String> {
-    let dialect = schema_dialect(
-        whitespace,
-        max_whitespace_run,
-        draft,
-        formats,
-        escapes,
-        numbers,
-        max_regex_bytes,
-        any_depth,
-    )?;
+    use core::schema::{Dialect, Draft, Escapes, Formats, Numbers, Whitespace};
+    let defaults = Dialect::default();
+    let dialect = Dialect {
+        whitespace: named(
+            "whitespace",
+            whitespace,
+            &[
+                ("none", Whitespace::None),
+                ("optional-space", Whitespace::OptionalSpace),
+                (
+                    "any",
+                    Whitespace::Any {
+                        max_run: max_whitespace_run,
+                    },
+                ),
+            ],
+        )?,
+        draft: named(
+            "draft",
+            draft,
+            &[
+                ("2020-12", Draft::Draft2020),
+                ("draft-07", Draft::Draft7),
+                ("7", Draft::Draft7),
+            ],
+        )?,
+        formats: named(
+            "formats",
+            formats,
+            &[("assert", Formats::Assert), ("annotate", Formats::Annotate)],
+        )?,
+        escapes: named(
+            "escapes",
+            escapes,
+            &[("all", Escapes::All), ("required", Escapes::Required)],
+        )?,
+        numbers: named(
+            "numbers",
+            numbers,
+            &[
+                ("decimal", Numbers::Decimal),
+                ("exponent-where-exact", Numbers::ExponentWhereExact),
+            ],
+        )?,
+        max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
+        any_depth: any_depth.unwrap_or(defaults.any_depth),
+        ..defaults
+    };
     let schema = schema.to_owned();
     py.allow_threads(move || core::schema::compile(&schema, &dialect))
         .map_err(schema_error)

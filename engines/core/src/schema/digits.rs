@@ -150,18 +150,8 @@ fn first_of_width(w: usize) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::schema::rx::print;
+    use crate::schema::testing::matcher;
     use proptest::prelude::*;
-    use regex_automata::dfa::{dense, Automaton};
-    use regex_automata::{Anchored, Input};
-
-    fn matcher(re: &str) -> impl Fn(&str) -> bool {
-        let dfa = dense::DFA::new(&format!("^(?:{re})$")).unwrap();
-        move |t: &str| {
-            dfa.try_search_fwd(&Input::new(t).anchored(Anchored::Yes))
-                .unwrap()
-                .is_some()
-        }
-    }
 
     #[test]
     fn hex_ranges_take_either_case() {

@@ -35,6 +35,8 @@ mod rx;
 mod scalars;
 mod shape;
 mod spell;
+#[cfg(test)]
+mod testing;
 
 use serde_json::Value;
 

@@ -270,45 +270,35 @@ impl Trie {
     /// From this node: one character no key continues with, or continuing characters
     /// and then the same from a later node.
     fn leave(&self) -> Rx {
-        let run = self.run();
-        let mut alts: Vec<Rx> = run
-            .iter()
-            .map(|(text, t)| {
+        self.along(
+            |t| {
                 let taken = t.next.keys().map(|&c| (c as u32, c as u32)).collect();
-                rx::concat([
-                    rx::lit(text),
-                    rx::set(CharSet::from_ranges(taken).complement()),
-                ])
-            })
-            .collect();
-        let (text, end) = run.last().expect("a run has its first node");
-        if end.next.len() > 1 {
-            let branches = end
-                .next
-                .iter()
-                .map(|(&c, t)| rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.leave()]));
-            alts.push(rx::concat([
-                rx::lit(text),
-                rx::alt(branches.collect::<Vec<_>>()),
-            ]));
-        }
-        rx::alt(alts)
+                Some(rx::set(CharSet::from_ranges(taken).complement()))
+            },
+            Trie::leave,
+        )
     }
 
     /// From this node: the paths to nodes that are not keys.
     fn short(&self) -> Rx {
+        self.along(|t| (!t.key).then(rx::empty), Trie::short)
+    }
+
+    /// The alternatives along this node's run: for each node of the run, the run's text
+    /// up to it and then `here(node)` (none where it gives None); where the run ends at a
+    /// branching node, the text, then each branch's character and `deeper(child)`.
+    fn along(&self, here: impl Fn(&Trie) -> Option<Rx>, deeper: fn(&Trie) -> Rx) -> Rx {
         let run = self.run();
         let mut alts: Vec<Rx> = run
             .iter()
-            .filter(|(_, t)| !t.key)
-            .map(|(text, _)| rx::lit(text))
+            .filter_map(|(text, t)| Some(rx::concat([rx::lit(text), here(t)?])))
             .collect();
         let (text, end) = run.last().expect("a run has its first node");
         if end.next.len() > 1 {
             let branches = end
                 .next
                 .iter()
-                .map(|(&c, t)| rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), t.short()]));
+                .map(|(&c, t)| rx::concat([rx::lit(c.encode_utf8(&mut [0; 4])), deeper(t)]));
             alts.push(rx::concat([
                 rx::lit(text),
                 rx::alt(branches.collect::<Vec<_>>()),
@@ -322,14 +312,7 @@ impl Trie {
 mod tests {
     use super::*;
     use crate::schema::rx::print;
-
-    fn full_match(re: &str, text: &str) -> bool {
-        use regex_automata::dfa::{dense, Automaton};
-        use regex_automata::{Anchored, Input};
-        let dfa = dense::DFA::new(&format!("^(?:{re})$")).unwrap();
-        let input = Input::new(text).anchored(Anchored::Yes);
-        dfa.try_search_fwd(&input).unwrap().is_some()
-    }
+    use crate::schema::testing::full_match;
 
     /// Every string of up to four characters over a small alphabet (the keys' own
     /// characters, one they lack, and a non-ASCII one).

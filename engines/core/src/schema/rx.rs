@@ -251,14 +251,7 @@ pub fn star(x: Rx) -> Rx {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn full_match(re: &str, text: &str) -> bool {
-        use regex_automata::dfa::{dense, Automaton};
-        use regex_automata::{Anchored, Input};
-        let dfa = dense::DFA::new(&format!("^(?:{re})$")).unwrap();
-        let input = Input::new(text).anchored(Anchored::Yes);
-        dfa.try_search_fwd(&input).unwrap().is_some()
-    }
+    use crate::schema::testing::full_match;
 
     #[test]
     fn printed_length_is_cached_exactly() {

@@ -188,15 +188,10 @@ fn pairs(a: u32, b: u32) -> Vec<Rx> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::rx::print;
-    use regex_automata::dfa::{dense, Automaton};
-    use regex_automata::{Anchored, Input};
+    use crate::schema::testing::tree_matcher;
 
     fn accepts(x: &Rx, text: &str) -> bool {
-        let dfa = dense::DFA::new(&format!("^(?:{})$", print(x))).unwrap();
-        dfa.try_search_fwd(&Input::new(text).anchored(Anchored::Yes))
-            .unwrap()
-            .is_some()
+        tree_matcher(x)(text)
     }
 
     #[test]

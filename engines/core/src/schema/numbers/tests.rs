@@ -1,19 +1,8 @@
 //! Numeric regexes against exact arithmetic, on random bounds and values.
 
 use super::*;
-use crate::schema::rx::print;
+use crate::schema::testing::{full_match, tree_matcher as matcher};
 use proptest::prelude::*;
-use regex_automata::dfa::{dense, Automaton};
-use regex_automata::{Anchored, Input};
-
-fn matcher(x: &Rx) -> impl Fn(&str) -> bool {
-    let dfa = dense::DFA::new(&format!("^(?:{})$", print(x))).unwrap();
-    move |t: &str| {
-        dfa.try_search_fwd(&Input::new(t).anchored(Anchored::Yes))
-            .unwrap()
-            .is_some()
-    }
-}
 
 fn dec(n: i64, frac_digits: u32) -> Decimal {
     let s = if frac_digits == 0 {
@@ -106,13 +95,7 @@ fn non_integers_have_a_nonzero_fraction_digit() {
 #[test]
 fn draft_04_integers_have_no_fraction() {
     use crate::schema::{compile, Dialect};
-    let full = |re: &str, t: &str| {
-        dense::DFA::new(&format!("^(?:{re})$"))
-            .unwrap()
-            .try_search_fwd(&Input::new(t).anchored(Anchored::Yes))
-            .unwrap()
-            .is_some()
-    };
+    let full = full_match;
     let old =
         r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","maximum":20}"#;
     let new = r#"{"type":"integer","maximum":20}"#;
