@@ -15,8 +15,9 @@ Subjects:
   counts as not taken, with the reason tallied.
 
 For each converter, every labelled instance of every schema it takes, its keys put in
-schema order (both converters' dialect), is walked through its regex byte by byte (a lazy
-index over a one-byte-per-token vocabulary), compact and with outlines-core's spacing,
+schema order (both converters' dialect), is walked through its regex byte by byte (the
+tokensdfa-lazy adapter over a one-byte-per-token vocabulary, walked as the differ walks
+instances), compact and with outlines-core's spacing,
 and judged by `jsonschema` with formats asserted (the labels themselves are not trusted):
 a valid instance refused is a false rejection, an invalid one accepted a false
 acceptance. Our converter's false rejections are explained where they can be: an
@@ -40,7 +41,9 @@ from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora import converter
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import validate
+from harness.diff.instances import validate, walk
+from harness.diff.minimize import tiny_vocabulary
+from harness.engines.base import Matcher
 from harness.errors import TokensieveError
 from harness.process import Service
 from harness.spec import Spec
@@ -83,27 +86,27 @@ def _engine_coverage(name: str, texts: list[str], timeout: float) -> Counter[str
     return tally
 
 
-class ByteWalker:
-    """Full matches of a regex, decided by a lazy index over one token per byte."""
+class ByteLanguage:
+    """Full matches of a converter's regex: the tokensdfa-lazy adapter over a vocabulary
+    of one token per byte (`harness.diff.minimize.tiny_vocabulary`), each text walked as
+    the differ walks instances (`harness.diff.instances.walk`)."""
 
     def __init__(self) -> None:
-        import tokensdfa
+        self.vocab = tiny_vocabulary([bytes([b]) for b in range(256)])
+        self.engine = engines.get("tokensdfa-lazy")
+        self.prepared = self.engine.prepare(self.vocab)
 
-        self.module = tokensdfa
-        tokens = [bytes([b]) for b in range(256)] + [b""]
-        self.vocab = tokensdfa.Vocabulary(tokens, 256, [256])
+    def matcher(self, regex: str) -> Matcher:
+        """Raises TokensieveError for a regex the index cannot take."""
+        spec = Spec.regex("coverage/regex", regex)
+        return self.engine.compile(self.prepared, spec).matcher()
 
-    def matcher(self, regex: str) -> Any:
-        return self.module.LazyIndex(regex, self.vocab)
-
-    @staticmethod
-    def accepts(index: Any, text: str) -> bool:
-        state = index.initial_state
-        for byte in text.encode("utf-8", "surrogatepass"):
-            state = index.next_state(state, byte)
-            if state is None:
-                return False
-        return bool(index.is_accepting(state))
+    def accepts(self, matcher: Matcher, text: str) -> bool:
+        try:
+            ids = self.vocab.encode(text)
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 text holds one
+            return False
+        return walk(matcher, self.vocab, ids)[0]
 
 
 def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
@@ -120,7 +123,7 @@ def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
     return out
 
 
-def _converter_row(name: str, found: list[corpora.Entry], walker: ByteWalker) -> dict[str, Any]:
+def _converter_row(name: str, found: list[corpora.Entry], walker: ByteLanguage) -> dict[str, Any]:
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
     started = time.monotonic()
     for entry in found:
@@ -131,14 +134,14 @@ def _converter_row(name: str, found: list[corpora.Entry], walker: ByteWalker) ->
         row["taken"] += 1
         try:
             index = walker.matcher(regex)
-        except ValueError as exc:  # a regex the index cannot take: not judged
+        except TokensieveError as exc:  # a regex the index cannot take: not judged
             row["reasons"][f"index: {type(exc).__name__}"] += 1
             continue
         for value, valid in _instances(entry):
             for separators in ((",", ":"), (", ", ": ")):
                 text = json.dumps(value, separators=separators, ensure_ascii=False)
                 row["checked"] += 1
-                accepted = ByteWalker.accepts(index, text)
+                accepted = walker.accepts(index, text)
                 if valid and not accepted:
                     row["fr"] += 1
                     if name == converter.OURS:
@@ -166,7 +169,7 @@ RELAXED = [
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
-def _outside_dialect(schema: str, text: str, walker: ByteWalker) -> str:
+def _outside_dialect(schema: str, text: str, walker: ByteLanguage) -> str:
     """Which of the dialect's stated restrictions a refused valid instance breaks, or
     UNEXPLAINED."""
     import tokensdfa
@@ -180,9 +183,10 @@ def _outside_dialect(schema: str, text: str, walker: ByteWalker) -> str:
                 max_regex_bytes=converter.OURS_MAX_REGEX_BYTES,
                 **relaxed,
             )
-        except ValueError:
+            relaxed_matcher = walker.matcher(regex)
+        except (ValueError, TokensieveError):
             continue
-        if ByteWalker.accepts(walker.matcher(regex), text):
+        if walker.accepts(relaxed_matcher, text):
             return cause
     if EXPONENT.search(text):
         return "number written with an exponent (the dialect writes plain decimals)"
@@ -199,7 +203,7 @@ def main() -> None:
     found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
     found = corpora.catalog.spread(found, args.limit)
     print(f"{args.corpus}: {len(found)} schemas")
-    walker = ByteWalker()
+    walker = ByteLanguage()
     for name in converter.NAMES:
         r = _converter_row(name, found, walker)
         print(

@@ -89,10 +89,16 @@ def check(
     chosen = _available(engines_ or DEFAULT_ENGINES, err)
     name = run or time.strftime("check-%Y%m%d-%H%M%S")
     with Store(reports_dir / "results.sqlite") as store:
-        limits = (timeout, memory_limit)
-        versions = _bench(
-            store, name, entries, vocab, chosen, limits, converter, err, on_result, placement
+        options = Options(
+            engines=tuple(chosen),
+            vocabs=(vocab,),
+            sets=(),
+            timeout=timeout,
+            memory_limit=memory_limit,
+            converter=converter,
+            **placement,
         )
+        versions = _bench(store, name, entries, options, err, on_result)
         diff = _diff(
             store, name, entries, vocab, chosen, timeout, converter, reports_dir, err, placement
         )
@@ -118,13 +124,9 @@ def _bench(
     store: Store,
     name: str,
     entries: tuple[corpora.Entry, ...],
-    vocab: str,
-    chosen: list[str],
-    limits: tuple[float, int],
-    converter: str,
+    options: Options,
     err: IO[str],
     on_result: Callable[[str, EngineResult], None] | None,
-    placement: dict[str, Any],
 ) -> dict[str, str]:
     def told(cell: CellPlan, result: CellResult) -> None:
         if on_result is not None:
@@ -133,15 +135,6 @@ def _bench(
                 _engine_result(cell.engine, result.status.value, result.message, result.metrics),
             )
 
-    options = Options(
-        engines=tuple(chosen),
-        vocabs=(vocab,),
-        sets=(),
-        timeout=limits[0],
-        memory_limit=limits[1],
-        converter=converter,
-        **placement,
-    )
     runner = Runner(store, name, options, user_entries=entries, stream=err, on_result=told)
     runner.run()
     return dict(runner.meta.get("versions", {}))

@@ -100,9 +100,8 @@ class ConverterService:
         self.ready = None
 
     def handle(self, request: dict[str, str]) -> dict[str, Any]:
-        convert = _convert_ours if request["converter"] == OURS else _convert_outlines
         started = time.perf_counter_ns()
-        verdict = convert(request["text"])
+        verdict = _CONVERT[request["converter"]](request["text"])
         return {"verdict": verdict, "convert_ns": time.perf_counter_ns() - started}
 
 
@@ -129,6 +128,9 @@ def _convert_outlines(text: str) -> list[Any]:
     except Exception as exc:
         return ["rejected", " ".join(str(exc).split())]
 
+
+# Each converter, in this process: its verdict for a schema text.
+_CONVERT = {OURS: _convert_ours, OUTLINES: _convert_outlines}
 
 _service = Service(
     "harness.corpora.converter:ConverterService",
@@ -202,7 +204,7 @@ def convert_now(text: str) -> str:
     """The regex of the converter in use for `text`, converted in this process with no
     cache: for timing a conversion beside an engine that compiles the schema itself (the
     gate). Only for schemas known to convert; ValueError with the reason otherwise."""
-    status, value = (_convert_ours if current() == OURS else _convert_outlines)(text)
+    status, value = _CONVERT[current()](text)
     if status != "ok":
         raise ValueError(f"schema-to-regex converter ({current()}): {value}")
     return str(value)
