@@ -210,6 +210,29 @@ def convert_now(text: str) -> str:
     return str(value)
 
 
+def in_dialect(
+    text: str, dialect: tuple[tuple[str, str], ...], any_depth: int, max_recursion: int
+) -> str:
+    """Our converter's regex for `text` in an engine's JSON dialect
+    (`Policies.json_dialect`: whitespace, escapes, numbers, integers, negative zero), with
+    unconstrained values nested at most `any_depth` levels and a recursive `$ref` entered
+    at most `max_recursion` times inside itself; converted in this process, uncached: the
+    differ's dialect lanes call it in a worker, under the cell's time and memory limits.
+    ValueError with the compiler's reason (PatternError, UnsupportedPatternError,
+    LimitError)."""
+    import tokensdfa
+
+    return str(
+        tokensdfa.schema_to_regex(
+            text,
+            **dict(dialect),
+            max_regex_bytes=OURS_MAX_REGEX_BYTES,
+            any_depth=any_depth,
+            max_recursion=max_recursion,
+        )
+    )
+
+
 def convert_schema(text: str, name: str | None = None) -> list[Any]:
     """The verdict alone (see the module doc)."""
     return verdict(text, name)[0]

@@ -3,8 +3,10 @@ that `harness.process.cluster` calls, here or on a Dask worker.
 
 The cell is one request per part, each under the run's `--timeout`: first the
 reference's own checks (a failure there, the reference unable to build the spec, fails
-the cell), then each engine alone, so an engine that hangs, crashes or blows its memory
-loses only its own results (recorded in the outcome's `skipped`). Everything returned
+the cell), then each engine alone, and for a schema each native JSON engine compared in
+its own dialect (`harness.diff.dialects`) in a part of its own, so an engine that hangs,
+crashes or blows its memory loses only its own results (recorded in the outcome's
+`skipped`). Everything returned
 is JSON, so a cell's result crosses machines as it is.
 """
 
@@ -13,6 +15,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from harness import engines
+from harness.diff.dialects import compared_in_dialect
 from harness.diff.service import CellOutcome
 from harness.process import Worker
 from harness.process.cluster import ask, host
@@ -42,14 +46,22 @@ def run_cell(worker: Worker, item: dict[str, Any]) -> dict[str, Any]:
         out["failure"] = {"status": first.status.value, "message": first.message}
     else:
         outcome = CellOutcome.from_json(first.value)
+        schema = request["spec"]["kind"] == "json_schema"
         for name in item["engines"]:
-            reply = part({"engines": [name], "check_exact": False, "reference_instances": False})
-            if reply.ok:
-                outcome.merge(CellOutcome.from_json(reply.value))
-            else:
-                outcome.diff.skipped[name] = f"{reply.status.value}: {reply.message}"
-                spec_id = request["spec"]["id"]
-                notes.append(f"{spec_id} {name}: {reply.status.value} {reply.message}")
+            parts = [{}]
+            if schema and compared_in_dialect(engines.get(name)):
+                parts.append({"dialect_lane": True})
+            for extra in parts:
+                reply = part(
+                    {"engines": [name], "check_exact": False, "reference_instances": False} | extra
+                )
+                if reply.ok:
+                    outcome.merge(CellOutcome.from_json(reply.value))
+                else:
+                    lane = "masks in its JSON dialect: " if extra else ""
+                    why = f"{lane}{reply.status.value}: {reply.message}"
+                    outcome.diff.skipped[name] = why
+                    notes.append(f"{request['spec']['id']} {name}: {why}")
         out["outcome"] = outcome.to_json()
     out.update(versions=versions, host=host(), seconds=round(time.perf_counter() - started, 2))
     return out

@@ -24,8 +24,10 @@ Which engines face which specs:
 - regexes: every engine;
 - JSON schemas: the engines that compile the converted regex (outlines-core, TokensDFA),
   which then share the reference's language exactly. Engines with their own JSON grammar
-  speak a different (valid) language, whitespace and escapes included, so their check is
-  the instance one (`harness.diff.instances`), not a mask comparison.
+  speak a different (valid) language, whitespace and escapes included: one that declares
+  its dialect is walked by a Differ of its own against our converter's regex in that
+  dialect (`harness.diff.dialects`); every one is checked on instances
+  (`harness.diff.instances`).
 """
 
 from __future__ import annotations

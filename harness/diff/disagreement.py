@@ -92,6 +92,9 @@ class SpecDiff:
     disagreements: list[Disagreement] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # engine -> why not compared
     steps: dict[str, int] = field(default_factory=dict)  # per engine, comparisons made
+    # per engine compared against another regex than `regex` (a native JSON engine in
+    # its own dialect, `harness.diff.dialects`): that regex
+    lane_regex: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,17 +105,23 @@ class SpecDiff:
             "disagreements": [d.to_json() for d in self.disagreements],
             "skipped": self.skipped,
             "steps": self.steps,
+            "lane_regex": self.lane_regex,
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> SpecDiff:
         regex = data["regex"]
+        lanes = dict(data.get("lane_regex", {}))
         return SpecDiff(
             data["spec_id"],
             data["vocab"],
             regex,
             dict(data["states"]),
-            [Disagreement.from_json(d, regex) for d in data["disagreements"]],
+            [
+                Disagreement.from_json(d, lanes.get(d["engine"], regex))
+                for d in data["disagreements"]
+            ],
             dict(data["skipped"]),
             dict(data.get("steps", {})),
+            lanes,
         )

@@ -18,6 +18,10 @@ still shows with the same signature (or, when the start already shows another
 signature, with that one: a different shape, still a bug); then the regex is shrunk
 (`harness.diff.regex_shrink`), then the tokens once more. The shortest prefix comes for
 free: on a tiny vocabulary the differ reaches every reference state by a shortest path.
+
+A native JSON engine's finding on a schema (`harness.diff.dialects`) keeps its schema,
+which the engine compiles, and the regex of that schema in the engine's dialect, which
+the reference reads: only the tokens shrink.
 """
 
 from __future__ import annotations
@@ -69,6 +73,9 @@ class Minimal:
     next_expected: tuple[int, ...] = ()
     source_regex: str = ""  # the regex the bug was found on, before shrinking
     eos_bit_actual: bool | None = None
+    # the JSON schema the engine compiled, when `regex` is that schema's language in the
+    # engine's dialect (`harness.diff.dialects`); "" when the engine compiled `regex`
+    schema: str = ""
 
     @property
     def prefix(self) -> bytes:
@@ -123,6 +130,8 @@ class _Case:
     rule: str
     what: str
     specials: tuple[bytes, ...]
+    schema: str = ""  # the schema the engine compiles, if not the regex
+    deeper: str | None = None  # the schema's regex one level deeper (References)
     probes: int = 0
     cache: dict[tuple[str, tuple[bytes, ...]], list[Disagreement] | None] = field(
         default_factory=dict
@@ -148,9 +157,11 @@ class _Case:
 def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement] | None:
     vocab = tiny_vocabulary(tokens, case.specials)
     engine = case.engine
+    spec_id = f"{case.spec_id}#min"
+    spec = Spec.schema(spec_id, case.schema) if case.schema else Spec.regex(spec_id, regex)
     try:
-        refs = References(regex, vocab)
-        compiled = engine.compile(engine.prepare(vocab), Spec.regex(f"{case.spec_id}#min", regex))
+        refs = References(regex, vocab, deeper=case.deeper)
+        compiled = engine.compile(engine.prepare(vocab), spec)
         result = Differ(
             case.spec_id, regex, vocab, {engine.name: (engine, compiled)}, refs, check_exact=False
         ).run(SMALL_PLAN)
@@ -224,11 +235,15 @@ def minimize(
     *,
     context: Sequence[int] = (),
     budget_s: float = BUDGET_S,
+    schema: str = "",
+    deeper: str | None = None,
 ) -> Minimal | None:
     """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
-    it. `context`: the reference's allowed ids at the failing state (start 3)."""
+    it. `context`: the reference's allowed ids at the failing state (start 3). With
+    `schema`, the engine compiles that schema and `d.regex` (its language in the
+    engine's dialect, `deeper` one level deeper) stays whole."""
     deadline = time.monotonic() + budget_s
-    case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab))
+    case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
     start, found = _first_start(case, d, vocab, context)
     if found is None:
         log(f"{engine.name} {d.spec_id}: no subset of the vocabulary tried shows {d.rule}")
@@ -238,13 +253,14 @@ def minimize(
     tokens = ddmin(start, lambda ts: case.probe(regex, ts) is not None, deadline)
     from harness.diff.regex_shrink import shrink_regex
 
-    regex = shrink_regex(regex, lambda r: case.probe(r, tokens) is not None, deadline)
+    if not schema:
+        regex = shrink_regex(regex, lambda r: case.probe(r, tokens) is not None, deadline)
     if regex != d.regex:
         tokens = ddmin(tokens, lambda ts: case.probe(regex, ts) is not None, deadline)
     best = case.probe(regex, tokens)
     assert best is not None  # every step above kept the bug showing
     log(f"{engine.name} {d.spec_id}: {len(tokens)} tokens, {case.probes} probes")
-    return as_minimal(best, tokens, engine, case.specials, d.regex)
+    return as_minimal(best, tokens, engine, case.specials, d.regex, schema)
 
 
 def _first_start(
@@ -275,6 +291,7 @@ def as_minimal(
     engine: Engine,
     specials: Sequence[bytes] = (),
     source_regex: str = "",
+    schema: str = "",
 ) -> Minimal:
     """The Minimal of a disagreement found on the tiny vocabulary of `tokens`."""
     vocab = tiny_vocabulary(tokens, specials)
@@ -308,4 +325,5 @@ def as_minimal(
         next_expected=next_expected,
         source_regex=source_regex or d.regex,
         eos_bit_actual=d.eos_bit_actual,
+        schema=schema,
     )

@@ -21,9 +21,17 @@ class References:
     triage), and the reference under each policy an engine declares or each reading a
     signature compares with (`anchors-removed`), built on demand."""
 
-    def __init__(self, regex: str, vocab: Vocabulary, spec_id: str = "<regex>") -> None:
+    def __init__(
+        self,
+        regex: str,
+        vocab: Vocabulary,
+        spec_id: str = "<regex>",
+        deeper: str | None = None,
+    ) -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
-        cannot read or build `regex`: there is then no language to compare with."""
+        cannot read or build `regex`: there is then no language to compare with.
+        `deeper`, for a schema converted in an engine's dialect, is the same schema with
+        unconstrained values nested one level deeper (`values-nested-deeper`)."""
         tokensdfa = reference.tokensdfa()
         self.regex = regex
         self.vocab = vocab
@@ -31,6 +39,7 @@ class References:
         self.naive = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
         self.exact = tokensdfa.Index(regex, self.native_vocab)
         self.dfa = tokensdfa.ByteDfa(regex)
+        self.deeper = deeper
         self._policy: dict[str, Any] = {}
         self._dotall: Any | None = None
         self._dotall_built = False
@@ -62,13 +71,18 @@ class References:
                     pattern = None  # no ASCII spelling (negated escape in a class)
             elif name == "anchors-removed" and "anchors" in regex_features(self.regex):
                 pattern = without_anchors(self.regex)
+            elif name == "values-nested-deeper":
+                pattern = self.deeper
             elif name == "canonical-literals":
                 self._policy[key] = self._canonical_index()
                 return self._policy[key]
             index = None
+            # the deeper schema's regex is large and only read at a few states: built
+            # lazily (TokensDFA's lazy index, exact against the naive one by its tests)
+            build = tokensdfa.LazyIndex if name == "values-nested-deeper" else tokensdfa.NaiveIndex
             if pattern is not None and pattern != self.regex:
                 try:
-                    index = tokensdfa.NaiveIndex(pattern, self.native_vocab)
+                    index = build(pattern, self.native_vocab)
                 except ValueError:
                     index = None
             self._policy[key] = index
@@ -99,4 +113,5 @@ def without_anchors(regex: str) -> str:
 def policies_needing_reference(engine: Engine) -> list[str]:
     """The policies of `engine` whose rule compares with a reference of their own."""
     needed = [] if engine.policies.unicode_classes else ["ascii-classes"]
+    needed += ["values-nested-deeper"] if engine.policies.json_dialect else []
     return needed + (["canonical-literals"] if engine.policies.canonical_literals else [])

@@ -119,11 +119,16 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
         if m.source_regex and m.source_regex != m.regex
         else ""
     )
+    subject = (
+        f"the JSON schema {m.schema[:120]!r}"
+        + ("…" if len(m.schema) > 120 else "")
+        + " (the regex: that schema's texts in its own JSON dialect)"
+        if m.schema
+        else f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
+    )
     parts = [
-        f"{m.engine} {m.version} on the regex {m.regex[:120]!r}"
-        + ("…" if len(m.regex) > 120 else "")
-        + f"{shrunk} with a {len(m.tokens)}-token vocabulary, after the prefix "
-        + f"{_show(m.prefix)}:"
+        f"{m.engine} {m.version} on {subject} with a {len(m.tokens)}-token vocabulary, "
+        f"after the prefix {_show(m.prefix)}:"
     ]
     if m.what == "advance":
         t = missing[0] if missing else m.expected[0]
@@ -266,6 +271,9 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         f"EXPLANATION = {literal(paragraph)}\n"
         f"PACKAGE = {literal(package)}\n"
         f"REGEX = {literal(m.regex)}\n"
+        "# the JSON schema the engine compiles (None: it compiles REGEX); REGEX is then\n"
+        "# that schema's language in the engine's own JSON dialect\n"
+        f"SCHEMA = {literal(m.schema or None)}\n"
         f"# token id -> bytes; id 0 is EOS (special, never text)\nTOKENS = [\n{tokens}]\n"
         "EOS = 0\n"
         "# special ids, EOS included: never text\n"

@@ -9,10 +9,12 @@ language is the converter's) on labelled and sampled instances
 (`CellOutcome.to_json`), the same form the store keeps for `diff --resume`.
 
 A request may run one *part* of a cell: the reference's own checks (TokensDFA exact
-against the naive index, the converter's instances) or one engine's walk, instance
-checks and minimization. The controller sends one request per part, each under its own
-timeout, so an engine that hangs costs only its own results (`CellOutcome.merge` puts
-the parts back together); the References of the last cell are kept between requests.
+against the naive index, the converter's instances), one engine's walk, instance
+checks and minimization, or (`dialect_lane`) a native JSON engine's masks on a schema
+against our converter in its own dialect (`harness.diff.dialects`). The controller
+sends one request per part, each under its own timeout, so an engine that hangs costs
+only its own results (`CellOutcome.merge` puts the parts back together); the
+References of the last cell are kept between requests.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 from harness import engines, vocab
 from harness.corpora import converter
 from harness.corpora.paths import POLICY_LAYOUTS
+from harness.diff.dialects import compared_in_dialect, dialect_lane
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import Disagreement, SpecDiff
 from harness.diff.instances import InstanceCounts, check_instances
@@ -80,6 +83,7 @@ class CellOutcome:
         self.diff.disagreements += other.diff.disagreements
         for name in ("states", "steps", "skipped"):
             getattr(self.diff, name).update(getattr(other.diff, name))
+        self.diff.lane_regex.update(other.diff.lane_regex)
         self.minimal.update({i + offset: m for i, m in other.minimal.items()})
         self.instances += other.instances
 
@@ -118,6 +122,16 @@ class DiffService:
         chosen = self.engines if names is None else [e for e in self.engines if e.name in names]
         regex = request.get("regex")
         spec = Spec.from_json(request["spec"])
+        budget = float(request.get("minimize_budget_s", MINIMIZE_BUDGET_S))
+        if request.get("dialect_lane"):
+            outcome = CellOutcome(SpecDiff(spec.id, self.vocab.name, regex or ""))
+            for e in chosen:
+                outcome.merge(
+                    dialect_part(
+                        spec, self.vocab, e, self.prepared, walk, request["minimize"], budget
+                    )
+                )
+            return outcome.to_json()
         outcome = diff_cell(
             spec,
             regex,
@@ -130,9 +144,29 @@ class DiffService:
             refs=None if regex is None else self.references(spec.id, regex),
             check_exact=bool(request.get("check_exact", True)),
             reference_instances=bool(request.get("reference_instances", True)),
-            minimize_budget_s=float(request.get("minimize_budget_s", MINIMIZE_BUDGET_S)),
+            minimize_budget_s=budget,
         )
         return outcome.to_json()
+
+
+def dialect_part(
+    spec: Spec,
+    voc: Vocabulary,
+    engine: Engine,
+    prepared: dict[str, Any],
+    plan: WalkPlan,
+    do_minimize: bool,
+    minimize_budget_s: float,
+) -> CellOutcome:
+    """A native JSON engine's masks on schema `spec` in its own dialect, the first bug of
+    each signature minimized with the schema kept whole (`harness.diff.dialects`)."""
+    result, refs = dialect_lane(spec, voc, engine, prepared, plan)
+    outcome = CellOutcome(result)
+    if do_minimize and refs is not None:
+        outcome.minimal = _minimize_first(
+            result, {engine.name: engine}, voc, refs, minimize_budget_s, schema=spec.text
+        )
+    return outcome
 
 
 def diff_cell(
@@ -185,9 +219,11 @@ def _minimize_first(
     voc: Vocabulary,
     refs: References,
     budget_s: float,
+    schema: str = "",
 ) -> dict[int, Minimal | None]:
     """The minimal form of the shortest-prefix bug of each (engine, signature), all of
-    them within `budget_s` (shared out evenly among the groups still to do)."""
+    them within `budget_s` (shared out evenly among the groups still to do); `schema`,
+    what the engines compiled when `refs` reads its regex in their dialect."""
     deadline = time.monotonic() + budget_s
     firsts: dict[tuple[str, str], int] = {}
     for i in sorted(
@@ -206,6 +242,8 @@ def _minimize_first(
             voc,
             context=_allowed_at(refs, d.prefix_ids),
             budget_s=max(MINIMIZE_GROUP_MIN_S, share),
+            schema=schema,
+            deeper=refs.deeper,
         )
     return out
 
@@ -287,8 +325,10 @@ def _compile_all(
     compiled = {}
     for e in chosen:
         if spec.kind == "json_schema" and e.capabilities.json_schema != "via-regex":
-            # its own JSON grammar: a different language than the converted regex
-            skipped[e.name] = "native JSON grammar: checked on instances, not masks"
+            # its own JSON grammar: a different language than the converted regex; its
+            # masks are compared in its dialect where it declares one (a part of its own)
+            if not compared_in_dialect(e):
+                skipped[e.name] = "native JSON grammar: checked on instances, not masks"
             continue
         try:
             compiled[e.name] = (e, e.compile(prepared[e.name], spec))

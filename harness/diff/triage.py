@@ -24,6 +24,11 @@ Policies (each engine declares which apply in `Engine.policies`):
 - `utf8-tokens-only` (lm-format-enforcer): a token that is not valid UTF-8 on its own is
   never allowed. Explained iff the engine's mask is the reference's (read under its
   class policy) without exactly those tokens, with the same accepting status.
+- `values-nested-deeper` (engines compared in their JSON dialect, `harness.diff.dialects`):
+  the reference nests a value the schema leaves unconstrained, and a recursive `$ref`,
+  at most a few levels deep (neither is regular). Explained iff the engine refuses
+  nothing the reference allows, has its accepting status, and every token it adds is
+  allowed by the reference converted one level deeper, walked along the same tokens.
 - `eager-end` (Formatron): once the text is a complete non-empty match, EOS alone; at
   the empty text, never EOS. Explained iff the engine's mask is exactly that.
 `declared_answer` reads the reference through these last two, for tests as well.
@@ -197,6 +202,18 @@ def _utf8_rule(view: StateView) -> str | None:
     return _declared_rule(view, "utf8-tokens-only", view.engine.policies.utf8_tokens_only)
 
 
+def _deeper_rule(view: StateView) -> str | None:
+    deeper = view.policy_reference.get("values-nested-deeper")
+    if deeper is None or view.reference_only or not view.engine_only:
+        return None
+    if view.accepting_actual != view.accepting_expected or not view.engine_only <= deeper[0]:
+        return None
+    return (
+        "every token only the engine allows nests an unconstrained value or a recursive "
+        "$ref one level deeper than the reference does"
+    )
+
+
 def _eager_end_rule(view: StateView) -> str | None:
     return _declared_rule(view, "eager-end", view.engine.policies.eager_end)
 
@@ -206,6 +223,7 @@ POLICY_RULES: dict[str, Rule] = {
     "canonical-forced": _canonical_forced_rule,
     "canonical-literals": _canonical_literals_rule,
     "utf8-tokens-only": _utf8_rule,
+    "values-nested-deeper": _deeper_rule,
     "eager-end": _eager_end_rule,
 }
 

@@ -62,6 +62,13 @@ class Policies:
     # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
     # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
     class_table: tuple[tuple[str, str], ...] = ()
+    # The JSON text dialect the engine's own schema compiler writes, as parameters of
+    # our converter (`tokensdfa.schema_to_regex`: whitespace, escapes, numbers,
+    # integers), measured on its pinned release. With it, the differ compares the
+    # engine's masks on schemas state by state against our converter's regex in that
+    # dialect (`harness.diff.dialects`); without it, the engine's schemas are checked on
+    # instances only.
+    json_dialect: tuple[tuple[str, str], ...] = ()
 
 
 class Matcher(ABC):

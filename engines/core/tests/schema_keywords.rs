@@ -113,6 +113,81 @@ fn strings_count_characters_not_escapes() {
 }
 
 #[test]
+fn llguidance_spelling_escapes_only_what_must_be_and_del() {
+    let minimal = Dialect {
+        escapes: Escapes::Minimal,
+        ..Dialect::default()
+    };
+    check_in(
+        &minimal,
+        r#"{"type":"string","maxLength":2}"#,
+        &[
+            "\"a\\\"\"",
+            "\"\\\\\"",
+            "\"\\n\\u000a\"",
+            "\"\\u007F\"",
+            "\"é/\"",
+        ],
+        &[
+            "\"\u{7f}\"",
+            "\"\\u0022\"",
+            "\"\\u005c\"",
+            "\"\\/\"",
+            "\"\\u0041\"",
+        ],
+    );
+    check_in(
+        &minimal,
+        r#"{"enum":["a\u007f\"b"]}"#,
+        &["\"a\\u007f\\\"b\""],
+        &["\"a\u{7f}\\\"b\"", "\"a\\u007f\\u0022b\""],
+    );
+}
+
+#[test]
+fn exponents_only_on_unbounded_numbers_and_integers_without_fraction() {
+    let engines = Dialect {
+        numbers: Numbers::ExponentWhenUnbounded,
+        integers_without_fraction: true,
+        ..Dialect::default()
+    };
+    check_in(
+        &engines,
+        r#"{"type":"number"}"#,
+        &["1e5", "-2.5E-3", "0"],
+        &["1e"],
+    );
+    check_in(
+        &engines,
+        r#"{"type":"number","minimum":0}"#,
+        &["1.5", "0"],
+        &["1e5", "-1"],
+    );
+    check_in(
+        &engines,
+        r#"{"type":"integer","minimum":-3}"#,
+        &["-3", "-0", "12"],
+        &["3.0", "1e2", "-4"],
+    );
+    let unsigned = Dialect {
+        no_negative_zero_when_nonnegative: true,
+        ..engines
+    };
+    check_in(
+        &unsigned,
+        r#"{"type":"number","minimum":0,"maximum":1}"#,
+        &["0", "0.5", "1.0"],
+        &["-0", "-0.0"],
+    );
+    check_in(
+        &unsigned,
+        r#"{"type":"number","exclusiveMinimum":-1}"#,
+        &["-0", "-0.5", "3"],
+        &["-1"],
+    );
+}
+
+#[test]
 fn patterns_are_ecma_and_unanchored() {
     check(
         r#"{"type":"string","pattern":"^[a-z]+\\d$"}"#,

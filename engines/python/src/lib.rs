@@ -509,8 +509,12 @@ fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
 /// JSON document) in the named dialect: `whitespace` "none", "optional-space" (one
 /// optional space after `,` and `:`, as outlines-core) or "any" (JSON whitespace between
 /// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
-/// `$schema`; `formats` "assert" or "annotate"; `escapes` "all" or "required";
-/// `numbers` "decimal" or "exponent-where-exact"; `any_depth`, how deeply a value the
+/// `$schema`; `formats` "assert" or "annotate"; `escapes` "all", "required" or
+/// "minimal" (llguidance's: U+007F escaped too, `"` and `\` only as `\"` and `\\`);
+/// `numbers` "decimal", "exponent-where-exact" or "exponent-when-unbounded"; `integers`
+/// "decimal" (`3.0` is an integer) or "no-fraction"; `negative_zero` "allowed" or
+/// "only-below-zero" (no `-0` where the lower bound is zero or more); `max_recursion`,
+/// how often a recursive `$ref` is entered inside itself (default 3); `any_depth`, how deeply a value the
 /// schema leaves unconstrained nests arrays and objects (default 2); a regex longer than
 /// `max_regex_bytes` (default 4 MiB) is refused. Raises PatternError,
 /// UnsupportedPatternError or LimitError (see `schema_error`).
@@ -518,7 +522,7 @@ fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
 #[pyo3(signature = (
     schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
     formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None,
-    any_depth = None
+    any_depth = None, integers = "decimal", negative_zero = "allowed", max_recursion = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn schema_to_regex(
@@ -532,6 +536,9 @@ fn schema_to_regex(
     numbers: &str,
     max_regex_bytes: Option<usize>,
     any_depth: Option<u32>,
+    integers: &str,
+    negative_zero: &str,
+    max_recursion: Option<u32>,
 ) -> PyResult<String> {
     use core::schema::{Dialect, Draft, Escapes, Formats, Numbers, Whitespace};
     let defaults = Dialect::default();
@@ -567,7 +574,11 @@ fn schema_to_regex(
         escapes: named(
             "escapes",
             escapes,
-            &[("all", Escapes::All), ("required", Escapes::Required)],
+            &[
+                ("all", Escapes::All),
+                ("required", Escapes::Required),
+                ("minimal", Escapes::Minimal),
+            ],
         )?,
         numbers: named(
             "numbers",
@@ -575,8 +586,20 @@ fn schema_to_regex(
             &[
                 ("decimal", Numbers::Decimal),
                 ("exponent-where-exact", Numbers::ExponentWhereExact),
+                ("exponent-when-unbounded", Numbers::ExponentWhenUnbounded),
             ],
         )?,
+        integers_without_fraction: named(
+            "integers",
+            integers,
+            &[("decimal", false), ("no-fraction", true)],
+        )?,
+        no_negative_zero_when_nonnegative: named(
+            "negative_zero",
+            negative_zero,
+            &[("allowed", false), ("only-below-zero", true)],
+        )?,
+        max_recursion: max_recursion.unwrap_or(defaults.max_recursion),
         max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
         any_depth: any_depth.unwrap_or(defaults.any_depth),
         ..defaults

@@ -57,6 +57,10 @@ pub enum Escapes {
     /// must be; every other character is raw. This is what `serde_json` and
     /// `json.dumps(ensure_ascii=False)` write.
     Required,
+    /// llguidance's strings (measured on 1.9): U+007F must be escaped too, and only
+    /// `"`, `\`, U+0000-U+001F and U+007F are: `"` and `\` only as `\"` and `\\`, the
+    /// others as their short form (`\b \f \n \r \t`) or as `\u00XX`.
+    Minimal,
 }
 
 /// Whether `format` asserts (its grammar is part of the language) or only annotates.
@@ -82,6 +86,10 @@ pub enum Numbers {
     /// at zero. Elsewhere (integers, other bounds, `multipleOf`, enumerated values) the
     /// value is written without exponent, as engines generate them.
     ExponentWhereExact,
+    /// As `Decimal`, and an exponent is also allowed on numbers with no numeric
+    /// constraint at all (not `integer`, no bounds, no `multipleOf`), as llguidance and
+    /// xgrammar write them.
+    ExponentWhenUnbounded,
 }
 
 /// The dialect and the compiler's limits.
@@ -93,6 +101,12 @@ pub struct Dialect {
     pub formats: Formats,
     pub escapes: Escapes,
     pub numbers: Numbers,
+    /// Integers written without a fraction (`3`, `-0`; never `3.0`), as the engines and
+    /// draft-04 (which has no integer-valued `3.0`) write them.
+    pub integers_without_fraction: bool,
+    /// A number whose lower bound is zero or more is never written with a minus sign
+    /// (no `-0`, `-0.0`), as llguidance's ranges write it; elsewhere `-0` stays.
+    pub no_negative_zero_when_nonnegative: bool,
     /// How deeply an unconstrained value (`{}`, `true`, values of an object that
     /// declares nothing about them) nests arrays and objects; 0 allows scalars only.
     pub any_depth: u32,
@@ -115,6 +129,8 @@ impl Default for Dialect {
             formats: Formats::Assert,
             escapes: Escapes::All,
             numbers: Numbers::Decimal,
+            integers_without_fraction: false,
+            no_negative_zero_when_nonnegative: false,
             any_depth: 2,
             max_recursion: 3,
             max_regex_len: 4 << 20,

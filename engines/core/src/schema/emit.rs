@@ -143,7 +143,9 @@ impl<'c> Emitter<'c> {
             return x.clone();
         }
         let number = match self.ctx.dialect.numbers {
-            Numbers::ExponentWhereExact => signed_exponent_form(None, true),
+            Numbers::ExponentWhereExact | Numbers::ExponentWhenUnbounded => {
+                signed_exponent_form(None, true)
+            }
             Numbers::Decimal => real_range(None, None),
         };
         let string = self.quoted(&rx::star(rx::set(CharSet::full())));

@@ -146,6 +146,15 @@ fn exponent_form(lo: Option<&Bound>, hi: Option<&Bound>) -> Option<Rx> {
     }
 }
 
+/// Number texts that start with a digit (no minus sign).
+fn unsigned_dfa() -> Dfa {
+    let unsigned = rx::concat([
+        rx::set(CharSet::range('0' as u32, '9' as u32)),
+        rx::star(rx::set(CharSet::full())),
+    ]);
+    Dfa::from_rx(&unsigned).expect("a two-state automaton")
+}
+
 /// The number texts `c` admits.
 pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     if !c.not_multiples.is_empty() || !c.holes.is_empty() {
@@ -154,9 +163,14 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
             "only negations of whole types, bounds, patterns and string values are implemented",
         ));
     }
-    let exp =
-        ctx.dialect.numbers == Numbers::ExponentWhereExact && !c.integer && c.multiples.is_empty();
-    let base = if c.integer {
+    let exp = !c.integer
+        && c.multiples.is_empty()
+        && match ctx.dialect.numbers {
+            Numbers::Decimal => false,
+            Numbers::ExponentWhereExact => true,
+            Numbers::ExponentWhenUnbounded => c.lo.is_none() && c.hi.is_none(),
+        };
+    let mut base = if c.integer {
         let (l, h) = integer_bounds(c.lo.as_ref(), c.hi.as_ref());
         let whole = integer_range(l.as_ref(), h.as_ref());
         if ctx.integers_without_fraction {
@@ -179,6 +193,12 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     } else {
         real_range(c.lo.as_ref(), c.hi.as_ref())
     };
+    let nonnegative = c.lo.as_ref().is_some_and(|(v, _)| !v.is_negative());
+    if ctx.dialect.no_negative_zero_when_nonnegative && nonnegative {
+        base = restrict(&base, &[unsigned_dfa()]).map_err(|_| {
+            Fail::Limit("a nonnegative range needs too many automaton states".into())
+        })?;
+    }
     if c.multiples.is_empty() && !c.non_integer {
         return Ok(base);
     }

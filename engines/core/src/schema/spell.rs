@@ -11,7 +11,10 @@
 //!   character of the BMP, and a high-low surrogate pair `\uD8xx\uDCxx` for every
 //!   character above it;
 //! - with [`Escapes::Required`]: only the characters that cannot be raw are escaped, in
-//!   any of the forms above.
+//!   any of the forms above;
+//! - with [`Escapes::Minimal`] (llguidance's strings): U+007F cannot be raw either, and
+//!   only those characters are escaped: `"` and `\` only as `\"` and `\\`, the others as
+//!   their short form if they have one or as `\u00XX`.
 //!
 //! A lone surrogate escape (`\uD800` not followed by a low one, or a low one alone)
 //! denotes no Unicode scalar and is outside every language here: each spelling decodes
@@ -31,6 +34,14 @@ pub fn must_escape() -> CharSet {
         ('"' as u32, '"' as u32),
         ('\\' as u32, '\\' as u32),
     ])
+}
+
+/// Characters that never appear raw in a string of the `escapes` dialect.
+fn never_raw(escapes: Escapes) -> CharSet {
+    match escapes {
+        Escapes::Minimal => must_escape().union(&CharSet::single('\u{7f}')),
+        Escapes::All | Escapes::Required => must_escape(),
+    }
 }
 
 const SHORT: [(char, char); 8] = [
@@ -80,11 +91,11 @@ impl Speller {
     }
 
     pub fn spell_literal(&mut self, s: &str) -> Rx {
-        let special = must_escape();
+        let special = never_raw(self.escapes);
         let mut parts = Vec::new();
         let mut run = String::new();
         for c in s.chars() {
-            let plain = !special.contains(c as u32) && (self.escapes == Escapes::Required);
+            let plain = !special.contains(c as u32) && self.escapes != Escapes::All;
             if plain {
                 run.push(c);
             } else {
@@ -100,22 +111,31 @@ impl Speller {
         if let Some(x) = self.sets.get(s) {
             return x.clone();
         }
+        let special = never_raw(self.escapes);
         let escaped = match self.escapes {
             Escapes::All => s.clone(),
-            Escapes::Required => s.intersect(&must_escape()),
+            Escapes::Required | Escapes::Minimal => s.intersect(&special),
         };
-        let raw = rx::set(s.minus(&must_escape()));
-        let out = rx::alt([raw, escapes_of(&escaped)]);
+        let raw = rx::set(s.minus(&special));
+        let out = rx::alt([raw, escapes_of(&escaped, self.escapes)]);
         self.sets.insert(s.clone(), out.clone());
         out
     }
 }
 
-/// `\`-escapes for every member of `s`: short forms, `\uXXXX`, surrogate pairs.
-fn escapes_of(s: &CharSet) -> Rx {
+/// `\`-escapes for every member of `s`: short forms, `\uXXXX`, surrogate pairs (with
+/// [`Escapes::Minimal`], no `\uXXXX` for `"` and `\`).
+fn escapes_of(s: &CharSet, escapes: Escapes) -> Rx {
     if s.is_empty() {
         return rx::never();
     }
+    let unicode = match escapes {
+        Escapes::Minimal => s.minus(&CharSet::from_ranges(vec![
+            ('"' as u32, '"' as u32),
+            ('\\' as u32, '\\' as u32),
+        ])),
+        Escapes::All | Escapes::Required => s.clone(),
+    };
     let short: Vec<u32> = SHORT
         .iter()
         .filter(|(c, _)| s.contains(*c as u32))
@@ -125,7 +145,7 @@ fn escapes_of(s: &CharSet) -> Rx {
         short.iter().map(|&c| (c, c)).collect(),
     ));
     let mut units = Vec::new();
-    for &(a, b) in s.ranges() {
+    for &(a, b) in unicode.ranges() {
         if a <= 0xFFFF {
             units.push(hex4(a, b.min(0xFFFF)));
         }

@@ -1,0 +1,88 @@
+"""Native JSON engines' masks on a schema, state by state, in their own JSON dialect.
+
+An engine with its own JSON-schema compiler (llguidance) writes JSON texts its own way:
+its whitespace, which characters a string escapes and how, where a number may carry an
+exponent, whether an integer may be written `3.0`. Those choices are valid JSON, so the
+converter's regex in the harness's dialect is the wrong reference for its masks. An
+engine that declares its dialect (`Policies.json_dialect`, measured on its pinned
+release) is compared instead with our converter's regex *in that dialect*: the same
+walks, triage and findings as a regex lane (`harness.diff.differ`), with one reference
+per dialect.
+
+Where the dialect itself must bound the language and the engine's does not, the
+difference is a policy, decided exactly: a value the schema leaves unconstrained nests
+at most `ANY_DEPTH` arrays and objects in the reference, and a recursive `$ref` is
+entered at most `MAX_RECURSION` times inside itself (neither is a regular language), so
+at those depths the engine allows `[`, `{` or the next level that the reference
+refuses. Triage compares such a state with the reference converted one level deeper in
+both (`values-nested-deeper`, `harness.diff.triage`): the extra tokens are explained iff
+that deeper reference allows each of them, with nothing refused and the same accepting
+status. Everything else is a finding.
+
+A finding is minimized as a regex lane's is, over a tiny vocabulary, except that the
+engine keeps compiling the schema and the reference keeps reading its whole regex in the
+dialect (`harness.diff.minimize`); its repro script compiles the schema with the
+engine's package (`SCHEMA` in the script).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.corpora import converter
+from harness.diff.differ import Differ, WalkPlan
+from harness.diff.disagreement import SpecDiff
+from harness.diff.references import References
+from harness.engines.base import Engine
+from harness.errors import TokensieveError
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+# How deeply the reference nests unconstrained values and recursive `$ref`s (the
+# compiler's defaults); the deeper reference triage reads `values-nested-deeper` from
+# goes one level further in both.
+ANY_DEPTH = 2
+MAX_RECURSION = 3
+
+
+def compared_in_dialect(engine: Engine) -> bool:
+    """Whether `engine`'s masks on schemas are compared in its declared dialect."""
+    return engine.capabilities.json_schema == "native" and bool(engine.policies.json_dialect)
+
+
+def dialect_lane(
+    spec: Spec,
+    voc: Vocabulary,
+    engine: Engine,
+    prepared: dict[str, Any],
+    plan: WalkPlan,
+) -> tuple[SpecDiff, References | None]:
+    """`engine`'s masks on schema `spec` against our converter's regex in its dialect,
+    and the references they were compared with (for minimizing). Where the schema has no
+    regex in that dialect, or the engine cannot compile it, the result records why in
+    `skipped`, compares nothing, and comes with no references."""
+    out = SpecDiff(spec.id, voc.name, "")
+    dialect = engine.policies.json_dialect
+    try:
+        regex = converter.in_dialect(spec.text, dialect, ANY_DEPTH, MAX_RECURSION)
+    except ValueError as exc:
+        out.skipped[engine.name] = f"no regex in its JSON dialect: {' '.join(str(exc).split())}"
+        return out, None
+    try:
+        deeper: str | None = converter.in_dialect(
+            spec.text, dialect, ANY_DEPTH + 1, MAX_RECURSION + 1
+        )
+    except ValueError:
+        deeper = None  # values-nested-deeper then explains nothing
+    try:
+        refs = References(regex, voc, spec.id, deeper=deeper)
+        compiled = engine.compile(prepared[engine.name], spec)
+    except TokensieveError as exc:
+        out.skipped[engine.name] = f"{type(exc).__name__}: {exc}"
+        return out, None
+    result = Differ(
+        spec.id, regex, voc, {engine.name: (engine, compiled)}, refs, check_exact=False
+    ).run(plan)
+    result.lane_regex[engine.name] = regex
+    result.regex = ""
+    return result, refs

@@ -1,0 +1,111 @@
+"""Native JSON engines compared on schemas state by state in their own JSON dialect
+(`harness.diff.dialects`): the declared dialect is what llguidance writes, the
+nesting bound is a policy decided by the deeper reference, and what is left is a
+minimized finding whose repro compiles the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import engines
+from harness.diff import repro
+from harness.diff.dialects import compared_in_dialect, dialect_lane
+from harness.diff.differ import WalkPlan
+from harness.diff.service import CellOutcome, dialect_part
+from harness.engines.base import Engine
+from harness.spec import Spec
+from harness.vocab import synthetic
+
+tokensdfa = pytest.importorskip("tokensdfa")
+
+VOCAB = synthetic(1000, seed=7)
+PLAN = WalkPlan(cover_states=400, random_walks=12, max_steps=64, seed=3)
+
+
+def _llguidance() -> Engine:
+    engine = engines.get("llguidance")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"llguidance unavailable: {why}")
+    return engine
+
+
+def _lane(engine: Engine, schema: dict[str, object]) -> CellOutcome:
+    spec = Spec.schema("test/dialect", json.dumps(schema))
+    prepared = {engine.name: engine.prepare(VOCAB)}
+    result, refs = dialect_lane(spec, VOCAB, engine, prepared, PLAN)
+    assert refs is not None, result.skipped
+    return CellOutcome(result)
+
+
+def test_llguidance_writes_its_declared_dialect() -> None:
+    """Escapes (U+007F escaped, `"` only as `\\"`), numbers (exponents only unbounded, no
+    `3.0` integers, no `-0` at or above zero) and whitespace: one difference in any of
+    them makes a bug here (before the dialect knobs: hundreds)."""
+    engine = _llguidance()
+    assert compared_in_dialect(engine)
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "minimum": 0, "maximum": 10},
+            "x": {"type": "number"},
+            "s": {"type": "string", "maxLength": 3},
+            "i": {"type": "integer"},
+            "e": {"enum": ["a\u007fb", 'q"']},
+        },
+        "required": ["n", "x", "s", "i", "e"],
+        "additionalProperties": False,
+    }
+    outcome = _lane(engine, schema)
+    assert outcome.diff.states["llguidance"] > 20
+    bugs = [d for d in outcome.diff.disagreements if d.verdict == "bug"]
+    assert bugs == [], [(d.prefix, d.why) for d in bugs[:3]]
+
+
+def test_values_nested_past_the_reference_are_a_policy() -> None:
+    """An unconstrained value: llguidance nests it to any depth, the reference two
+    levels; only the deeper reference's tokens are excused."""
+    engine = _llguidance()
+    schema = {
+        "type": "object",
+        "properties": {"a": {}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    outcome = _lane(engine, schema)
+    rules = {(d.verdict, d.rule) for d in outcome.diff.disagreements}
+    assert ("policy", "values-nested-deeper") in rules
+    assert not any(verdict == "bug" for verdict, _ in rules), rules
+
+
+def test_undeclared_key_escapes_are_a_finding_with_a_schema_repro(tmp_path: Path) -> None:
+    """llguidance 1.9 spells undeclared keys with any `\\uXXXX` escape, unlike its other
+    strings and its documentation: a bug, minimized with the schema kept, whose repro
+    compiles that schema with llguidance alone."""
+    engine = _llguidance()
+    spec = Spec.schema(
+        "test/open-object",
+        json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}),
+    )
+    prepared = {engine.name: engine.prepare(VOCAB)}
+    outcome = dialect_part(spec, VOCAB, engine, prepared, PLAN, True, 60.0)
+    bugs = [i for i, d in enumerate(outcome.diff.disagreements) if d.verdict == "bug"]
+    assert bugs, "llguidance's undeclared keys agree with its declared dialect now"
+    minimal = [m for m in outcome.minimal.values() if m is not None]
+    assert minimal
+    m = minimal[0]
+    assert m.schema == spec.text and m.regex == outcome.diff.lane_regex["llguidance"]
+    assert len(m.tokens) <= 16
+    found = repro.witnesses(m)
+    text = repro.explanation(m, found)
+    assert "JSON schema" in text
+    path = tmp_path / "repro.py"
+    path.write_text(repro.script(m, found, "llguidance key escapes", text))
+    reproduced, output = repro.run(path)
+    assert reproduced, output
+    # the lane's regex survives the store's round trip with its disagreements
+    again = CellOutcome.from_json(json.loads(json.dumps(outcome.to_json())))
+    assert again.diff.disagreements[bugs[0]].regex == m.regex
