@@ -65,6 +65,30 @@ def test_llguidance_writes_its_declared_dialect() -> None:
     assert bugs == [], [(d.prefix, d.why) for d in bugs[:3]]
 
 
+def test_xgrammar_writes_its_declared_dialect_under_its_schema_readings() -> None:
+    """Canonical keys, raw constrained strings, no bare `-0` on bounded numbers and
+    integers, its undeclared keys forbidden (`additional-properties-false` applied to the
+    reference's schema): no bug on a schema without free strings."""
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "maximum": 0},
+            "i": {"type": "integer"},
+            "k\n": {"enum": ["ab", "c"]},
+            "p": {"type": "string", "pattern": "^[a-z]{1,3}$"},
+        },
+        "required": ["n", "i", "k\n", "p"],
+    }
+    outcome = _lane(engine, schema)
+    assert outcome.diff.states["xgrammar"] > 20
+    bugs = [d for d in outcome.diff.disagreements if d.verdict == "bug"]
+    assert bugs == [], [(d.prefix, d.why) for d in bugs[:3]]
+
+
 def test_values_nested_past_the_reference_are_a_policy() -> None:
     """An unconstrained value: llguidance nests it to any depth, the reference two
     levels; only the deeper reference's tokens are excused."""

@@ -11,7 +11,11 @@ import pytest
 from harness import engines
 from harness.diff.leftmost import LeftmostFirst
 from harness.diff.minimize import tiny_vocabulary
-from harness.diff.signatures import leaves_match_last_byte, unfinished_character
+from harness.diff.signatures import (
+    escapes_surrogate,
+    leaves_match_last_byte,
+    unfinished_character,
+)
 from harness.diff.triage import StateView, triage
 
 tokensdfa = pytest.importorskip("tokensdfa")
@@ -146,6 +150,20 @@ def test_utf8_signatures() -> None:
     assert rule(view("a[é]", tokens, b"a", {1}, {1, 4})) == "unclassified"
     assert rule(view("a[é]", tokens, b"a", {1}, {1, 5})) == "unclassified"
     assert unfinished_character(b"a\xe4\xb8") == 1 and unfinished_character(b"a\xff") is None
+
+
+def test_lone_surrogate_escape() -> None:
+    """xgrammar's strings: a low surrogate escape alone, or a high one followed by other
+    text, is the signature; the two halves of a pair are not."""
+    string = '"(?:[^"\\\\]|\\\\u[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3})*"'
+    tokens = [b"dc00", b"D83D", b"0041", b"x", b"\\uDE00"]
+    low = view(string, tokens, b'"\\u', {2, 3}, {1, 2, 3})
+    assert rule(low) == "lone-surrogate-escape"
+    after_high = view(string, tokens, b'"\\uD83D', {}, {4})
+    assert rule(after_high) == "lone-surrogate-escape"
+    # near misses: completing a pair, and an ordinary escape the reference refuses
+    assert escapes_surrogate(b'"\\uD83D', b"\\uDE00") is False
+    assert rule(view(string, tokens, b'"\\u', {2}, {2, 3})) == "unclassified"
 
 
 def test_dot_matches_newline() -> None:

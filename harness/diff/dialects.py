@@ -7,7 +7,9 @@ converter's regex in the harness's dialect is the wrong reference for its masks.
 engine that declares its dialect (`Policies.json_dialect`, measured on its pinned
 release) is compared instead with our converter's regex *in that dialect*: the same
 walks, triage and findings as a regex lane (`harness.diff.differ`), with one reference
-per dialect.
+per dialect. The schema the reference converts is the schema as the engine declares it
+reads schemas (`read_by`: xgrammar's `additional-properties-false`, `oneof-as-anyof`,
+`length-ignored-with-pattern` rewrite it first).
 
 Where the dialect itself must bound the language and the engine's does not, the
 difference is a policy, decided exactly: a value the schema leaves unconstrained nests
@@ -27,12 +29,14 @@ engine's package (`SCHEMA` in the script).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from harness.corpora import converter
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import SpecDiff
 from harness.diff.references import References
+from harness.diff.schema_policies import as_read_by
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.spec import Spec
@@ -50,6 +54,19 @@ def compared_in_dialect(engine: Engine) -> bool:
     return engine.capabilities.json_schema == "native" and bool(engine.policies.json_dialect)
 
 
+def read_by(engine: Engine, text: str) -> str:
+    """Schema `text` as `engine` declares it reads schemas (`Policies.json_schema`:
+    `additional-properties-false`, `oneof-as-anyof`, `length-ignored-with-pattern`
+    rewrite the schema), so that those documented readings are part of the reference
+    and not findings. The text itself when nothing changes it."""
+    declared = engine.policies.json_schema
+    if not declared:
+        return text
+    schema = json.loads(text)
+    read = as_read_by(declared, schema)
+    return text if read == schema else json.dumps(read)
+
+
 def dialect_lane(
     spec: Spec,
     voc: Vocabulary,
@@ -63,15 +80,14 @@ def dialect_lane(
     `skipped`, compares nothing, and comes with no references."""
     out = SpecDiff(spec.id, voc.name, "")
     dialect = engine.policies.json_dialect
+    text = read_by(engine, spec.text)
     try:
-        regex = converter.in_dialect(spec.text, dialect, ANY_DEPTH, MAX_RECURSION)
+        regex = converter.in_dialect(text, dialect, ANY_DEPTH, MAX_RECURSION)
     except ValueError as exc:
         out.skipped[engine.name] = f"no regex in its JSON dialect: {' '.join(str(exc).split())}"
         return out, None
     try:
-        deeper: str | None = converter.in_dialect(
-            spec.text, dialect, ANY_DEPTH + 1, MAX_RECURSION + 1
-        )
+        deeper: str | None = converter.in_dialect(text, dialect, ANY_DEPTH + 1, MAX_RECURSION + 1)
     except ValueError:
         deeper = None  # values-nested-deeper then explains nothing
     try:

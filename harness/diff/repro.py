@@ -47,6 +47,8 @@ SIGNATURE_TEXT = {
     "lower-priority branch is abandoned once a higher one has matched",
     "anchors-ignored": "the engine's mask is that of the regex with its anchors removed",
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",
+    "lone-surrogate-escape": "every token it adds writes a \\u escape of a UTF-16 surrogate "
+    "(D800-DFFF) outside a high-low pair: a JSON string that stands for no Unicode text",
     "unclassified": "the difference matches no declared policy and no known bug shape",
 }
 
@@ -122,7 +124,8 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
     subject = (
         f"the JSON schema {m.schema[:120]!r}"
         + ("…" if len(m.schema) > 120 else "")
-        + " (the regex: that schema's texts in its own JSON dialect)"
+        + " (the regex: that schema's texts, read as the engine documents it reads "
+        "schemas, in its own JSON dialect)"
         if m.schema
         else f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
     )

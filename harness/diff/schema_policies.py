@@ -81,6 +81,36 @@ def lengths_beside_pattern_dropped(schema: Any) -> Any:
     return _rewrite(schema, edit)
 
 
+def undeclared_forbidden(schema: Any) -> Any:
+    """`schema` with `additionalProperties: false` in every object schema that lists
+    `properties` and leaves `additionalProperties` unspecified (how
+    `additional-properties-false` reads it)."""
+
+    def edit(node: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
+            return {**node, "additionalProperties": False}
+        return node
+
+    return _rewrite(schema, edit)
+
+
+_SCHEMA_REWRITES: dict[str, Callable[[Any], Any]] = {
+    ADDITIONAL: undeclared_forbidden,
+    ONEOF: oneof_as_anyof,
+    LENGTH: lengths_beside_pattern_dropped,
+}
+
+
+def as_read_by(declared: tuple[str, ...], schema: Any) -> Any:
+    """`schema` as an engine declaring the policies `declared` reads it: each policy that
+    is a rewrite of the schema itself applied (the others, key order and caps, are
+    readings of instances and leave it as it is)."""
+    for name, rewrite in _SCHEMA_REWRITES.items():
+        if name in declared:
+            schema = rewrite(schema)
+    return schema
+
+
 def _resolve(schema: Any, root: Any) -> Any:
     """A local `$ref` followed (one level at a time, at most 20)."""
     for _ in range(20):

@@ -30,6 +30,9 @@ and a near-miss case for each. The first signature that holds names the bug:
   a byte-range approximation of a Unicode class lets the character's first bytes through.
 - `dot-matches-newline`: the engine only adds tokens, each holding a newline, and each
   fits the regex read with `.` matching newline (outside `(?s)`, `.` excludes it).
+- `lone-surrogate-escape` (JSON schemas): the engine only adds tokens, and each writes
+  (part of) a `\\uXXXX` escape of a UTF-16 surrogate, D800-DFFF, which the reference
+  allows only as a high-low pair: a lone one stands for no Unicode character.
 """
 
 from __future__ import annotations
@@ -81,6 +84,42 @@ def spells_surrogate(prefix: bytes, token: bytes) -> bool:
     bytes of a UTF-8-encoded surrogate."""
     joined = prefix[-1:] + token
     return _SURROGATE.search(joined) is not None
+
+
+# A `\uXXXX` escape (possibly unfinished) not preceded by an escaped backslash.
+_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u([0-9a-fA-F]{0,4})")
+# Context kept before a token: a whole surrogate pair's escapes.
+_ESCAPE_CONTEXT = 12
+
+
+def escapes_surrogate(prefix: bytes, token: bytes) -> bool:
+    """True if `token`, written after `prefix`, writes a hex digit of a `\\u` escape of a
+    low surrogate (DC00-DFFF) that no complete high one precedes, or follows a complete
+    high surrogate escape (D800-DBFF) with text that cannot begin a low one."""
+    head = prefix[-_ESCAPE_CONTEXT:]
+    text = head + token
+    escapes = list(_ESCAPE.finditer(text))
+    for i, m in enumerate(escapes):
+        digits = m.group(1)
+        if m.end() < len(head) or len(digits) < 2 or digits[:1] not in b"dD":
+            continue
+        if digits[1:2] in b"cdefCDEF" and m.end() > len(head):
+            before = escapes[i - 1] if i else None
+            if before is None or before.end() != m.start() or not _high(before.group(1)):
+                return True
+        elif _high(digits):
+            rest = text[m.end() : m.end() + 4]
+            if rest and not _LOW_START.fullmatch(rest) and m.end() < len(text):
+                return True
+    return False
+
+
+def _high(digits: bytes) -> bool:
+    return len(digits) == 4 and digits[:1] in b"dD" and digits[1:2] in b"89abAB"
+
+
+# What may follow a high surrogate escape while a low one can still complete the pair.
+_LOW_START = re.compile(rb"\\(?:u(?:[dD][c-fC-F]?)?)?|\\u[dD][c-fC-F][0-9a-fA-F]?")
 
 
 def unfinished_character(data: bytes) -> int | None:
@@ -223,6 +262,17 @@ def _dot_matches_newline(view: StateView) -> str | None:
     )
 
 
+def _lone_surrogate_escape(view: StateView) -> str | None:
+    if not _only_adds(view):
+        return None
+    if all(escapes_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
+        return (
+            f"every one of the {len(view.engine_only)} extra tokens writes a \\u escape of a "
+            "UTF-16 surrogate that no pair completes"
+        )
+    return None
+
+
 BUG_SIGNATURES: dict[str, Signature] = {
     "special-allowed": _special_allowed,
     "eos-bit-mismatch": _eos_bit_mismatch,
@@ -234,4 +284,5 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "utf8-surrogate": _utf8_surrogate,
     "utf8-overapproximation": _utf8_overapproximation,
     "dot-matches-newline": _dot_matches_newline,
+    "lone-surrogate-escape": _lone_surrogate_escape,
 }

@@ -37,8 +37,9 @@ NAME = "llguidance"
 JSON_OPTIONS: dict[str, Any] = {"whitespace_flexible": True}
 # The JSON text its schemas compile to (measured on 1.9.1 with a one-byte vocabulary):
 # that whitespace; strings escaping exactly `"`, `\\`, U+0000-U+001F and U+007F (`"` and
-# `\\` only in short form); an exponent only on numbers without bounds or multipleOf;
-# integers never with a fraction; no `-0` where the lower bound is zero or more. Its
+# `\\` only in short form); declared keys in one spelling (as json.dumps writes them);
+# an exponent only on numbers without bounds or multipleOf; integers never with a
+# fraction; zero never with a minus sign on a bounded number. Its
 # undeclared object keys take every `\\uXXXX` escape, which its own documentation
 # (json_allow_general_unicode_escapes, off by default) and its other strings do not: the
 # differ reports that as a finding.
@@ -47,7 +48,8 @@ JSON_DIALECT = (
     ("escapes", "minimal"),
     ("numbers", "exponent-when-unbounded"),
     ("integers", "no-fraction"),
-    ("negative_zero", "only-below-zero"),
+    ("negative_zero", "unbounded-only"),
+    ("keys", "canonical"),
 )
 
 

@@ -3,7 +3,9 @@
 #[path = "schema_common/mod.rs"]
 mod common;
 
-use tokensdfa_core::schema::{compile, Dialect, Draft, Escapes, Numbers, SchemaError, Whitespace};
+use tokensdfa_core::schema::{
+    compile, Dialect, Draft, Escapes, Keys, NegativeZero, Numbers, SchemaError, Whitespace,
+};
 
 fn check_in(d: &Dialect, schema: &str, good: &[&str], bad: &[&str]) {
     let re = compile(schema, d).unwrap_or_else(|e| panic!("{schema}: {e}"));
@@ -169,21 +171,73 @@ fn exponents_only_on_unbounded_numbers_and_integers_without_fraction() {
         &["-3", "-0", "12"],
         &["3.0", "1e2", "-4"],
     );
-    let unsigned = Dialect {
-        no_negative_zero_when_nonnegative: true,
-        ..engines
+    let llguidance = Dialect {
+        negative_zero: NegativeZero::UnboundedOnly,
+        ..engines.clone()
     };
     check_in(
-        &unsigned,
-        r#"{"type":"number","minimum":0,"maximum":1}"#,
-        &["0", "0.5", "1.0"],
-        &["-0", "-0.0"],
+        &llguidance,
+        r#"{"type":"number"}"#,
+        &["-0", "-0.0", "-0e1"],
+        &[],
     );
+    check_in(&llguidance, r#"{"type":"integer"}"#, &["-0"], &[]);
+    for bounded in [
+        r#"{"type":"number","minimum":0,"maximum":1}"#,
+        r#"{"type":"number","minimum":-5}"#,
+        r#"{"type":"integer","maximum":3}"#,
+    ] {
+        check_in(&llguidance, bounded, &["0"], &["-0", "-0.0", "-0.00"]);
+    }
     check_in(
-        &unsigned,
-        r#"{"type":"number","exclusiveMinimum":-1}"#,
-        &["-0", "-0.5", "3"],
-        &["-1"],
+        &llguidance,
+        r#"{"type":"number","minimum":-5}"#,
+        &["-0.5", "-5"],
+        &[],
+    );
+    let xgrammar = Dialect {
+        negative_zero: NegativeZero::WithFractionWhenBounded,
+        ..engines
+    };
+    check_in(&xgrammar, r#"{"type":"number"}"#, &["-0", "-0.0"], &[]);
+    check_in(&xgrammar, r#"{"type":"integer"}"#, &["0"], &["-0"]);
+    check_in(
+        &xgrammar,
+        r#"{"type":"number","maximum":0}"#,
+        &["-0.0", "0", "-0.5"],
+        &["-0"],
+    );
+}
+
+#[test]
+fn escapes_only_in_free_strings() {
+    let d = Dialect {
+        escapes: Escapes::FreeStringsOnly,
+        ..Dialect::default()
+    };
+    let s = r#"{"type":"object","properties":{"free":{"type":"string"},"short":{"type":"string","maxLength":2}},"required":["free","short"],"additionalProperties":false}"#;
+    check_in(
+        &d,
+        s,
+        &["{\"free\":\"\\u0041\\n\",\"short\":\"ab\"}"],
+        &[
+            "{\"free\":\"a\",\"short\":\"\\n\"}",
+            "{\"free\":\"a\",\"short\":\"\\u0061\"}",
+        ],
+    );
+}
+
+#[test]
+fn canonical_keys_have_one_spelling() {
+    let d = Dialect {
+        keys: Keys::Canonical,
+        ..Dialect::default()
+    };
+    check_in(
+        &d,
+        r#"{"type":"object","properties":{"é\n":{"type":"string"}},"required":["é\n"],"additionalProperties":false}"#,
+        &["{\"é\\n\":\"\\u00e9\"}"],
+        &["{\"\\u00e9\\n\":\"x\"}", "{\"é\\u000a\":\"x\"}"],
     );
 }
 

@@ -510,19 +510,27 @@ fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
 /// optional space after `,` and `:`, as outlines-core) or "any" (JSON whitespace between
 /// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
 /// `$schema`; `formats` "assert" or "annotate"; `escapes` "all", "required" or
-/// "minimal" (llguidance's: U+007F escaped too, `"` and `\` only as `\"` and `\\`);
+/// "minimal" (llguidance's: U+007F escaped too, `"` and `\` only as `\"` and `\\`),
+/// "raw" (none) or "free-strings-only" (every escape in unconstrained strings, none in
+/// constrained ones: xgrammar);
 /// `numbers` "decimal", "exponent-where-exact" or "exponent-when-unbounded"; `integers`
-/// "decimal" (`3.0` is an integer) or "no-fraction"; `negative_zero` "allowed" or
-/// "only-below-zero" (no `-0` where the lower bound is zero or more); `max_recursion`,
-/// how often a recursive `$ref` is entered inside itself (default 3); `any_depth`, how deeply a value the
-/// schema leaves unconstrained nests arrays and objects (default 2); a regex longer than
+/// "decimal" (`3.0` is an integer) or "no-fraction"; `negative_zero` "allowed",
+/// "unbounded-only" (no `-0`, `-0.0` on bounded numbers, as llguidance) or
+/// "with-fraction-when-bounded" (never a bare `-0` on integers or bounded numbers, as
+/// xgrammar); `keys` "as-strings" (declared keys spelled as `escapes` says) or
+/// "canonical" (one spelling, as `json.dumps(ensure_ascii=False)`: llguidance) or
+/// "canonical-del-escaped" (U+007F as `\u007f` too: xgrammar); `max_recursion`, how
+/// often a recursive `$ref` is entered inside itself (default 3); `any_depth`, how deeply
+/// a value the schema leaves unconstrained nests arrays and objects (default 2); a regex
+/// longer than
 /// `max_regex_bytes` (default 4 MiB) is refused. Raises PatternError,
 /// UnsupportedPatternError or LimitError (see `schema_error`).
 #[pyfunction]
 #[pyo3(signature = (
     schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
     formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None,
-    any_depth = None, integers = "decimal", negative_zero = "allowed", max_recursion = None
+    any_depth = None, integers = "decimal", negative_zero = "allowed", max_recursion = None,
+    keys = "as-strings"
 ))]
 #[allow(clippy::too_many_arguments)]
 fn schema_to_regex(
@@ -539,8 +547,9 @@ fn schema_to_regex(
     integers: &str,
     negative_zero: &str,
     max_recursion: Option<u32>,
+    keys: &str,
 ) -> PyResult<String> {
-    use core::schema::{Dialect, Draft, Escapes, Formats, Numbers, Whitespace};
+    use core::schema::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
     let defaults = Dialect::default();
     let dialect = Dialect {
         whitespace: named(
@@ -578,6 +587,8 @@ fn schema_to_regex(
                 ("all", Escapes::All),
                 ("required", Escapes::Required),
                 ("minimal", Escapes::Minimal),
+                ("raw", Escapes::Raw),
+                ("free-strings-only", Escapes::FreeStringsOnly),
             ],
         )?,
         numbers: named(
@@ -594,12 +605,28 @@ fn schema_to_regex(
             integers,
             &[("decimal", false), ("no-fraction", true)],
         )?,
-        no_negative_zero_when_nonnegative: named(
+        negative_zero: named(
             "negative_zero",
             negative_zero,
-            &[("allowed", false), ("only-below-zero", true)],
+            &[
+                ("allowed", NegativeZero::Allowed),
+                ("unbounded-only", NegativeZero::UnboundedOnly),
+                (
+                    "with-fraction-when-bounded",
+                    NegativeZero::WithFractionWhenBounded,
+                ),
+            ],
         )?,
         max_recursion: max_recursion.unwrap_or(defaults.max_recursion),
+        keys: named(
+            "keys",
+            keys,
+            &[
+                ("as-strings", Keys::AsStrings),
+                ("canonical", Keys::Canonical),
+                ("canonical-del-escaped", Keys::CanonicalDelEscaped),
+            ],
+        )?,
         max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
         any_depth: any_depth.unwrap_or(defaults.any_depth),
         ..defaults

@@ -40,6 +40,8 @@ pub type Step<T> = Result<T, Fail>;
 pub struct Ctx {
     pub dialect: Dialect,
     pub speller: Speller,
+    /// For strings with constraints under [`super::Escapes::FreeStringsOnly`].
+    pub raw_speller: Speller,
     dfas: HashMap<*const super::rx::Node, (Rx, Rc<Dfa>)>,
     pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
     pub shapes_built: usize,
@@ -55,6 +57,7 @@ impl Ctx {
         Ctx {
             dialect: dialect.clone(),
             speller: Speller::new(dialect.escapes),
+            raw_speller: Speller::new(super::Escapes::Raw),
             dfas: HashMap::new(),
             meets: HashMap::new(),
             shapes_built: 0,

@@ -61,6 +61,11 @@ pub enum Escapes {
     /// `"`, `\`, U+0000-U+001F and U+007F are: `"` and `\` only as `\"` and `\\`, the
     /// others as their short form (`\b \f \n \r \t`) or as `\u00XX`.
     Minimal,
+    /// No escapes at all: a string cannot hold `"`, `\` or a control character.
+    Raw,
+    /// Every escape (as `All`) in strings the schema leaves unconstrained, none (as
+    /// `Raw`) in strings with any constraint (pattern, format, length, enum): xgrammar.
+    FreeStringsOnly,
 }
 
 /// Whether `format` asserts (its grammar is part of the language) or only annotates.
@@ -92,6 +97,32 @@ pub enum Numbers {
     ExponentWhenUnbounded,
 }
 
+/// Where zero is written with a minus sign (`-0`, `-0.0`), which JSON allows for every
+/// number and engines restrict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NegativeZero {
+    /// Wherever zero is valid.
+    Allowed,
+    /// Only on numbers and integers without bounds (llguidance's ranges never write it).
+    UnboundedOnly,
+    /// Never bare (`-0`) on integers or on numbers with bounds; a bounded number may
+    /// still be `-0.0` (xgrammar).
+    WithFractionWhenBounded,
+}
+
+/// How declared keys (those `properties` lists) are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// As any other string of the dialect ([`Escapes`]).
+    AsStrings,
+    /// One spelling, as `json.dumps(ensure_ascii=False)` writes it: raw, but `"` `\\` as
+    /// `\\"` `\\\\`, `\\b \\f \\n \\r \\t` in short form, other control characters as
+    /// `\\u00xx` (lower-case hex); llguidance.
+    Canonical,
+    /// As `Canonical`, and U+007F as `\\u007f` too (xgrammar).
+    CanonicalDelEscaped,
+}
+
 /// The dialect and the compiler's limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dialect {
@@ -104,9 +135,10 @@ pub struct Dialect {
     /// Integers written without a fraction (`3`, `-0`; never `3.0`), as the engines and
     /// draft-04 (which has no integer-valued `3.0`) write them.
     pub integers_without_fraction: bool,
-    /// A number whose lower bound is zero or more is never written with a minus sign
-    /// (no `-0`, `-0.0`), as llguidance's ranges write it; elsewhere `-0` stays.
-    pub no_negative_zero_when_nonnegative: bool,
+    /// Where zero may be written with a minus sign.
+    pub negative_zero: NegativeZero,
+    /// How the keys `properties` declares are written.
+    pub keys: Keys,
     /// How deeply an unconstrained value (`{}`, `true`, values of an object that
     /// declares nothing about them) nests arrays and objects; 0 allows scalars only.
     pub any_depth: u32,
@@ -130,7 +162,8 @@ impl Default for Dialect {
             escapes: Escapes::All,
             numbers: Numbers::Decimal,
             integers_without_fraction: false,
-            no_negative_zero_when_nonnegative: false,
+            negative_zero: NegativeZero::Allowed,
+            keys: Keys::AsStrings,
             any_depth: 2,
             max_recursion: 3,
             max_regex_len: 4 << 20,

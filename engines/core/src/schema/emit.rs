@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
-use super::dialect::{Numbers, Whitespace};
+use super::dialect::{Escapes, Numbers, Whitespace};
 use super::numbers::{real_range, signed_exponent_form};
 use super::rx::{self, Rx};
 use super::scalars::{num_rx, str_lang};
@@ -134,6 +134,13 @@ impl<'c> Emitter<'c> {
 
     fn string(&mut self, c: &StrCons) -> Step<Rx> {
         let x = str_lang(self.ctx, c)?;
+        if self.ctx.dialect.escapes == Escapes::FreeStringsOnly && !c.is_any() {
+            if rx::is_never(&x) {
+                return Ok(rx::never());
+            }
+            let spelled = self.ctx.raw_speller.spell(&x);
+            return Ok(rx::concat([rx::lit("\""), spelled, rx::lit("\"")]));
+        }
         Ok(self.quoted(&x))
     }
 

@@ -40,7 +40,7 @@ mod testing;
 
 use serde_json::Value;
 
-pub use dialect::{Dialect, Draft, Escapes, Formats, Numbers, Whitespace};
+pub use dialect::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
 pub use error::SchemaError;
 
 /// The regex of the dialect's texts valid against `schema_json`.

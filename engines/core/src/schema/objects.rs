@@ -15,11 +15,13 @@ use std::collections::BTreeMap;
 use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
 use super::context::{Fail, Step};
+use super::dialect::Keys;
 use super::eliminate::to_rx;
 use super::emit::Emitter;
 use super::merge::intersect;
 use super::rx::{self, Rx};
 use super::shape::ObjCons;
+use super::spell::canonical;
 
 /// The most `patternProperties` patterns one object may have.
 pub const MAX_PATTERNS: usize = 3;
@@ -55,7 +57,11 @@ impl Emitter<'_> {
                 }
                 continue;
             }
-            let key = self.quoted(&rx::lit(k));
+            let key = match self.ctx.dialect.keys {
+                Keys::AsStrings => self.quoted(&rx::lit(k)),
+                Keys::Canonical => rx::lit(&format!("\"{}\"", canonical(k, false))),
+                Keys::CanonicalDelEscaped => rx::lit(&format!("\"{}\"", canonical(k, true))),
+            };
             members.push((rx::concat([key, self.tok.colon.clone(), val]), required));
         }
         let extra = self.extras(o)?;

@@ -12,7 +12,7 @@
 use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
-use super::dialect::Numbers;
+use super::dialect::{NegativeZero, Numbers};
 use super::eliminate::to_rx;
 use super::numbers::{
     integer_bounds, integer_range, multiple_dfa, non_integer_dfa, real_range, restrict,
@@ -146,13 +146,38 @@ fn exponent_form(lo: Option<&Bound>, hi: Option<&Bound>) -> Option<Rx> {
     }
 }
 
-/// Number texts that start with a digit (no minus sign).
-fn unsigned_dfa() -> Dfa {
-    let unsigned = rx::concat([
-        rx::set(CharSet::range('0' as u32, '9' as u32)),
-        rx::star(rx::set(CharSet::full())),
-    ]);
-    Dfa::from_rx(&unsigned).expect("a two-state automaton")
+/// The texts `c` admits that are not a negative zero its dialect forbids, as an
+/// automaton; None where the dialect forbids none.
+fn negative_zero_refused(rule: NegativeZero, c: &NumCons) -> Option<Dfa> {
+    let bounded = c.lo.is_some() || c.hi.is_some();
+    let zeros = rx::concat([rx::lit("-"), rx::lit("0")]);
+    let fraction = rx::opt(rx::concat([
+        rx::lit("."),
+        rx::repeat(rx::lit("0"), 1, None),
+    ]));
+    let exponent = rx::opt(rx::concat([
+        rx::set(CharSet::from_ranges(vec![
+            ('E' as u32, 'E' as u32),
+            ('e' as u32, 'e' as u32),
+        ])),
+        rx::opt(rx::set(CharSet::from_ranges(vec![
+            ('+' as u32, '+' as u32),
+            ('-' as u32, '-' as u32),
+        ]))),
+        rx::repeat(rx::set(CharSet::range('0' as u32, '9' as u32)), 1, None),
+    ]));
+    let refused = match rule {
+        NegativeZero::UnboundedOnly if bounded => rx::concat([zeros, fraction, exponent]),
+        NegativeZero::WithFractionWhenBounded if bounded || c.integer => {
+            rx::concat([zeros, exponent])
+        }
+        _ => return None,
+    };
+    Some(
+        Dfa::from_rx(&refused)
+            .expect("a small automaton")
+            .complement(),
+    )
 }
 
 /// The number texts `c` admits.
@@ -193,10 +218,9 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     } else {
         real_range(c.lo.as_ref(), c.hi.as_ref())
     };
-    let nonnegative = c.lo.as_ref().is_some_and(|(v, _)| !v.is_negative());
-    if ctx.dialect.no_negative_zero_when_nonnegative && nonnegative {
-        base = restrict(&base, &[unsigned_dfa()]).map_err(|_| {
-            Fail::Limit("a nonnegative range needs too many automaton states".into())
+    if let Some(zero) = negative_zero_refused(ctx.dialect.negative_zero, c) {
+        base = restrict(&base, &[zero]).map_err(|_| {
+            Fail::Limit("a range without negative zero needs too many automaton states".into())
         })?;
     }
     if c.multiples.is_empty() && !c.non_integer {

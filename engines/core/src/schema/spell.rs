@@ -40,7 +40,7 @@ pub fn must_escape() -> CharSet {
 fn never_raw(escapes: Escapes) -> CharSet {
     match escapes {
         Escapes::Minimal => must_escape().union(&CharSet::single('\u{7f}')),
-        Escapes::All | Escapes::Required => must_escape(),
+        Escapes::All | Escapes::Required | Escapes::Raw | Escapes::FreeStringsOnly => must_escape(),
     }
 }
 
@@ -95,7 +95,8 @@ impl Speller {
         let mut parts = Vec::new();
         let mut run = String::new();
         for c in s.chars() {
-            let plain = !special.contains(c as u32) && self.escapes != Escapes::All;
+            let plain = !special.contains(c as u32)
+                && !matches!(self.escapes, Escapes::All | Escapes::FreeStringsOnly);
             if plain {
                 run.push(c);
             } else {
@@ -113,14 +114,34 @@ impl Speller {
         }
         let special = never_raw(self.escapes);
         let escaped = match self.escapes {
-            Escapes::All => s.clone(),
+            Escapes::All | Escapes::FreeStringsOnly => s.clone(),
             Escapes::Required | Escapes::Minimal => s.intersect(&special),
+            Escapes::Raw => CharSet::empty(),
         };
         let raw = rx::set(s.minus(&special));
         let out = rx::alt([raw, escapes_of(&escaped, self.escapes)]);
         self.sets.insert(s.clone(), out.clone());
         out
     }
+}
+
+/// The one spelling of `s` a canonical [`super::Dialect::keys`] writes (without quotes);
+/// `escape_del`: U+007F as `\u007f`, else raw.
+pub fn canonical(s: &str, escape_del: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match SHORT.iter().find(|(d, l)| *d == c && *l != '/') {
+            Some(&(_, l)) => {
+                out.push('\\');
+                out.push(l);
+            }
+            None if (c as u32) < 0x20 || (escape_del && c == '\u{7f}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// `\`-escapes for every member of `s`: short forms, `\uXXXX`, surrogate pairs (with
@@ -134,7 +155,7 @@ fn escapes_of(s: &CharSet, escapes: Escapes) -> Rx {
             ('"' as u32, '"' as u32),
             ('\\' as u32, '\\' as u32),
         ])),
-        Escapes::All | Escapes::Required => s.clone(),
+        _ => s.clone(),
     };
     let short: Vec<u32> = SHORT
         .iter()
@@ -212,6 +233,13 @@ mod tests {
 
     fn accepts(x: &Rx, text: &str) -> bool {
         tree_matcher(x)(text)
+    }
+
+    #[test]
+    fn canonical_spelling_escapes_only_what_must_be() {
+        let s = "a/é\"\\\n\u{1}\u{7f}";
+        assert_eq!(canonical(s, true), r#"a/é\"\\\n\u0001\u007f"#);
+        assert_eq!(canonical(s, false), "a/é\\\"\\\\\\n\\u0001\u{7f}");
     }
 
     #[test]
