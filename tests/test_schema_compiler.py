@@ -94,6 +94,20 @@ def test_refusals_are_one_line_of_their_kind(schema: str, kind: type, words: str
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
-def test_unknown_dialect_name_is_value_error() -> None:
-    with pytest.raises(ValueError, match="whitespace"):
-        tokensdfa.schema_to_regex("{}", whitespace="tabs")
+@pytest.mark.parametrize(
+    "option", ["whitespace", "escapes", "numbers", "integers", "negative_zero", "keys"]
+)
+def test_unknown_dialect_name_is_value_error(option: str) -> None:
+    with pytest.raises(ValueError, match=f"{option} \"tabs\" is not one of"):
+        tokensdfa.schema_to_regex("{}", **{option: "tabs"})
+
+
+def test_engine_dialects_name_only_known_options() -> None:
+    """Every engine's declared JSON dialect converts a schema (a misspelt option or value
+    would make every one of its dialect lanes skip)."""
+    from harness import engines
+
+    declared = [engines.get(n).policies.json_dialect for n in ("llguidance", "xgrammar")]
+    for dialect in declared:
+        assert dialect
+        assert tokensdfa.schema_to_regex('{"type": "object"}', **dict(dialect))

@@ -62,7 +62,10 @@ def read_by(engine: Engine, text: str) -> str:
     declared = engine.policies.json_schema
     if not declared:
         return text
-    schema = json.loads(text)
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError:
+        return text  # not JSON: the converter says so, naming the spec
     read = as_read_by(declared, schema)
     return text if read == schema else json.dumps(read)
 
