@@ -133,3 +133,21 @@ def test_undeclared_key_escapes_are_a_finding_with_a_schema_repro(tmp_path: Path
     # the lane's regex survives the store's round trip with its disagreements
     again = CellOutcome.from_json(json.loads(json.dumps(outcome.to_json())))
     assert again.diff.disagreements[bugs[0]].regex == m.regex
+
+
+def test_one_json_compiler_fault_on_two_schemas_is_one_bug() -> None:
+    """Findings on schemas group by the tokens their minimal forms disagree on, not by
+    their (whole, per-schema) regexes."""
+    from harness.diff.findings import Collector
+
+    engine = _llguidance()
+    prepared = {engine.name: engine.prepare(VOCAB)}
+    collector = Collector()
+    for i, key in enumerate(("a", "bc")):
+        schema = {"type": "object", "properties": {key: {"type": "integer"}}}
+        spec = Spec.schema(f"test/open-{i}", json.dumps(schema))
+        outcome = dialect_part(spec, VOCAB, engine, prepared, PLAN, True, 60.0)
+        for d, m in outcome.grouped():
+            collector.add(d, m, VOCAB.tokens)
+    (bug,) = [b for b in collector.bugs() if b.engine == "llguidance"]
+    assert bug.row()["witness_count"] == 2, bug.row()

@@ -98,7 +98,7 @@ def test_refusals_are_one_line_of_their_kind(schema: str, kind: type, words: str
     "option", ["whitespace", "escapes", "numbers", "integers", "negative_zero", "keys"]
 )
 def test_unknown_dialect_name_is_value_error(option: str) -> None:
-    with pytest.raises(ValueError, match=f"{option} \"tabs\" is not one of"):
+    with pytest.raises(ValueError, match=f'{option} "tabs" is not one of'):
         tokensdfa.schema_to_regex("{}", **{option: "tabs"})
 
 

@@ -65,6 +65,9 @@ class Finding:
             "minimal_tokens": None if m is None else len(m.tokens),
             "minimal_prefix": None if m is None else m.prefix.decode("utf-8", "backslashreplace"),
             "regex": (m.regex if m else self.example["regex"])[:300],
+            # a native JSON engine's finding on a schema (its regex: the schema's texts in
+            # the engine's dialect, harness.diff.dialects)
+            "schema": m.schema[:300] if m and m.schema else None,
             "explanation": self.explanation,
             "repro": self.repro,
             "reproduces": self.reproduces,
@@ -114,8 +117,16 @@ class Bug:
 
 
 def bug_key(f: Finding) -> tuple[str, str, str]:
-    """(engine, signature, regex): the regex minimized where the finding was."""
-    regex = f.minimal.regex if f.minimal is not None else str(f.example["regex"])
+    """(engine, signature, regex): the regex minimized where the finding was. A finding
+    on a schema in the engine's dialect keeps its whole regex (only tokens shrink), so
+    there the tokens its minimal form disagrees on stand in for the regex: one fault of
+    the engine's JSON compiler seen on many schemas is one bug."""
+    m = f.minimal
+    if m is not None and m.schema:
+        differing = sorted({m.tokens[i] for i in set(m.expected) ^ set(m.actual)})
+        shown = ", ".join(t.decode("utf-8", "backslashreplace") for t in differing)
+        return (f.engine, f.rule, f"JSON schemas, disagreeing on tokens: {shown}")
+    regex = m.regex if m is not None else str(f.example["regex"])
     return (f.engine, f.rule, regex)
 
 
