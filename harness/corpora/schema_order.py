@@ -32,7 +32,9 @@ def _resolve(schema: Any, root: Any) -> Any:
 def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]:
     """The schema and its allOf parts and anyOf/oneOf branches, refs resolved, depth
     first. Of an anyOf/oneOf, only the branches `value` is valid against when there are
-    any (an instance is ordered by the branch it matches, not by its siblings')."""
+    any (an instance is ordered by the branch it matches, not by its siblings'); of an
+    `if`, the `if` and `then` when `value` is valid against the `if`, else the `else`
+    (as our converter merges them)."""
     schema = _resolve(schema, root)
     if not isinstance(schema, dict):
         return []
@@ -44,6 +46,10 @@ def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]
             subs = matching or subs
         for sub in subs:
             out += _branches(sub, root, value)
+    if "if" in schema and value is not None:
+        chosen = ("if", "then") if _valid(value, schema["if"], root) else ("else",)
+        for key in chosen:
+            out += _branches(schema.get(key), root, value)
     return out
 
 

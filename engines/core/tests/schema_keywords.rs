@@ -540,3 +540,29 @@ fn errors_name_keyword_and_pointer() {
     ));
     assert!(matches!(refused("{"), SchemaError::InvalidSchema { .. }));
 }
+
+#[test]
+fn keywords_newer_than_the_schemas_draft_are_not_keywords() {
+    let conditional = |draft: &str| {
+        format!(
+            r#"{{"$schema":"http://json-schema.org/{draft}/schema#","type":"object","properties":{{"a":{{"type":"string"}},"b":{{}}}},"if":{{"required":["a"]}},"then":{{"required":["b"]}}}}"#
+        )
+    };
+    check(&conditional("draft-04"), &[r#"{"a":"x"}"#], &[]);
+    check(&conditional("draft-06"), &[r#"{"a":"x"}"#], &[]);
+    check(
+        &conditional("draft-07"),
+        &[r#"{"a":"x","b":1}"#],
+        &[r#"{"a":"x"}"#],
+    );
+    check(
+        r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","const":1}"#,
+        &["1", "2"],
+        &[],
+    );
+    check(
+        r#"{"$schema":"http://json-schema.org/draft-06/schema#","type":"integer","const":1}"#,
+        &["1"],
+        &["2"],
+    );
+}

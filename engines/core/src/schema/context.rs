@@ -48,6 +48,10 @@ pub struct Ctx {
     /// Draft-04 and earlier: an `integer` is a number written without a fraction (`1.0`
     /// is not one); later drafts count any number whose value is whole.
     pub integers_without_fraction: bool,
+    /// The draft a `$schema` before draft-07 names (3, 4 or 6), else 0: keywords added
+    /// later (`if`/`then`/`else` in 7, `const` and `propertyNames` in 6) are not
+    /// keywords there, and validators ignore them.
+    pub legacy_draft: u8,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -62,6 +66,7 @@ impl Ctx {
             meets: HashMap::new(),
             shapes_built: 0,
             integers_without_fraction: false,
+            legacy_draft: 0,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),
         }

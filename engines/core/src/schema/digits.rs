@@ -112,6 +112,13 @@ pub fn nat_range(lo: &[u8], hi: Option<&[u8]>) -> Rx {
             return rx::never();
         }
     }
+    if hi.is_none() && lo.first() == Some(&1) && lo[1..].iter().all(|&d| d == 0) {
+        // from a power of ten up: every spelling of that width or more, one piece
+        return rx::concat([
+            Digits::Decimal.class(1, 9),
+            rx::repeat(Digits::Decimal.any(), lo.len() as u32 - 1, None),
+        ]);
+    }
     let mut parts = Vec::new();
     let top = hi.map_or(lo.len(), |h| h.len());
     for w in lo.len()..=top {

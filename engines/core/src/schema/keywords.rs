@@ -90,7 +90,8 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
         s.objects = vec![object(r, ctx, m, ptr)?];
     }
     let mut shape = ctx.shape(s).map_err(|f| fail_at(ptr, f))?;
-    if let Some(v) = m.get("const") {
+    let since_draft6 = !matches!(ctx.legacy_draft, 3 | 4);
+    if let Some(v) = m.get("const").filter(|_| since_draft6) {
         let c = values_shape(ctx, std::slice::from_ref(v), ptr)?;
         shape = intersect(ctx, &shape, &c).map_err(|f| fail_at(ptr, f))?;
     }
@@ -310,7 +311,10 @@ fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> R
     }
     c.min = count(m, "minProperties", ptr)?.unwrap_or(0);
     c.max = count(m, "maxProperties", ptr)?;
-    if let Some(names) = m.get("propertyNames") {
+    if let Some(names) = m
+        .get("propertyNames")
+        .filter(|_| !matches!(ctx.legacy_draft, 3 | 4))
+    {
         let at = child(ptr, "propertyNames");
         let s = r.read(ctx, names, &at)?;
         if !s.is_any() {

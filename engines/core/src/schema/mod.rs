@@ -48,11 +48,13 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
     let root: Value = serde_json::from_str(schema_json)
         .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
     let mut ctx = context::Ctx::new(dialect);
-    ctx.integers_without_fraction = dialect.integers_without_fraction
-        || root
-            .get("$schema")
-            .and_then(Value::as_str)
-            .is_some_and(|s| s.contains("draft-04") || s.contains("draft-03"));
+    let named = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+    ctx.legacy_draft = [("draft-03", 3), ("draft-04", 4), ("draft-06", 6)]
+        .iter()
+        .find(|(name, _)| named.contains(name))
+        .map_or(0, |&(_, n)| n);
+    ctx.integers_without_fraction =
+        dialect.integers_without_fraction || matches!(ctx.legacy_draft, 3 | 4);
     let mut r = reader::Reader::new(&root, dialect.draft == Draft::Draft7);
     r.check_meta_schema()?;
     let shape = r.read(&mut ctx, &root, "")?;

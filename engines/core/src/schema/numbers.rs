@@ -189,6 +189,14 @@ fn contains_zero(lo: Option<&Bound>, hi: Option<&Bound>) -> bool {
 
 /// Texts of the values in the range, fractions allowed.
 pub fn real_range(lo: Option<&Bound>, hi: Option<&Bound>) -> Rx {
+    if lo.is_none() && hi.is_none() {
+        // every plain decimal, written as short as it can be: unconstrained numbers
+        // repeat throughout schemas' regexes
+        return rx::concat([
+            signed_natural(),
+            rx::opt(rx::concat([rx::lit("."), rx::repeat(d_any(), 1, None)])),
+        ]);
+    }
     let zero = Decimal::zero();
     let mut parts = Vec::new();
     if lo.is_none_or(|(l, _)| *l < zero) {
@@ -244,11 +252,23 @@ pub fn integer_bounds(
 }
 
 /// Texts of the integers in the inclusive range (`1`, `1.0`, `-0`).
+/// `-?(0|[1-9][0-9]*)`: every integer without a fraction.
+fn signed_natural() -> Rx {
+    rx::concat([
+        rx::opt(rx::lit("-")),
+        rx::alt([rx::lit("0"), nat_range(&[1], None)]),
+    ])
+}
+
 pub fn integer_range(lo: Option<&Decimal>, hi: Option<&Decimal>) -> Rx {
     if let (Some(l), Some(h)) = (lo, hi) {
         if l > h {
             return rx::never();
         }
+    }
+    let zeros = rx::opt(rx::concat([rx::lit("."), rx::repeat(digit(0), 1, None)]));
+    if lo.is_none() && hi.is_none() {
+        return rx::concat([signed_natural(), zeros]);
     }
     let zero = Decimal::zero();
     let nat = |d: &Decimal| canonical_nat(&d.abs().plain());
@@ -274,7 +294,6 @@ pub fn integer_range(lo: Option<&Decimal>, hi: Option<&Decimal>) -> Rx {
         };
         parts.push(nat_range(&m_lo, hi.map(nat).as_deref()));
     }
-    let zeros = rx::opt(rx::concat([rx::lit("."), rx::repeat(digit(0), 1, None)]));
     rx::concat([rx::alt(parts), zeros])
 }
 

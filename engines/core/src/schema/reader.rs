@@ -217,7 +217,8 @@ impl<'a> Reader<'a> {
             acc = intersect(ctx, &acc, &n).map_err(|f| fail_at(ptr, f))?;
         }
         let has_branch = m.contains_key("then") || m.contains_key("else");
-        if let Some(c) = m.get("if").filter(|_| has_branch) {
+        let conditionals = !matches!(ctx.legacy_draft, 3 | 4 | 6);
+        if let Some(c) = m.get("if").filter(|_| has_branch && conditionals) {
             let s = self.conditional(ctx, m, c, ptr)?;
             acc = intersect(ctx, &acc, &s).map_err(|f| fail_at(ptr, f))?;
         }
