@@ -23,8 +23,9 @@ a valid instance refused is a false rejection, an invalid one accepted a false
 acceptance. Our converter's false rejections are explained where they can be: an
 instance only a regex converted without one of the dialect's stated restrictions accepts
 (unconstrained values nested deeper than `any_depth`; formats asserted where jsonschema
-does not check them), or a number written with an exponent, lies outside the dialect;
-the rest are listed as unexplained. It prints one line per subject; a benchmark, not a
+does not check them), a number written with an exponent, or a refusal exactly where the
+text opens a fifth level of arrays and objects (deeper than the relaxed regexes can be
+written), lies outside the dialect; the rest are listed as unexplained. It prints one line per subject; a benchmark, not a
 test.
 """
 
@@ -145,7 +146,7 @@ def _converter_row(name: str, found: list[corpora.Entry], walker: ByteLanguage) 
                 if valid and not accepted:
                     row["fr"] += 1
                     if name == converter.OURS:
-                        cause = _outside_dialect(entry.spec.text, text, walker)
+                        cause = _outside_dialect(entry.spec.text, regex, text, walker)
                         row.setdefault("causes", Counter())[cause] += 1
                         if cause == UNEXPLAINED:
                             row.setdefault("examples", []).append((entry.spec.id, text[:120]))
@@ -169,9 +170,9 @@ RELAXED = [
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
-def _outside_dialect(schema: str, text: str, walker: ByteLanguage) -> str:
-    """Which of the dialect's stated restrictions a refused valid instance breaks, or
-    UNEXPLAINED."""
+def _outside_dialect(schema: str, regex: str, text: str, walker: ByteLanguage) -> str:
+    """Which of the dialect's stated restrictions a refused valid instance breaks (our
+    converter's `regex` of `schema` refused it), or UNEXPLAINED."""
     import tokensdfa
 
     for cause, relaxed in RELAXED:
@@ -190,7 +191,35 @@ def _outside_dialect(schema: str, text: str, walker: ByteLanguage) -> str:
             return cause
     if EXPONENT.search(text):
         return "number written with an exponent (the dialect writes plain decimals)"
+    if _refused_at_container(regex, text, walker):
+        return DEEPER
     return UNEXPLAINED
+
+
+DEEPER = (
+    "refused exactly where it opens an array or object 5 or more levels deep (deeper "
+    "than the relaxed regexes nest; regexes that deep pass the size cap)"
+)
+
+
+def _refused_at_container(regex: str, text: str, walker: ByteLanguage) -> bool:
+    """Whether `regex` refuses `text` exactly at a `[` or `{` outside strings that opens
+    a fifth (or deeper) level."""
+    matcher = walker.matcher(regex)
+    depth, in_string, escaped = 0, False, False
+    for byte in text.encode():
+        char = chr(byte)
+        if not matcher.advance(walker.vocab.tokens.index(bytes([byte]))):
+            return not in_string and char in "[{" and depth >= 4
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return False
 
 
 def main() -> None:
