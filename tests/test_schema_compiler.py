@@ -95,7 +95,8 @@ def test_refusals_are_one_line_of_their_kind(schema: str, kind: type, words: str
 
 
 @pytest.mark.parametrize(
-    "option", ["whitespace", "escapes", "numbers", "integers", "negative_zero", "keys"]
+    "option",
+    ["whitespace", "escapes", "numbers", "integers", "negative_zero", "keys", "undeclared_keys"],
 )
 def test_unknown_dialect_name_is_value_error(option: str) -> None:
     with pytest.raises(ValueError, match=f'{option} "tabs" is not one of'):

@@ -6,8 +6,7 @@ reference's own checks (a failure there, the reference unable to build the spec,
 the cell), then each engine alone, and for a schema each native JSON engine compared in
 its own dialect (`harness.diff.dialects`) in a part of its own, so an engine that hangs,
 crashes or blows its memory loses only its own results (recorded in the outcome's
-`skipped`). Everything returned
-is JSON, so a cell's result crosses machines as it is.
+`skipped`). Everything returned is JSON, so a cell's result crosses machines as it is.
 """
 
 from __future__ import annotations

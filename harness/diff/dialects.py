@@ -16,10 +16,11 @@ difference is a policy, decided exactly: a value the schema leaves unconstrained
 at most `ANY_DEPTH` arrays and objects in the reference, and a recursive `$ref` is
 entered at most `MAX_RECURSION` times inside itself (neither is a regular language), so
 at those depths the engine allows `[`, `{` or the next level that the reference
-refuses. Triage compares such a state with the reference converted one level deeper in
-both (`values-nested-deeper`, `harness.diff.triage`): the extra tokens are explained iff
-that deeper reference allows each of them, with nothing refused and the same accepting
-status. Everything else is a finding.
+refuses. Triage compares such a state with the reference converted k levels deeper in
+both, k the most arrays and objects one of the extra tokens opens, at most 4
+(`values-nested-deeper`, `harness.diff.triage`): the extra tokens are explained iff that
+deeper reference allows each of them, with nothing refused and the same accepting
+status. Everything else is a finding (also where the deeper regex passes the size cap).
 
 A finding is minimized as a regex lane's is, over a tiny vocabulary, except that the
 engine keeps compiling the schema and the reference keeps reading its whole regex in the
@@ -29,6 +30,7 @@ engine's package (`SCHEMA` in the script).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -43,8 +45,8 @@ from harness.spec import Spec
 from harness.vocab import Vocabulary
 
 # How deeply the reference nests unconstrained values and recursive `$ref`s (the
-# compiler's defaults); the deeper reference triage reads `values-nested-deeper` from
-# goes one level further in both.
+# compiler's defaults); triage's deeper references (`values-nested-deeper`) go as many
+# levels further as a disputed token opens.
 ANY_DEPTH = 2
 MAX_RECURSION = 3
 
@@ -89,10 +91,14 @@ def dialect_lane(
     except ValueError as exc:
         out.skipped[engine.name] = f"no regex in its JSON dialect: {' '.join(str(exc).split())}"
         return out, None
-    try:
-        deeper: str | None = converter.in_dialect(text, dialect, ANY_DEPTH + 1, MAX_RECURSION + 1)
-    except ValueError:
-        deeper = None  # values-nested-deeper then explains nothing
+
+    @functools.cache
+    def deeper(levels: int) -> str | None:
+        try:
+            return converter.in_dialect(text, dialect, ANY_DEPTH + levels, MAX_RECURSION + levels)
+        except ValueError:
+            return None  # values-nested-deeper then explains nothing at this depth
+
     try:
         refs = References(regex, voc, spec.id, deeper=deeper)
         compiled = engine.compile(prepared[engine.name], spec)

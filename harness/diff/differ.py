@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -325,8 +326,16 @@ class Differ:
             special=self.special,
             vocab=self.vocab,
             regex=self.refs.regex,
-            models=self._semantics_models(),
+            models=self._models_at(ids),
         )
+
+    def _models_at(self, ids: list[int]) -> dict[str, Any]:
+        """The semantics models, and for a schema in an engine's dialect the deeper
+        references' answers at this state (`values-nested-deeper`)."""
+        models = self._semantics_models()
+        if self.refs.deeper is None:
+            return models
+        return {**models, "values-nested-deeper": partial(self.refs.deeper_answer, tuple(ids))}
 
     def _semantics_models(self) -> dict[str, Any]:
         """Models some signatures compare with, built on the first disagreement."""

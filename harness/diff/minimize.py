@@ -131,7 +131,8 @@ class _Case:
     what: str
     specials: tuple[bytes, ...]
     schema: str = ""  # the schema the engine compiles, if not the regex
-    deeper: str | None = None  # the schema's regex one level deeper (References)
+    # the schema's regex some levels deeper (References.deeper)
+    deeper: Callable[[int], str | None] | None = None
     probes: int = 0
     cache: dict[tuple[str, tuple[bytes, ...]], list[Disagreement] | None] = field(
         default_factory=dict
@@ -236,12 +237,12 @@ def minimize(
     context: Sequence[int] = (),
     budget_s: float = BUDGET_S,
     schema: str = "",
-    deeper: str | None = None,
+    deeper: Callable[[int], str | None] | None = None,
 ) -> Minimal | None:
     """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
     it. `context`: the reference's allowed ids at the failing state (start 3). With
     `schema`, the engine compiles that schema and `d.regex` (its language in the
-    engine's dialect, `deeper` one level deeper) stays whole."""
+    engine's dialect; `deeper`, it nested deeper) stays whole."""
     deadline = time.monotonic() + budget_s
     case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
     start, found = _first_start(case, d, vocab, context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from harness.corpora.regex_syntax import (
@@ -26,12 +27,13 @@ class References:
         regex: str,
         vocab: Vocabulary,
         spec_id: str = "<regex>",
-        deeper: str | None = None,
+        deeper: Callable[[int], str | None] | None = None,
     ) -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
         cannot read or build `regex`: there is then no language to compare with.
-        `deeper`, for a schema converted in an engine's dialect, is the same schema with
-        unconstrained values nested one level deeper (`values-nested-deeper`)."""
+        `deeper`, for a schema converted in an engine's dialect, gives the same schema's
+        regex with unconstrained values and recursive `$ref`s nested k levels deeper, or
+        None where it cannot be written (`values-nested-deeper`)."""
         tokensdfa = reference.tokensdfa()
         self.regex = regex
         self.vocab = vocab
@@ -40,6 +42,7 @@ class References:
         self.exact = tokensdfa.Index(regex, self.native_vocab)
         self.dfa = tokensdfa.ByteDfa(regex)
         self.deeper = deeper
+        self._deeper: dict[int, Any | None] = {}
         self._policy: dict[str, Any] = {}
         self._dotall: Any | None = None
         self._dotall_built = False
@@ -71,22 +74,46 @@ class References:
                     pattern = None  # no ASCII spelling (negated escape in a class)
             elif name == "anchors-removed" and "anchors" in regex_features(self.regex):
                 pattern = without_anchors(self.regex)
-            elif name == "values-nested-deeper":
-                pattern = self.deeper
             elif name == "canonical-literals":
                 self._policy[key] = self._canonical_index()
                 return self._policy[key]
             index = None
-            # the deeper schema's regex is large and only read at a few states: built
-            # lazily (TokensDFA's lazy index, exact against the naive one by its tests)
-            build = tokensdfa.LazyIndex if name == "values-nested-deeper" else tokensdfa.NaiveIndex
             if pattern is not None and pattern != self.regex:
                 try:
-                    index = build(pattern, self.native_vocab)
+                    index = tokensdfa.NaiveIndex(pattern, self.native_vocab)
                 except ValueError:
                     index = None
             self._policy[key] = index
         return self._policy[key]
+
+    def deeper_answer(
+        self, ids: tuple[int, ...], levels: int
+    ) -> tuple[frozenset[int], bool] | None:
+        """(allowed ids, accepting) after `ids` of the schema's reference `levels` deeper
+        (see `deeper`), or None: no deeper regex, or the path leaves its language. The
+        deeper regexes are large and read at a few states: TokensDFA's lazy index (exact
+        against the naive one by its tests), built on first use for each depth."""
+        if self.deeper is None:
+            return None
+        if levels not in self._deeper:
+            pattern = self.deeper(levels)
+            index = None
+            if pattern is not None:
+                try:
+                    index = reference.tokensdfa().LazyIndex(pattern, self.native_vocab)
+                except ValueError:
+                    index = None
+            self._deeper[levels] = index
+        index = self._deeper[levels]
+        if index is None:
+            return None
+        state = index.initial_state
+        for token in ids:
+            state = index.next_state(state, token)
+            if state is None:
+                return None
+        allowed = frozenset(int(t) for t in index.allowed(state)) - {self.vocab.eos_id}
+        return allowed, bool(index.is_accepting(state))
 
     def _canonical_index(self) -> Any | None:
         """TokensDFA in canonical_literals mode: what that policy prescribes."""
@@ -113,5 +140,4 @@ def without_anchors(regex: str) -> str:
 def policies_needing_reference(engine: Engine) -> list[str]:
     """The policies of `engine` whose rule compares with a reference of their own."""
     needed = [] if engine.policies.unicode_classes else ["ascii-classes"]
-    needed += ["values-nested-deeper"] if engine.policies.json_dialect else []
     return needed + (["canonical-literals"] if engine.policies.canonical_literals else [])

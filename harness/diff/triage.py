@@ -28,7 +28,8 @@ Policies (each engine declares which apply in `Engine.policies`):
   the reference nests a value the schema leaves unconstrained, and a recursive `$ref`,
   at most a few levels deep (neither is regular). Explained iff the engine refuses
   nothing the reference allows, has its accepting status, and every token it adds is
-  allowed by the reference converted one level deeper, walked along the same tokens.
+  allowed by the reference converted k levels deeper (k: the most `[` and `{` one of
+  those tokens holds, 1 to MAX_DEEPER), walked along the same tokens.
 - `eager-end` (Formatron): once the text is a complete non-empty match, EOS alone; at
   the empty text, never EOS. Explained iff the engine's mask is exactly that.
 `declared_answer` reads the reference through these last two, for tests as well.
@@ -202,15 +203,24 @@ def _utf8_rule(view: StateView) -> str | None:
     return _declared_rule(view, "utf8-tokens-only", view.engine.policies.utf8_tokens_only)
 
 
+# The most levels a deeper reference adds (each multiplies its regex's size).
+MAX_DEEPER = 4
+
+
 def _deeper_rule(view: StateView) -> str | None:
-    deeper = view.policy_reference.get("values-nested-deeper")
-    if deeper is None or view.reference_only or not view.engine_only:
+    answer_at = view.models.get("values-nested-deeper")
+    if answer_at is None or view.reference_only or not view.engine_only:
         return None
-    if view.accepting_actual != view.accepting_expected or not view.engine_only <= deeper[0]:
+    if view.accepting_actual != view.accepting_expected:
+        return None
+    opened = max(view.tokens[t].count(b"[") + view.tokens[t].count(b"{") for t in view.engine_only)
+    levels = min(MAX_DEEPER, max(1, opened))
+    answer = answer_at(levels)
+    if answer is None or not view.engine_only <= answer[0]:
         return None
     return (
-        "every token only the engine allows nests an unconstrained value or a recursive "
-        "$ref one level deeper than the reference does"
+        "every token only the engine allows is allowed by the reference with unconstrained "
+        f"values and recursive $refs nested {levels} level(s) deeper"
     )
 
 

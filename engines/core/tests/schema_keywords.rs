@@ -228,6 +228,32 @@ fn escapes_only_in_free_strings() {
 }
 
 #[test]
+fn undeclared_keys_may_take_their_own_escapes() {
+    let d = Dialect {
+        escapes: Escapes::Minimal,
+        undeclared_keys: Some(Escapes::MinimalUnicode),
+        ..Dialect::default()
+    };
+    let s = r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#;
+    check_in(
+        &d,
+        s,
+        &[
+            r#"{"\u0062":"\n"}"#,
+            r#"{"a":1,"\ud83d\ude00":2}"#,
+            r#"{"\n":1}"#,
+        ],
+        // an escaped spelling of a declared key is that key, not an undeclared one
+        &[
+            r#"{"\u0061":"x"}"#,
+            r#"{"x\/":1}"#,
+            "{\"\u{7f}\":1}",
+            r#"{"b":"\u0041"}"#,
+        ],
+    );
+}
+
+#[test]
 fn canonical_keys_have_one_spelling() {
     let d = Dialect {
         keys: Keys::Canonical,

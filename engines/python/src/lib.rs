@@ -519,18 +519,19 @@ fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
 /// "with-fraction-when-bounded" (never a bare `-0` on integers or bounded numbers, as
 /// xgrammar); `keys` "as-strings" (declared keys spelled as `escapes` says) or
 /// "canonical" (one spelling, as `json.dumps(ensure_ascii=False)`: llguidance) or
-/// "canonical-del-escaped" (U+007F as `\u007f` too: xgrammar); `max_recursion`, how
-/// often a recursive `$ref` is entered inside itself (default 3); `any_depth`, how deeply
-/// a value the schema leaves unconstrained nests arrays and objects (default 2); a regex
-/// longer than
-/// `max_regex_bytes` (default 4 MiB) is refused. Raises PatternError,
-/// UnsupportedPatternError or LimitError (see `schema_error`).
+/// "canonical-del-escaped" (U+007F as `\u007f` too: xgrammar); `undeclared_keys`
+/// "as-strings" or "minimal-unicode" (every `\uXXXX` escape too: llguidance), which
+/// `escapes` also takes; `max_recursion`, how often a recursive `$ref` is entered inside
+/// itself (default 3); `any_depth`, how deeply a value the schema leaves unconstrained
+/// nests arrays and objects (default 2); a regex longer than `max_regex_bytes` (default
+/// 4 MiB) is refused. Raises PatternError, UnsupportedPatternError or LimitError (see
+/// `schema_error`).
 #[pyfunction]
 #[pyo3(signature = (
     schema, whitespace = "none", max_whitespace_run = None, draft = "2020-12",
     formats = "assert", escapes = "all", numbers = "decimal", max_regex_bytes = None,
     any_depth = None, integers = "decimal", negative_zero = "allowed", max_recursion = None,
-    keys = "as-strings"
+    keys = "as-strings", undeclared_keys = "as-strings"
 ))]
 #[allow(clippy::too_many_arguments)]
 fn schema_to_regex(
@@ -548,6 +549,7 @@ fn schema_to_regex(
     negative_zero: &str,
     max_recursion: Option<u32>,
     keys: &str,
+    undeclared_keys: &str,
 ) -> PyResult<String> {
     use core::schema::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
     let defaults = Dialect::default();
@@ -589,6 +591,7 @@ fn schema_to_regex(
                 ("minimal", Escapes::Minimal),
                 ("raw", Escapes::Raw),
                 ("free-strings-only", Escapes::FreeStringsOnly),
+                ("minimal-unicode", Escapes::MinimalUnicode),
             ],
         )?,
         numbers: named(
@@ -618,6 +621,14 @@ fn schema_to_regex(
             ],
         )?,
         max_recursion: max_recursion.unwrap_or(defaults.max_recursion),
+        undeclared_keys: named(
+            "undeclared_keys",
+            undeclared_keys,
+            &[
+                ("as-strings", None),
+                ("minimal-unicode", Some(Escapes::MinimalUnicode)),
+            ],
+        )?,
         keys: named(
             "keys",
             keys,

@@ -42,6 +42,8 @@ pub struct Ctx {
     pub speller: Speller,
     /// For strings with constraints under [`super::Escapes::FreeStringsOnly`].
     pub raw_speller: Speller,
+    /// For undeclared keys, when [`super::Dialect::undeclared_keys`] says.
+    pub key_speller: Option<Speller>,
     dfas: HashMap<*const super::rx::Node, (Rx, Rc<Dfa>)>,
     pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
     pub shapes_built: usize,
@@ -62,6 +64,7 @@ impl Ctx {
             dialect: dialect.clone(),
             speller: Speller::new(dialect.escapes),
             raw_speller: Speller::new(super::Escapes::Raw),
+            key_speller: dialect.undeclared_keys.map(Speller::new),
             dfas: HashMap::new(),
             meets: HashMap::new(),
             shapes_built: 0,

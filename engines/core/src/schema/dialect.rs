@@ -66,6 +66,10 @@ pub enum Escapes {
     /// Every escape (as `All`) in strings the schema leaves unconstrained, none (as
     /// `Raw`) in strings with any constraint (pattern, format, length, enum): xgrammar.
     FreeStringsOnly,
+    /// As `Minimal` for what must be escaped (U+007F included), and every character may
+    /// be escaped as `\uXXXX` (pairs above the BMP) or its short form, but never `\/`:
+    /// llguidance's general Unicode escapes, which its undeclared keys take.
+    MinimalUnicode,
 }
 
 /// Whether `format` asserts (its grammar is part of the language) or only annotates.
@@ -139,6 +143,9 @@ pub struct Dialect {
     pub negative_zero: NegativeZero,
     /// How the keys `properties` declares are written.
     pub keys: Keys,
+    /// How keys an object does not declare are written, when not as other strings
+    /// (llguidance: [`Escapes::MinimalUnicode`]).
+    pub undeclared_keys: Option<Escapes>,
     /// How deeply an unconstrained value (`{}`, `true`, values of an object that
     /// declares nothing about them) nests arrays and objects; 0 allows scalars only.
     pub any_depth: u32,
@@ -164,6 +171,7 @@ impl Default for Dialect {
             integers_without_fraction: false,
             negative_zero: NegativeZero::Allowed,
             keys: Keys::AsStrings,
+            undeclared_keys: None,
             any_depth: 2,
             max_recursion: 3,
             max_regex_len: 4 << 20,

@@ -184,7 +184,11 @@ impl Emitter<'_> {
                 return Ok(None);
             }
             let keys: Vec<&str> = o.props.iter().map(|(k, _)| k.as_str()).collect();
-            let key = self.quoted(&not_in(&keys));
+            let names = not_in(&keys);
+            let key = match self.ctx.key_speller.as_mut() {
+                Some(speller) => rx::concat([rx::lit("\""), speller.spell(&names), rx::lit("\"")]),
+                None => self.quoted(&names),
+            };
             return Ok(Some(rx::concat([key, self.tok.colon.clone(), v])));
         }
         let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());

@@ -39,7 +39,9 @@ pub fn must_escape() -> CharSet {
 /// Characters that never appear raw in a string of the `escapes` dialect.
 fn never_raw(escapes: Escapes) -> CharSet {
     match escapes {
-        Escapes::Minimal => must_escape().union(&CharSet::single('\u{7f}')),
+        Escapes::Minimal | Escapes::MinimalUnicode => {
+            must_escape().union(&CharSet::single('\u{7f}'))
+        }
         Escapes::All | Escapes::Required | Escapes::Raw | Escapes::FreeStringsOnly => must_escape(),
     }
 }
@@ -96,7 +98,10 @@ impl Speller {
         let mut run = String::new();
         for c in s.chars() {
             let plain = !special.contains(c as u32)
-                && !matches!(self.escapes, Escapes::All | Escapes::FreeStringsOnly);
+                && !matches!(
+                    self.escapes,
+                    Escapes::All | Escapes::FreeStringsOnly | Escapes::MinimalUnicode
+                );
             if plain {
                 run.push(c);
             } else {
@@ -114,7 +119,7 @@ impl Speller {
         }
         let special = never_raw(self.escapes);
         let escaped = match self.escapes {
-            Escapes::All | Escapes::FreeStringsOnly => s.clone(),
+            Escapes::All | Escapes::FreeStringsOnly | Escapes::MinimalUnicode => s.clone(),
             Escapes::Required | Escapes::Minimal => s.intersect(&special),
             Escapes::Raw => CharSet::empty(),
         };
@@ -160,6 +165,7 @@ fn escapes_of(s: &CharSet, escapes: Escapes) -> Rx {
     let short: Vec<u32> = SHORT
         .iter()
         .filter(|(c, _)| s.contains(*c as u32))
+        .filter(|(c, _)| escapes != Escapes::MinimalUnicode || *c != '/')
         .map(|&(_, l)| l as u32)
         .collect();
     let short = rx::set(CharSet::from_ranges(
