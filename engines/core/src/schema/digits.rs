@@ -74,6 +74,10 @@ fn bounded(lo: Option<&[u8]>, hi: Option<&[u8]>, d: Digits, width: usize) -> Rx 
     if a == b {
         return rx::concat([d.class(a, a), bounded(rest(lo), rest(hi), d, width - 1)]);
     }
+    // a bound whose remaining digits are all 0 (low) or all max (high) takes its first
+    // digit's whole block: fold it into the middle class (`0[0-9]|1[0-9]` is `[01][0-9]`)
+    let lo = lo.filter(|l| l[1..].iter().any(|&x| x != 0));
+    let hi = hi.filter(|h| h[1..].iter().any(|&x| x != max));
     let mut parts = Vec::new();
     let (mut mid_lo, mut mid_hi) = (a, b);
     if lo.is_some() {
