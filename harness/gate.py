@@ -205,7 +205,8 @@ def measure_ttfm(
     compiled index per spec of the pair's second engine."""
 
     def first_mask(engine: Engine, spec: Spec) -> Compiled:
-        if spec.kind == "json_schema" and engine.capabilities.json_schema == "via-regex":
+        via_regex = engine.capabilities.json_schema == "via-regex"
+        if spec.kind == "json_schema" and via_regex and not engine.compiles_schemas_itself():
             # a regex engine's first mask starts from the schema too
             spec = dataclasses.replace(spec, converted=converter.convert_now(spec.text))
         compiled = engine.compile(prepared[engine.name], spec)

@@ -155,3 +155,27 @@ def test_one_json_compiler_fault_on_two_schemas_is_one_bug() -> None:
             collector.add(d, m, VOCAB.tokens)
     (bug,) = [b for b in collector.bugs() if b.engine == "llguidance"]
     assert bug.row()["witness_count"] == 2, bug.row()
+
+
+def test_lazy_engine_compiles_schemas_itself_with_the_converters_language() -> None:
+    """tokensdfa-lazy builds a schema's index straight from the compiler's tree (no regex
+    text) when our converter is in use: no disagreement with the naive index of the
+    converted regex on the handwritten schemas, and the converter's time is not added to
+    its time to first mask."""
+    from harness import corpora
+    from harness.corpora import converter
+    from harness.diff.differ import Differ
+    from harness.diff.references import References
+
+    engine = engines.get("tokensdfa-lazy")
+    assert converter.current() == converter.OURS and engine.compiles_schemas_itself()
+    prepared = engine.prepare(VOCAB)
+    specs = [e.spec for e in corpora.entries("handwritten") if e.spec.kind == "json_schema"]
+    assert len(specs) >= 10
+    for spec in specs:
+        regex = converter.schema_to_regex(spec)
+        compiled = engine.compile(prepared, spec)
+        refs = References(regex, VOCAB, spec.id)
+        result = Differ(spec.id, regex, VOCAB, {engine.name: (engine, compiled)}, refs).run(PLAN)
+        assert result.states[engine.name] > 5, spec.id
+        assert result.disagreements == [], spec.id

@@ -352,10 +352,14 @@ class Runner:
     def _via_regex(self, engine: str) -> bool:
         return engines.get(engine).capabilities.json_schema == "via-regex"
 
+    def _itself(self, engine: str) -> bool:
+        return engines.get(engine).compiles_schemas_itself()
+
     def _convert_ns(self) -> dict[tuple[str, str], int]:
         """(engine, spec id) -> the converter's time, for each schema a regex-only engine
-        of this run compiles; the specs then carry their converted regex (`with_regex`),
-        so no worker converts again."""
+        of this run compiles from the converted regex (not one that compiles schemas
+        itself, whose compile time holds the schema's); the specs then carry their
+        converted regex (`with_regex`), so no worker converts again."""
         out: dict[tuple[str, str], int] = {}
         for spec_id, spec in list(self._by_id.items()):
             if spec.kind != "json_schema":
@@ -363,7 +367,7 @@ class Runner:
             self._by_id[spec_id] = converter.with_regex(spec)
             _, ns = converter.verdict(spec.text)
             for engine in self.options.engines:
-                if ns is not None and self._via_regex(engine):
+                if ns is not None and self._via_regex(engine) and not self._itself(engine):
                     out[(engine, spec_id)] = ns
         return out
 

@@ -60,6 +60,13 @@ OURS_ESCAPES = "required"
 # the size. Verdicts past DISK_CACHE_MAX stay off the disk cache (a multi-megabyte regex
 # is cheaper to rebuild than to store) and are memoized in the process instead.
 OURS_MAX_REGEX_BYTES = 64 << 20
+# Everything ours is asked, as `tokensdfa.schema_to_regex`'s keyword arguments (and
+# `tokensdfa.LazyIndex.from_schema`'s dialect).
+OURS_DIALECT: dict[str, Any] = {
+    "whitespace": OURS_WHITESPACE,
+    "escapes": OURS_ESCAPES,
+    "max_regex_bytes": OURS_MAX_REGEX_BYTES,
+}
 DISK_CACHE_MAX = 4 << 20
 MEMO_ENTRIES = 8
 CONVERT_TIMEOUT_S = 60.0
@@ -109,12 +116,7 @@ def _convert_ours(text: str) -> list[Any]:
     import tokensdfa
 
     try:
-        regex = tokensdfa.schema_to_regex(
-            text,
-            whitespace=OURS_WHITESPACE,
-            escapes=OURS_ESCAPES,
-            max_regex_bytes=OURS_MAX_REGEX_BYTES,
-        )
+        regex = tokensdfa.schema_to_regex(text, **OURS_DIALECT)
         return ["ok", regex]
     except ValueError as exc:  # PatternError, UnsupportedPatternError, LimitError
         return ["rejected", " ".join(str(exc).split())]

@@ -7,7 +7,10 @@ their minimal tokenization, a declared policy (`canonical_literals`), so its mas
 subsets of the reference's. `tokensdfa-lazy` is exact and lazy (`tokensdfa.LazyIndex`):
 compiling only parses the regex, and a state's mask is computed on its first visit and
 memoized, so the first mask comes in microseconds even for multi-megabyte schema regexes
-(hence no regex size limit); its masks must equal the reference's too.
+(hence no regex size limit); its masks must equal the reference's too. With our
+converter in use it compiles a schema straight into its regex tree
+(`LazyIndex.from_schema`, our converter's dialect): the converter's language, with no
+multi-megabyte regex text printed and parsed again.
 """
 
 from __future__ import annotations
@@ -15,9 +18,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from harness.corpora import converter
 from harness.engines import reference
 from harness.engines.base import Policies
-from harness.engines.rust_index import RustIndexEngine
+from harness.engines.rust_index import IndexCompiled, RustIndexEngine, RustVocab
+from harness.engines.support import check_features
+from harness.errors import SpecError, UnsupportedSpec
+from harness.spec import Spec
 
 # The engine's part of a mask repro script (harness.diff.repro): needs only tokensdfa.
 MASK_REPRO = """
@@ -85,3 +92,19 @@ class TokensDFALazyEngine(TokensDFAEngine):
 
     def build_index(self, regex: str, native_vocab: Any) -> Any:
         return reference.tokensdfa().LazyIndex(regex, native_vocab, mode=self.mode)
+
+    def compiles_schemas_itself(self) -> bool:
+        return converter.current() == converter.OURS
+
+    def compile(self, prepared: RustVocab, spec: Spec) -> IndexCompiled:
+        if spec.kind != "json_schema" or not self.compiles_schemas_itself():
+            return super().compile(prepared, spec)
+        check_features(self, spec)
+        module = reference.tokensdfa()
+        try:
+            index = module.LazyIndex.from_schema(spec.text, prepared.native, converter.OURS_DIALECT)
+        except module.PatternError as exc:
+            raise SpecError(self.name, spec.id, " ".join(str(exc).split())) from exc
+        except (module.UnsupportedPatternError, module.LimitError, MemoryError) as exc:
+            raise UnsupportedSpec(self.name, spec.id, " ".join(str(exc).split())) from exc
+        return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)

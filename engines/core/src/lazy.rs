@@ -48,6 +48,7 @@ use crate::dfa::DEAD;
 use crate::error::Error;
 use crate::index::Mode;
 use crate::lazydfa::{LazyDfa, Stepper};
+use crate::regex_ast::Ast;
 use crate::slices::{low_bits, Prepared};
 use crate::vocab::{Tokens, Vocabulary};
 use crate::walk::{classify, joint_classes, walk, MaskSink, ProductScratch, Verdict};
@@ -197,8 +198,20 @@ impl LazyIndex {
                 mode.as_str()
             )));
         }
-        let prepared = vocab.prepared();
         let dfa = LazyDfa::new(pattern)?;
+        Ok(Self::from_dfa(dfa, vocab, opts, t0))
+    }
+
+    /// The index of a regex tree built by another front end (the schema compiler's
+    /// [`crate::schema::compile_ast`]): the same index as for its printed regex.
+    pub fn from_ast(ast: Ast, vocab: &Vocabulary, opts: LazyOptions) -> Result<LazyIndex, Error> {
+        let t0 = Instant::now();
+        let dfa = LazyDfa::from_ast(ast)?;
+        Ok(Self::from_dfa(dfa, vocab, opts, t0))
+    }
+
+    fn from_dfa(dfa: LazyDfa, vocab: &Vocabulary, opts: LazyOptions, t0: Instant) -> LazyIndex {
+        let prepared = vocab.prepared();
         let accepting = dfa.dfa().is_accepting(0);
         let joint = joint_classes(&prepared.family, &dfa.dfa().classes);
         let engine = Engine {
@@ -227,7 +240,7 @@ impl LazyIndex {
             cache_bytes: 0,
             evictions: 0,
         };
-        Ok(LazyIndex {
+        LazyIndex {
             special: prepared.never_text.clone(),
             prepared,
             tokens: vocab.tokens(),
@@ -238,7 +251,7 @@ impl LazyIndex {
             engine: Mutex::new(engine),
             memo: RwLock::new(memo),
             build_s: t0.elapsed().as_secs_f64(),
-        })
+        }
     }
 
     fn engine(&self) -> MutexGuard<'_, Engine> {

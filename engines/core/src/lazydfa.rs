@@ -28,7 +28,7 @@ use std::time::Instant;
 use crate::dfa::{parse, ByteDfa, DEAD};
 use crate::error::Error;
 use crate::nfa::{Determinizer, Nfa};
-use crate::regex_ast::{fast_parse, from_hir};
+use crate::regex_ast::{fast_parse, from_hir, Ast};
 
 /// Bytes regex-automata may use to determinize a pattern with look-around up front (see
 /// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
@@ -250,6 +250,14 @@ impl LazyDfa {
                 }
             }
         };
+        let mut d = Self::from_ast(ast)?;
+        d.build.fast_parse = fast;
+        d.build.parse_ns = (Instant::now() - t0).as_nanos() as u64 - d.build.compile_ns;
+        Ok(d)
+    }
+
+    /// The start state of the tree's automaton (no look-around in a tree).
+    pub fn from_ast(ast: Ast) -> Result<Self, Error> {
         let t1 = Instant::now();
         let nfa = Nfa::compile(ast)?;
         let (classes, n_classes) = nfa.byte_classes();
@@ -257,8 +265,8 @@ impl LazyDfa {
         let det = Determinizer::new(nfa, &mut table);
         let mut d = Self::with_table(table, Some(det));
         d.build = Build {
-            fast_parse: fast,
-            parse_ns: (t1 - t0).as_nanos() as u64,
+            fast_parse: false,
+            parse_ns: 0,
             compile_ns: t1.elapsed().as_nanos() as u64,
         };
         Ok(d)

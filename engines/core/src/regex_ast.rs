@@ -170,6 +170,41 @@ impl Ast {
     }
 }
 
+/// Building a tree from another front end (the schema compiler's regexes): nodes are
+/// numbered as pushed, and a node may be the child of several (the tree is a DAG; the
+/// NFA compiles each use on its own).
+impl Ast {
+    pub fn empty_node(&mut self) -> u32 {
+        self.push(Node::Empty)
+    }
+
+    pub fn fail_node(&mut self) -> u32 {
+        self.push(Node::Fail)
+    }
+
+    pub fn bytes_node(&mut self, b: &[u8]) -> u32 {
+        self.push_bytes(b)
+    }
+
+    /// A class of Unicode scalar ranges (surrogates must not be among them).
+    pub fn class_node(&mut self, ranges: Vec<(u32, u32)>) -> u32 {
+        self.class(ranges, false)
+    }
+
+    pub fn list_node(&mut self, kids: &[u32], alt: bool) -> u32 {
+        self.push_list(kids, alt)
+    }
+
+    /// `max`: `None` for no upper bound.
+    pub fn repeat_node(&mut self, sub: u32, min: u32, max: Option<u32>) -> u32 {
+        self.push(Node::Repeat {
+            sub,
+            min,
+            max: max.unwrap_or(u32::MAX),
+        })
+    }
+}
+
 /// The tree of a parsed pattern.
 pub fn from_hir(hir: &Hir) -> Result<Ast, HasLook> {
     let mut ast = Ast::default();

@@ -258,3 +258,60 @@ proptest! {
         check(&pattern, &vocab_with_slices(&t, &TIER_SLICES));
     }
 }
+
+/// A schema compiled straight into the lazy index's tree (`schema::compile_ast`) is the
+/// index of its printed regex: same masks, acceptance and moves as the naive index on
+/// that regex, on every reachable state (shared subtrees, recursion, Unicode sets that
+/// must leave out the surrogates, escapes in several dialects).
+#[test]
+fn schema_trees_match_naive_on_their_printed_regex() {
+    use tokensdfa_core::schema::{compile, compile_ast, Dialect, Escapes, Keys};
+    let tokens: Vec<Vec<u8>> = [
+        "{", "}", "[", "]", "\"", ":", ",", "a", "b", "1", "-", "0", ".", "\\", "u", "n", "e", "é",
+        "\u{7f}", "\"a\":", "null", "true", "00", "7f", "d8", "\\u", " ", "\u{fffd}",
+    ]
+    .iter()
+    .map(|t| t.as_bytes().to_vec())
+    .chain([vec![0xED, 0xA0, 0x80]]) // a UTF-8-encoded surrogate: no string holds it
+    .collect();
+    let v = vocab(&tokens);
+    let minimal = Dialect {
+        escapes: Escapes::Minimal,
+        keys: Keys::Canonical,
+        ..Dialect::default()
+    };
+    let shallow = Dialect {
+        any_depth: 1,
+        ..Dialect::default()
+    };
+    let cases = [
+        (
+            Dialect::default(),
+            r#"{"type":"object","properties":{"a":{"type":"integer","minimum":-3},"b":{"type":"string","maxLength":2}},"required":["a"]}"#,
+        ),
+        (shallow, "{}"),
+        (
+            Dialect::default(),
+            r#"{"type":"string","pattern":"^[é1]+$"}"#,
+        ),
+        (
+            Dialect::default(),
+            r##"{"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"},"maxItems":2}},"$ref":"#/$defs/n"}"##,
+        ),
+        (
+            minimal,
+            r#"{"type":"object","properties":{"a":{"enum":["a\u007f",1,null]}}}"#,
+        ),
+        // a set that starts inside the surrogates: only its scalars are characters
+        (
+            Dialect::default(),
+            r#"{"type":"string","pattern":"^[^\\u0000-\\uD7FF]$"}"#,
+        ),
+    ];
+    for (dialect, schema) in cases {
+        let printed = compile(schema, &dialect).unwrap();
+        let tree = compile_ast(schema, &dialect).unwrap();
+        let lazy = LazyIndex::from_ast(tree, &v, LazyOptions::default()).unwrap();
+        assert_same(&printed, &v, &lazy);
+    }
+}

@@ -368,6 +368,40 @@ token_automaton_methods!(lazy PyLazyIndex {
         })
     }
 
+    /// The index of a JSON schema compiled by the schema compiler straight into the regex
+    /// tree (no regex text printed or parsed): the same language as
+    /// `LazyIndex(schema_to_regex(schema, **dialect), vocab)`, and the same schemas
+    /// refused (PatternError, UnsupportedPatternError, LimitError). `dialect`: a dict of
+    /// `schema_to_regex`'s keyword arguments.
+    #[staticmethod]
+    #[pyo3(signature = (schema, vocab, dialect = None, cache_limit_bytes = None))]
+    fn from_schema(
+        py: Python<'_>,
+        schema: &str,
+        vocab: &PyVocabulary,
+        dialect: Option<&Bound<'_, PyDict>>,
+        cache_limit_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let dialect = dialect_from(dialect)?;
+        let opts = core::LazyOptions {
+            slices: true,
+            cache_limit: cache_limit_bytes.unwrap_or(core::DEFAULT_CACHE_LIMIT),
+        };
+        let v = vocab.inner.clone();
+        let schema = schema.to_owned();
+        let ast = py
+            .allow_threads(move || core::schema::compile_ast(&schema, &dialect))
+            .map_err(schema_error)?;
+        let v2 = v.clone();
+        let inner = py
+            .allow_threads(move || core::LazyIndex::from_ast(ast, &v2, opts))
+            .map_err(value_error)?;
+        Ok(PyLazyIndex {
+            inner: Arc::new(inner),
+            words: v.mask_words(),
+        })
+    }
+
     /// Write the state's mask into `out`: a copy when memoized, else computed with the
     /// GIL released.
     fn fill_mask(
@@ -551,6 +585,43 @@ fn schema_to_regex(
     keys: &str,
     undeclared_keys: &str,
 ) -> PyResult<String> {
+    let dialect = dialect_of(
+        whitespace,
+        max_whitespace_run,
+        draft,
+        formats,
+        escapes,
+        numbers,
+        max_regex_bytes,
+        any_depth,
+        integers,
+        negative_zero,
+        max_recursion,
+        keys,
+        undeclared_keys,
+    )?;
+    let schema = schema.to_owned();
+    py.allow_threads(move || core::schema::compile(&schema, &dialect))
+        .map_err(schema_error)
+}
+
+/// The dialect `schema_to_regex`'s keyword arguments name (see there).
+#[allow(clippy::too_many_arguments)]
+fn dialect_of(
+    whitespace: &str,
+    max_whitespace_run: Option<u32>,
+    draft: &str,
+    formats: &str,
+    escapes: &str,
+    numbers: &str,
+    max_regex_bytes: Option<usize>,
+    any_depth: Option<u32>,
+    integers: &str,
+    negative_zero: &str,
+    max_recursion: Option<u32>,
+    keys: &str,
+    undeclared_keys: &str,
+) -> PyResult<core::schema::Dialect> {
     use core::schema::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
     let defaults = Dialect::default();
     let dialect = Dialect {
@@ -642,9 +713,67 @@ fn schema_to_regex(
         any_depth: any_depth.unwrap_or(defaults.any_depth),
         ..defaults
     };
-    let schema = schema.to_owned();
-    py.allow_threads(move || core::schema::compile(&schema, &dialect))
-        .map_err(schema_error)
+    Ok(dialect)
+}
+
+/// The dialect a dict of `schema_to_regex`'s keyword arguments names; ValueError for a
+/// key it does not take.
+fn dialect_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<core::schema::Dialect> {
+    const KNOWN: [&str; 13] = [
+        "whitespace",
+        "max_whitespace_run",
+        "draft",
+        "formats",
+        "escapes",
+        "numbers",
+        "max_regex_bytes",
+        "any_depth",
+        "integers",
+        "negative_zero",
+        "max_recursion",
+        "keys",
+        "undeclared_keys",
+    ];
+    let get = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        match options {
+            Some(d) => d.get_item(key),
+            None => Ok(None),
+        }
+    };
+    if let Some(d) = options {
+        for key in d.keys() {
+            let key: String = key.extract()?;
+            if !KNOWN.contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "dialect option {key:?} is not one of {}",
+                    KNOWN.join(", ")
+                )));
+            }
+        }
+    }
+    let text = |key: &str, default: &str| -> PyResult<String> {
+        Ok(get(key)?
+            .map(|v| v.extract())
+            .transpose()?
+            .unwrap_or_else(|| default.to_owned()))
+    };
+    let number =
+        |key: &str| -> PyResult<Option<u64>> { Ok(get(key)?.map(|v| v.extract()).transpose()?) };
+    dialect_of(
+        &text("whitespace", "none")?,
+        number("max_whitespace_run")?.map(|n| n as u32),
+        &text("draft", "2020-12")?,
+        &text("formats", "assert")?,
+        &text("escapes", "all")?,
+        &text("numbers", "decimal")?,
+        number("max_regex_bytes")?.map(|n| n as usize),
+        number("any_depth")?.map(|n| n as u32),
+        &text("integers", "decimal")?,
+        &text("negative_zero", "allowed")?,
+        number("max_recursion")?.map(|n| n as u32),
+        &text("keys", "as-strings")?,
+        &text("undeclared_keys", "as-strings")?,
+    )
 }
 
 /// Parse `regex` with the dialect every index uses, without building anything: returns

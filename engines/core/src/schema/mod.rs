@@ -37,6 +37,7 @@ mod shape;
 mod spell;
 #[cfg(test)]
 mod testing;
+mod to_ast;
 
 use serde_json::Value;
 
@@ -45,6 +46,19 @@ pub use error::SchemaError;
 
 /// The regex of the dialect's texts valid against `schema_json`.
 pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaError> {
+    compile_rx(schema_json, dialect).map(|x| rx::print(&x))
+}
+
+/// The same language as [`compile`]'s regex (the same schemas refused, for the same
+/// reasons), as the lazy index's tree: no regex text printed or parsed.
+pub fn compile_ast(
+    schema_json: &str,
+    dialect: &Dialect,
+) -> Result<crate::regex_ast::Ast, SchemaError> {
+    compile_rx(schema_json, dialect).map(|x| to_ast::to_ast(&x))
+}
+
+fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
     let root: Value = serde_json::from_str(schema_json)
         .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
     let mut ctx = context::Ctx::new(dialect);
@@ -72,5 +86,5 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
             format!("the regex would nest {} groups deep", x.nesting()),
         ));
     }
-    Ok(rx::print(&x))
+    Ok(x)
 }
