@@ -758,7 +758,7 @@ fn dialect_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<core::schema::D
             .unwrap_or_else(|| default.to_owned()))
     };
     let number =
-        |key: &str| -> PyResult<Option<u64>> { Ok(get(key)?.map(|v| v.extract()).transpose()?) };
+        |key: &str| -> PyResult<Option<u64>> { get(key)?.map(|v| v.extract()).transpose() };
     dialect_of(
         &text("whitespace", "none")?,
         number("max_whitespace_run")?.map(|n| n as u32),
