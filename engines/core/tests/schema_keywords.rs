@@ -251,6 +251,13 @@ fn undeclared_keys_may_take_their_own_escapes() {
             r#"{"b":"\u0041"}"#,
         ],
     );
+    // an object that declares no key spells its keys as other strings
+    check_in(
+        &d,
+        r#"{"type":"object"}"#,
+        &[r#"{"\n":1}"#],
+        &[r#"{"\u0062":1}"#],
+    );
 }
 
 #[test]

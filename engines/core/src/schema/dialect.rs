@@ -143,8 +143,9 @@ pub struct Dialect {
     pub negative_zero: NegativeZero,
     /// How the keys `properties` declares are written.
     pub keys: Keys,
-    /// How keys an object does not declare are written, when not as other strings
-    /// (llguidance: [`Escapes::MinimalUnicode`]).
+    /// How keys an object that declares some does not declare are written, when not as
+    /// other strings (llguidance: [`Escapes::MinimalUnicode`]; an object declaring none
+    /// writes its keys as other strings).
     pub undeclared_keys: Option<Escapes>,
     /// How deeply an unconstrained value (`{}`, `true`, values of an object that
     /// declares nothing about them) nests arrays and objects; 0 allows scalars only.

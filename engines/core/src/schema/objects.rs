@@ -185,7 +185,9 @@ impl Emitter<'_> {
             }
             let keys: Vec<&str> = o.props.iter().map(|(k, _)| k.as_str()).collect();
             let names = not_in(&keys);
-            let key = match self.ctx.key_speller.as_mut() {
+            // the dialect's undeclared-key spelling holds beside declared keys only
+            let speller = self.ctx.key_speller.as_mut().filter(|_| !keys.is_empty());
+            let key = match speller {
                 Some(speller) => rx::concat([rx::lit("\""), speller.spell(&names), rx::lit("\"")]),
                 None => self.quoted(&names),
             };
