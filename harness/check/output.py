@@ -74,8 +74,9 @@ def _why(e: EngineResult) -> str | None:
 def table(result: CheckResult) -> str:
     parts = [
         f"vocabulary {result.vocab}; run {result.run} in {result.reports_dir} (states: "
-        "masks compared with the reference, of them policy and bug; engines with their own "
-        "JSON grammar are checked on instances instead)"
+        "masks compared with the reference, of them policy and bug; on a schema, engines "
+        "with their own JSON grammar are compared in the JSON dialect they declare, else "
+        "checked on instances only)"
     ]
     for spec in result.specs:
         parts.append(f"\n{spec.spec_id} ({spec.kind}, {spec.source})")
