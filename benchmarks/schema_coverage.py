@@ -208,9 +208,10 @@ def _refused_at_container(regex: str, text: str, walker: ByteLanguage) -> bool:
     text's, so a refusal at the first two levels is never the `any_depth` bound."""
     matcher = walker.matcher(regex)
     depth, in_string, escaped = 0, False, False
-    for byte in text.encode():
+    data = text.encode()
+    for byte, token in zip(data, walker.vocab.encode(text), strict=True):
         char = chr(byte)
-        if not matcher.advance(walker.vocab.tokens.index(bytes([byte]))):
+        if not matcher.advance(token):
             return not in_string and char in "[{" and depth >= 2
         if in_string:
             escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')

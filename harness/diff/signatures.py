@@ -223,14 +223,17 @@ def _anchors_ignored(view: StateView) -> str | None:
     return None
 
 
-def _utf8_surrogate(view: StateView) -> str | None:
+def _every_added(view: StateView, shape: Callable[[bytes, bytes], bool], what: str) -> str | None:
+    """The reason when the engine only adds tokens and each has `shape` after the prefix."""
     if not _only_adds(view):
         return None
-    if all(spells_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
-        return (
-            f"every one of the {len(view.engine_only)} extra tokens spells a surrogate (ED A0-BF)"
-        )
+    if all(shape(view.prefix, view.tokens[t]) for t in view.engine_only):
+        return f"every one of the {len(view.engine_only)} extra tokens {what}"
     return None
+
+
+def _utf8_surrogate(view: StateView) -> str | None:
+    return _every_added(view, spells_surrogate, "spells a surrogate (ED A0-BF)")
 
 
 def _utf8_overapproximation(view: StateView) -> str | None:
@@ -263,14 +266,9 @@ def _dot_matches_newline(view: StateView) -> str | None:
 
 
 def _lone_surrogate_escape(view: StateView) -> str | None:
-    if not _only_adds(view):
-        return None
-    if all(escapes_surrogate(view.prefix, view.tokens[t]) for t in view.engine_only):
-        return (
-            f"every one of the {len(view.engine_only)} extra tokens writes a \\u escape of a "
-            "UTF-16 surrogate that no pair completes"
-        )
-    return None
+    return _every_added(
+        view, escapes_surrogate, "writes a \\u escape of a UTF-16 surrogate that no pair completes"
+    )
 
 
 BUG_SIGNATURES: dict[str, Signature] = {
