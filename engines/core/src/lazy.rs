@@ -13,7 +13,14 @@
 //!    a slice allowed not at all is skipped;
 //! 2. the remaining tries are walked from the state with the lazy DFA, computing the
 //!    transitions they meet ([`crate::walk::walk`]); with no slice taken whole, the full
-//!    trie is walked once instead.
+//!    trie is walked once instead;
+//! 3. except where the product search gives up ([`LAZY_MAX_PAIRS`]: a large region where
+//!    strings of the slices' class stay alive, like a key position beside any other key,
+//!    whose proof would determinize every declared key's prefixes): there the mask starts
+//!    from every slice token and a *pruning* walk ([`crate::walk::prune`]) clears the
+//!    tokens that die, skipping each subtree below a state whose run bounds show that it
+//!    keeps every such token alive; the rest trie is walked as in 2. A key position then
+//!    costs the tokens that follow declared keys, not every string of the key trie.
 //!
 //! `next_state` follows the token's bytes in the DFA. Masks equal the naive index's on
 //! every state, slices on or off (each decision is exact, see the modules above).
@@ -32,7 +39,8 @@
 //! numbers must stay valid); its bytes are reported in [`LazyStats`].
 //!
 //! Cost of a first visit: the slice decision (a bounded search on the NFA, or product
-//! pairs), then one step per trie node reached alive, plus a determinization step per new
+//! pairs), then one step per trie node reached alive (or, pruning, per node above where
+//! the run bounds vouch), plus a determinization step per new
 //! DFA transition. Cost of a revisit: a read lock and a copy of the mask.
 
 use std::collections::VecDeque;
@@ -51,8 +59,13 @@ use crate::lazydfa::{LazyDfa, Stepper};
 use crate::regex_ast::Ast;
 use crate::slices::{low_bits, Prepared};
 use crate::vocab::{Tokens, Vocabulary};
-use crate::walk::{classify, joint_classes, walk, MaskSink, ProductScratch, Verdict};
+use crate::walk::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
 use crate::walktrie::WalkTrie;
+
+/// Product pairs a first visit explores deciding slices before it gives up and prunes
+/// them instead: past a few hundred, the search determinizes more of the DFA (every
+/// declared key's prefixes, say) than the tokens ever reach.
+pub const LAZY_MAX_PAIRS: usize = 64;
 
 /// Default cap on memoized mask bytes: 1 GiB, about 65,000 llama3 masks.
 pub const DEFAULT_CACHE_LIMIT: usize = 1 << 30;
@@ -95,6 +108,10 @@ pub struct LazyStats {
     pub product_pairs: u64,
     /// Slice verdicts decided by run bounds on the NFA, without a product search.
     pub run_verdicts: u64,
+    /// Masks whose slices were pruned (the product search gave up, see the module doc).
+    pub pruned_masks: u64,
+    /// Subtrees a pruning walk kept whole on a state's run bounds.
+    pub kept_subtrees: u64,
     pub cache_bytes: usize,
     pub cached_masks: usize,
     pub evictions: u64,
@@ -145,6 +162,11 @@ struct Engine {
     slice_hits: u64,
     product_pairs: u64,
     run_verdicts: u64,
+    pruned_masks: u64,
+    kept_subtrees: u64,
+    /// DFA row -> whether every run of the slices' class up to their longest token
+    /// keeps it alive (asked by pruning walks, answered once per row).
+    keeps_runs: FxHashMap<u32, bool>,
     verdict_ns: u64,
     walk_ns: u64,
     mask_ns: u64,
@@ -160,6 +182,39 @@ impl Engine {
             row,
             &mut MaskSink(mask),
             &mut self.stack,
+        );
+        self.trie_walks += 1;
+        self.walk_ns += t0.elapsed().as_nanos() as u64;
+    }
+}
+
+impl Engine {
+    /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::prune`]): a subtree is kept
+    /// whole where the NFA's run bounds show that every run of the slices' class as long
+    /// as their longest token keeps the state alive (the tokens below a node whose bytes
+    /// are whole characters are such runs after it).
+    fn prune(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
+        let Some(tiers) = &p.family.tiers else {
+            return;
+        };
+        let t0 = Instant::now();
+        let need = tiers.max.min(1 << 10);
+        let (keeps_runs, kept) = (&mut self.keeps_runs, &mut self.kept_subtrees);
+        let mut keeps_all = |dfa: &mut LazyDfa, r: u32| {
+            let keeps = *keeps_runs
+                .entry(r)
+                .or_insert_with(|| dfa.run_lower(r, &tiers.class, need + 1).unwrap_or(0) >= need);
+            *kept += keeps as u64;
+            keeps
+        };
+        self.nodes_visited += prune(
+            &mut self.dfa,
+            &p.sliced,
+            &p.sliced_ranges,
+            row,
+            mask,
+            &mut self.stack,
+            &mut keeps_all,
         );
         self.trie_walks += 1;
         self.walk_ns += t0.elapsed().as_nanos() as u64;
@@ -218,7 +273,7 @@ impl LazyIndex {
             dfa,
             number: FxHashMap::from_iter([(0, 0)]),
             stack: Vec::new(),
-            product: ProductScratch::default(),
+            product: ProductScratch::with_max_pairs(LAZY_MAX_PAIRS),
             joint,
             masks_computed: 0,
             trie_walks: 0,
@@ -227,6 +282,9 @@ impl LazyIndex {
             slice_hits: 0,
             product_pairs: 0,
             run_verdicts: 0,
+            pruned_masks: 0,
+            kept_subtrees: 0,
+            keeps_runs: FxHashMap::default(),
             verdict_ns: 0,
             walk_ns: 0,
             mask_ns: 0,
@@ -314,7 +372,14 @@ impl LazyIndex {
         };
         let n = p.slices.len();
         let decided = (verdict.all | verdict.none) & low_bits(n);
-        if verdict.all & low_bits(n) == 0 {
+        if verdict.gave_up && n > 0 && p.family.tiers.is_some() {
+            // A large live region of the slices' class (keys beside any other key, say):
+            // start from every slice token and clear the ones that die.
+            mask.copy_from_slice(&p.slices[n - 1].prefix_mask);
+            e.prune(p, row, &mut mask);
+            e.pruned_masks += 1;
+            e.walk(&p.rest, row, &mut mask);
+        } else if verdict.all & low_bits(n) == 0 {
             // No slice taken whole: one walk of the full trie beats one per slice.
             e.walk(&p.full, row, &mut mask);
         } else {
@@ -367,6 +432,7 @@ impl LazyIndex {
                         all,
                         none,
                         pairs: 0,
+                        gave_up: false,
                     };
                 }
             }
@@ -425,6 +491,8 @@ impl LazyIndex {
             slice_hits: e.slice_hits,
             product_pairs: e.product_pairs,
             run_verdicts: e.run_verdicts,
+            pruned_masks: e.pruned_masks,
+            kept_subtrees: e.kept_subtrees,
             cache_bytes: memo.cache_bytes,
             cached_masks: memo.clock.len(),
             evictions: memo.evictions,

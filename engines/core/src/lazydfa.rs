@@ -303,6 +303,13 @@ impl LazyDfa {
         Some(self.det.as_mut()?.run_bounds(state, class, cap))
     }
 
+    /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
+    /// determinized up front.
+    pub fn run_lower(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
+        let state = self.table.state(row);
+        Some(self.det.as_mut()?.run_lower(state, class, cap))
+    }
+
     pub fn nfa_states(&self) -> usize {
         self.det.as_ref().map_or(0, |d| d.nfa_states())
     }

@@ -685,6 +685,48 @@ impl Determinizer {
     /// the trivial bounds `(0, cap)`.
     pub fn run_bounds(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> (u32, u32) {
         let set = self.sets[state as usize].clone();
+        self.with_runs(&set, class, cap, |runs| {
+            let n = runs.s.buf.len();
+            let lower = runs.lower(0, n, 0).min(cap);
+            let lower = if runs.budget == 0 { 0 } else { lower };
+            let upper = if lower >= cap {
+                cap // every run the caller asks about is allowed: no need to bound them
+            } else {
+                let upper = runs.upper(0, set.len(), Some(&set), 0).min(cap);
+                if runs.budget == 0 {
+                    cap
+                } else {
+                    upper
+                }
+            };
+            (lower, upper.max(lower))
+        })
+    }
+
+    /// The lower bound of [`Determinizer::run_bounds`] alone (what a pruning walk asks:
+    /// does every run of up to `cap` characters keep the state alive).
+    pub fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
+        let set = self.sets[state as usize].clone();
+        self.with_runs(&set, class, cap, |runs| {
+            let n = runs.s.buf.len();
+            let lower = runs.lower(0, n, 0).min(cap);
+            if runs.budget == 0 {
+                0
+            } else {
+                lower
+            }
+        })
+    }
+
+    /// Run `f` on a fresh budgeted [`Runs`] whose buffer holds the elements of `set` at
+    /// character starts.
+    fn with_runs<T>(
+        &mut self,
+        set: &[u64],
+        class: &[(u32, u32)],
+        cap: u32,
+        f: impl FnOnce(&mut Runs<'_>) -> T,
+    ) -> T {
         let mut scratch = std::mem::take(&mut self.runs);
         scratch.lower.clear();
         scratch.upper.clear();
@@ -703,20 +745,8 @@ impl Determinizer {
             cap,
             budget: 1 << 12,
         };
-        let n = runs.s.buf.len();
-        let lower = runs.lower(0, n, 0).min(cap);
-        let lower = if runs.budget == 0 { 0 } else { lower };
-        let upper = if lower >= cap {
-            cap // every run the caller asks about is allowed: no need to bound them
-        } else {
-            let upper = runs.upper(0, set.len(), Some(&set), 0).min(cap);
-            if runs.budget == 0 {
-                cap
-            } else {
-                upper
-            }
-        };
+        let out = f(&mut runs);
         self.runs = scratch;
-        (lower, upper.max(lower))
+        out
     }
 }

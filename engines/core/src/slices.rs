@@ -25,7 +25,7 @@ use crate::bitmask::set_bit;
 use crate::dfa::{ByteDfa, DEAD};
 use crate::regex_ast::Node;
 use crate::trie::TokenTrie;
-use crate::walktrie::WalkTrie;
+use crate::walktrie::{TokenRanges, WalkTrie};
 
 /// The default slice patterns (see the module doc).
 pub const JSON_SLICES: [&str; 15] = [
@@ -328,6 +328,10 @@ pub struct Prepared {
     pub full: WalkTrie,
     pub family: Family,
     pub slices: Vec<Slice>,
+    /// The trie of every slice's tokens, and its subtrees as runs of tokens: what a
+    /// pruning walk reads ([`crate::walk::prune`]).
+    pub sliced: WalkTrie,
+    pub sliced_ranges: TokenRanges,
     pub rest: WalkTrie,
 }
 
@@ -398,8 +402,11 @@ impl Prepared {
         let rest = WalkTrie::build(trie, |t| {
             slice_of[t as usize] == NO_SLICE && !never_text[t as usize]
         });
+        let sliced = WalkTrie::build(trie, |t| slice_of[t as usize] != NO_SLICE);
         Prepared {
             never_text: never_text.into(),
+            sliced_ranges: sliced.token_ranges(),
+            sliced,
             full: WalkTrie::build(trie, |_| true),
             family,
             slices,
@@ -410,6 +417,8 @@ impl Prepared {
     pub fn memory_bytes(&self) -> usize {
         self.full.memory_bytes()
             + self.rest.memory_bytes()
+            + self.sliced.memory_bytes()
+            + self.sliced_ranges.memory_bytes()
             + self.family.table.len() * 4
             + self.family.num_states() * 10
             + self

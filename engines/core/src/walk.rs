@@ -35,7 +35,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::dfa::DEAD;
 use crate::lazydfa::{DfaTable, Stepper, UNKNOWN};
 use crate::slices::{Family, NO_SLICE};
-use crate::walktrie::{WalkTrie, MULTI, NO_TOKEN};
+use crate::walktrie::{TokenRanges, WalkTrie, MULTI, NO_TOKEN};
 
 /// Product pairs explored before a containment test gives up.
 pub const MAX_PAIRS: usize = 4096;
@@ -73,6 +73,48 @@ pub fn walk<S: Stepper, K: Sink>(
     // resolved, and the walk resumes at the same node.
     while let Some((row, class)) = walk_run(dfa.dfa(), trie, sink, stack, &mut p, &mut visited) {
         dfa.resolve(row, class);
+    }
+    visited
+}
+
+/// A *pruning* walk of `trie` from `start`, into a mask that already holds every token of
+/// the trie: it clears the tokens that are not allowed. A node whose byte leads to
+/// [`DEAD`] clears its subtree's tokens (`ranges`) and is skipped; a node whose byte
+/// string is whole characters and whose state `keeps_all` vouches for (every token below
+/// it stays alive) is skipped with its tokens kept; any other node is entered. The mask
+/// then holds exactly the allowed tokens of the trie, as a [`walk`] would have set them,
+/// while a state that keeps most tokens alive costs only the nodes above where it is
+/// vouched for. Returns the number of nodes visited.
+pub fn prune<S: Stepper>(
+    dfa: &mut S,
+    trie: &WalkTrie,
+    ranges: &TokenRanges,
+    start: u32,
+    mask: &mut [u32],
+    stack: &mut Vec<u32>,
+    keeps_all: &mut impl FnMut(&mut S, u32) -> bool,
+) -> u64 {
+    if stack.len() <= trie.max_depth {
+        stack.resize(trie.max_depth + 1, 0);
+    }
+    stack[0] = start;
+    let (nodes, mut i, mut visited) = (&trie.nodes[..], 1, 0u64);
+    while i < nodes.len() {
+        let n = nodes[i];
+        visited += 1;
+        let class = dfa.dfa().classes[n.byte as usize];
+        let next = dfa.step(stack[n.depth as usize - 1], class);
+        if next == DEAD {
+            for &t in ranges.below(trie, i) {
+                mask[(t >> 5) as usize] &= !(1 << (t & 31));
+            }
+            i += n.subtree as usize;
+        } else if n.whole && n.subtree > 1 && keeps_all(dfa, next) {
+            i += n.subtree as usize;
+        } else {
+            stack[n.depth as usize] = next;
+            i += 1;
+        }
     }
     visited
 }
@@ -139,13 +181,31 @@ pub fn joint_classes(family: &Family, classes: &[u8; 256]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Reusable buffers of [`classify`].
-#[derive(Default)]
+/// Reusable buffers of [`classify`], and its budget.
 pub struct ProductScratch {
+    /// Pairs a search explores before it gives up ([`MAX_PAIRS`] by default).
+    pub max_pairs: usize,
     seen: FxHashSet<(u32, u32)>,
     stack: Vec<(u32, u32)>,
     /// Family state -> the automaton state paired with it (`DEAD` once there are two).
     end_row: FxHashMap<u32, u32>,
+}
+
+impl Default for ProductScratch {
+    fn default() -> Self {
+        ProductScratch::with_max_pairs(MAX_PAIRS)
+    }
+}
+
+impl ProductScratch {
+    pub fn with_max_pairs(max_pairs: usize) -> Self {
+        ProductScratch {
+            max_pairs,
+            seen: FxHashSet::default(),
+            stack: Vec::new(),
+            end_row: FxHashMap::default(),
+        }
+    }
 }
 
 /// Which slices a state allows entirely (`all`) or not at all (`none`), as bit sets.
@@ -155,9 +215,12 @@ pub struct Verdict {
     pub none: u64,
     /// Pairs explored.
     pub pairs: usize,
+    /// The search stopped at its pair budget (every slice is then "some").
+    pub gave_up: bool,
 }
 
-/// Classify every slice from `start` (see the module doc); the slices in `ignore` are
+/// Classify every slice from `start` (see the module doc), exploring at most the
+/// scratch's `max_pairs` pairs (then `gave_up`, every slice "some"); the slices in `ignore` are
 /// left undecided ("some"), and the search does not go where only they lie ahead. With
 /// `ends`, also push the (slice, next state) pairs of the slices found "all", which are
 /// then only those whose next states are known.
@@ -171,6 +234,7 @@ pub fn classify<S: Stepper>(
     scratch: &mut ProductScratch,
 ) -> Verdict {
     let ProductScratch {
+        max_pairs,
         seen,
         stack,
         end_row,
@@ -213,9 +277,10 @@ pub fn classify<S: Stepper>(
                         };
                     }
                 } else if seen.insert((a2, r2)) {
-                    if seen.len() > MAX_PAIRS {
+                    if seen.len() > *max_pairs {
                         return Verdict {
                             pairs: seen.len(),
+                            gave_up: true,
                             ..Verdict::default()
                         };
                     }
@@ -237,5 +302,6 @@ pub fn classify<S: Stepper>(
         all,
         none: !reached & !ignore,
         pairs: seen.len(),
+        gave_up: false,
     }
 }

@@ -5,7 +5,8 @@
 //! subtree holds one of them, so the layout stays depth-first and a subtree stays a
 //! contiguous run of `subtree` nodes (a rejected prefix skips it with one addition). A
 //! node is 12 bytes: its byte, its depth (which slot of the walk's state stack holds its
-//! parent's state) and the token that ends there. Tokens sharing one byte string (rare)
+//! parent's state), whether its byte string is whole UTF-8 characters, and the token that
+//! ends there. Tokens sharing one byte string (rare)
 //! are listed apart, the node pointing at the list.
 //!
 //! Building one is a linear pass over the byte trie with prefix sums; it is done once per
@@ -27,6 +28,9 @@ pub struct WalkNode {
     /// The token ending here, `NO_TOKEN`, or `MULTI | index` for several.
     pub tok: u32,
     pub byte: u8,
+    /// The node's byte string is whole UTF-8 characters (it ends at a character
+    /// boundary and holds no stray byte), so what follows it in a token starts one.
+    pub whole: bool,
     /// Length of the node's byte string (the root has depth 0).
     pub depth: u16,
 }
@@ -60,7 +64,14 @@ impl WalkTrie {
         let mut nodes = Vec::with_capacity(sum_nodes[n] as usize);
         let mut multi = Vec::new();
         let mut max_depth = 0;
+        // owed[d]: continuation bytes the node at depth d still owes its character
+        // (BROKEN once a byte string is not UTF-8).
+        let mut owed = vec![0u8; trie.max_depth + 1];
         for (i, node) in trie.nodes.iter().enumerate() {
+            if i > 0 {
+                let d = node.depth as usize;
+                owed[d] = utf8_owed(owed[d - 1], node.byte);
+            }
             if !kept(i) {
                 continue;
             }
@@ -85,6 +96,7 @@ impl WalkTrie {
                 subtree: sum_nodes[end] - sum_nodes[i],
                 tok,
                 byte: node.byte,
+                whole: owed[node.depth as usize] == 0,
                 depth: node.depth,
             });
             max_depth = max_depth.max(node.depth as usize);
@@ -107,6 +119,60 @@ impl WalkTrie {
 
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<WalkNode>() + self.multi.len() * 4
+    }
+
+    /// The trie's tokens in layout order, and where each node's subtree starts in it:
+    /// the tokens below node `i` (itself included) are
+    /// `order[before[i]..before[i + nodes[i].subtree]]`.
+    pub fn token_ranges(&self) -> TokenRanges {
+        let mut order = Vec::with_capacity(self.tokens);
+        let mut before = Vec::with_capacity(self.nodes.len() + 1);
+        for n in &self.nodes {
+            before.push(order.len() as u32);
+            match n.tok {
+                NO_TOKEN => {}
+                t if t & MULTI == 0 => order.push(t),
+                t => order.extend_from_slice(self.multi_tokens(t)),
+            }
+        }
+        before.push(order.len() as u32);
+        TokenRanges { order, before }
+    }
+}
+
+/// Each subtree's tokens as one run of a list ([`WalkTrie::token_ranges`]).
+#[derive(Clone, Debug)]
+pub struct TokenRanges {
+    pub order: Vec<u32>,
+    pub before: Vec<u32>,
+}
+
+impl TokenRanges {
+    /// The tokens below node `i` of `trie`, itself included.
+    #[inline]
+    pub fn below(&self, trie: &WalkTrie, i: usize) -> &[u32] {
+        let end = i + trie.nodes[i].subtree as usize;
+        &self.order[self.before[i] as usize..self.before[end] as usize]
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        (self.order.len() + self.before.len()) * 4
+    }
+}
+
+/// `owed` marks a byte string that is not UTF-8.
+const BROKEN: u8 = u8::MAX;
+
+/// The continuation bytes still owed after `byte`, given those owed before it.
+fn utf8_owed(owed: u8, byte: u8) -> u8 {
+    match (owed, byte) {
+        (BROKEN, _) => BROKEN,
+        (0, 0x00..=0x7F) => 0,
+        (0, 0xC2..=0xDF) => 1,
+        (0, 0xE0..=0xEF) => 2,
+        (0, 0xF0..=0xF4) => 3,
+        (k, 0x80..=0xBF) if k > 0 => k - 1,
+        _ => BROKEN,
     }
 }
 
@@ -136,5 +202,39 @@ mod tests {
             .iter()
             .find(|n| n.tok & MULTI != 0 && n.tok != NO_TOKEN);
         assert_eq!(all.multi_tokens(dup.unwrap().tok), &[1, 5]);
+    }
+
+    #[test]
+    fn marks_whole_characters_and_lists_subtree_tokens() {
+        let toks: Vec<&[u8]> = vec![
+            b"<eos>",
+            "é".as_bytes(),
+            "éa".as_bytes(),
+            b"\xC3",
+            b"\x80a",
+            b"e",
+        ];
+        let v = Vocabulary::new(&toks, 0, &[]).unwrap();
+        let all = WalkTrie::build(&TokenTrie::build(&v), |_| true);
+        let whole = |bytes: &[u8]| {
+            let mut depth_of = Vec::new();
+            for (i, n) in all.nodes.iter().enumerate().skip(1) {
+                depth_of.truncate(n.depth as usize - 1);
+                depth_of.push(n.byte);
+                if depth_of == bytes {
+                    return (i, n.whole);
+                }
+            }
+            panic!("no node {bytes:?}");
+        };
+        assert!(whole(b"e").1 && whole("é".as_bytes()).1 && whole("éa".as_bytes()).1);
+        assert!(!whole(b"\xC3").1); // a lead byte owes one more
+        assert!(!whole(b"\x80").1 && !whole(b"\x80a").1); // a stray byte breaks the rest
+        let ranges = all.token_ranges();
+        let (c3, _) = whole(b"\xC3");
+        let mut below = ranges.below(&all, c3).to_vec();
+        below.sort_unstable();
+        assert_eq!(below, vec![1, 2, 3]);
+        assert_eq!(ranges.below(&all, 0).len(), all.tokens);
     }
 }

@@ -315,3 +315,80 @@ fn schema_trees_match_naive_on_their_printed_regex() {
         assert_same(&printed, &v, &lazy);
     }
 }
+
+/// Letters and letter pairs, words, their quoted and colon-ended forms, digits and JSON
+/// punctuation: enough slice tokens that a state with a large live region of letters
+/// gives up the product search and prunes.
+fn wordy_vocab(words: &[&str]) -> Vocabulary {
+    let mut tokens: Vec<Vec<u8>> = Vec::new();
+    let letters: Vec<char> = ('a'..='z').collect();
+    for &a in &letters {
+        tokens.push(a.to_string().into_bytes());
+        for &b in &letters[..8] {
+            tokens.push(format!("{a}{b}").into_bytes());
+        }
+    }
+    for w in words {
+        tokens.push(w.as_bytes().to_vec());
+        tokens.push(format!("{w}\"").into_bytes());
+        tokens.push(format!("\"{w}\":").into_bytes());
+        tokens.push(format!("{w}zz").into_bytes());
+    }
+    for t in [
+        "{", "}", "\"", ":", ",", "0", "1", "9", "x", "é", "\\", "\\u", "00", "\"\"", " ",
+    ] {
+        tokens.push(t.as_bytes().to_vec());
+    }
+    tokens.sort();
+    tokens.dedup();
+    vocab(&tokens)
+}
+
+const WORDS: [&str; 24] = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi",
+    "psi", "omega",
+];
+
+/// A key position beside any other key (every string of letters stays alive, but only a
+/// search through every declared key's prefixes proves it) is pruned: started from every
+/// slice token, kept whole below the states whose run bounds vouch for them, and equal
+/// to the naive index's mask.
+#[test]
+fn pruned_masks_keep_what_run_bounds_vouch_for() {
+    use tokensdfa_core::schema::{compile, compile_ast, Dialect};
+    let v = wordy_vocab(&WORDS);
+    let props: Vec<String> = WORDS
+        .iter()
+        .map(|w| format!("\"{w}\":{{\"type\":\"integer\"}}"))
+        .collect();
+    let schema = format!(
+        "{{\"type\":\"object\",\"properties\":{{{}}}}}",
+        props.join(",")
+    );
+    let dialect = Dialect::default();
+    let printed = compile(&schema, &dialect).unwrap();
+    let lazy =
+        LazyIndex::from_ast(compile_ast(&schema, &dialect).unwrap(), &v, options(true)).unwrap();
+    assert_same(&printed, &v, &lazy);
+    let s = lazy.stats();
+    assert!(s.pruned_masks >= 1 && s.kept_subtrees >= 1, "{s:?}");
+}
+
+/// A pruned state where most runs of string characters die past a few (the `(ab|ba)+`
+/// branch leaves their length unbounded): every subtree that dies is cleared from the
+/// mask.
+#[test]
+fn pruned_masks_clear_what_dies() {
+    let v = wordy_vocab(&WORDS);
+    // No one state reads every character at the start (`m` is apart): run bounds are
+    // (0, unbounded) there and a product search has to go deep to find a death.
+    let c = r#"[^"\\\x00-\x1F\x7F-\x9F"#;
+    let pattern = format!(
+        "({}|{c}m]{c}]{{0,2}}[0-9]|m[0-9]|(ab|ba)+)x",
+        WORDS.join("|")
+    );
+    let lazy = LazyIndex::with_options(&pattern, &v, Mode::Exact, options(true)).unwrap();
+    assert_same(&pattern, &v, &lazy);
+    assert!(lazy.stats().pruned_masks >= 1, "{:?}", lazy.stats());
+}
