@@ -186,9 +186,7 @@ impl Engine {
         self.trie_walks += 1;
         self.walk_ns += t0.elapsed().as_nanos() as u64;
     }
-}
 
-impl Engine {
     /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::prune`]): a subtree is kept
     /// whole where the NFA's run bounds show that every run of the slices' class as long
     /// as their longest token keeps the state alive (the tokens below a node whose bytes
@@ -198,7 +196,7 @@ impl Engine {
             return;
         };
         let t0 = Instant::now();
-        let need = tiers.max.min(1 << 10);
+        let need = tiers.decisive();
         let (keeps_runs, kept) = (&mut self.keeps_runs, &mut self.kept_subtrees);
         let mut keeps_all = |dfa: &mut LazyDfa, r: u32| {
             let keeps = *keeps_runs
@@ -423,7 +421,7 @@ impl LazyIndex {
         e.slice_tests += 1;
         if let Some(tiers) = &family.tiers {
             // Runs are followed one character per step of a recursion: bounded.
-            let cap = tiers.max.min(1 << 10) + 1;
+            let cap = tiers.decisive() + 1;
             if let Some((lower, upper)) = e.dfa.run_bounds(row, &tiers.class, cap) {
                 if lower > 0 || upper <= tiers.max {
                     let (all, none) = tiers.verdict(lower, upper);

@@ -535,6 +535,17 @@ struct Runs<'a> {
 const IN_PROGRESS: u32 = u32::MAX;
 
 impl Runs<'_> {
+    /// The lower bound from the buffer's elements, 0 once the budget is spent.
+    fn lower_bound(&mut self) -> u32 {
+        let n = self.s.buf.len();
+        let lower = self.lower(0, n, 0).min(self.cap);
+        if self.budget == 0 {
+            0
+        } else {
+            lower
+        }
+    }
+
     /// Push the reading states of the closure of `p` (start of a character) on `s.buf`
     /// and return where they start, or `None` once the budget is spent.
     fn closure(&mut self, p: u32) -> Option<usize> {
@@ -686,9 +697,7 @@ impl Determinizer {
     pub fn run_bounds(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> (u32, u32) {
         let set = self.sets[state as usize].clone();
         self.with_runs(&set, class, cap, |runs| {
-            let n = runs.s.buf.len();
-            let lower = runs.lower(0, n, 0).min(cap);
-            let lower = if runs.budget == 0 { 0 } else { lower };
+            let lower = runs.lower_bound();
             let upper = if lower >= cap {
                 cap // every run the caller asks about is allowed: no need to bound them
             } else {
@@ -707,15 +716,7 @@ impl Determinizer {
     /// does every run of up to `cap` characters keep the state alive).
     pub fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
         let set = self.sets[state as usize].clone();
-        self.with_runs(&set, class, cap, |runs| {
-            let n = runs.s.buf.len();
-            let lower = runs.lower(0, n, 0).min(cap);
-            if runs.budget == 0 {
-                0
-            } else {
-                lower
-            }
-        })
+        self.with_runs(&set, class, cap, |runs| runs.lower_bound())
     }
 
     /// Run `f` on a fresh budgeted [`Runs`] whose buffer holds the elements of `set` at

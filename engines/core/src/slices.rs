@@ -123,6 +123,12 @@ impl Tiers {
         self.max = self.bounds.iter().map(|b| b.1).max().unwrap_or(0);
     }
 
+    /// The longest run that decides anything: the longest slice token, at most 1,024
+    /// characters (run bounds are searched one character per step).
+    pub fn decisive(&self) -> u32 {
+        self.max.min(1 << 10)
+    }
+
     /// The verdict of a state whose runs of the class are bounded by `(lower, upper)`:
     /// slices no longer than `lower` are allowed whole, slices longer than `upper` not
     /// at all.
