@@ -143,7 +143,7 @@ impl ByteDfa {
     /// successor of state `s` on column `c` (or [`DEAD`]), `column[b]` the column of byte
     /// `b`. Pruned to the states from which a match is reachable, columns no state tells
     /// apart merged into one class.
-    fn from_raw(raw: &[u32], accepting: &[bool], k: usize, column: &[u8; 256]) -> Self {
+    pub(crate) fn from_raw(raw: &[u32], accepting: &[bool], k: usize, column: &[u8; 256]) -> Self {
         let live = live_states(raw, accepting, k);
         let (table, accepting) = keep_live(raw, accepting, &live, k);
         let merged = merge_columns(&table, accepting.len(), k);

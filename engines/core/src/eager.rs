@@ -1,8 +1,9 @@
 //! Exact mode's builder: every reachable state of the minimized DFA, its mask computed by
 //! walking the vocabulary's prepared byte trie, slices taken whole where they apply.
 //!
-//! A token-level state is a state of the regex's minimized [`ByteDfa`] (Hopcroft,
-//! [`crate::hopcroft`]), so the index has exactly the naive index's states. From the
+//! A token-level state is a state of the regex's minimized [`ByteDfa`] (determinized by
+//! [`crate::lazydfa::minimal_dfa`], minimized by Hopcroft, [`crate::hopcroft`]), so the
+//! index has exactly the naive index's states. From the
 //! start, a breadth-first search: each chunk of the frontier is computed in parallel,
 //! then numbered in order (next states sorted by DFA state), so numbering does not depend
 //! on threads. For one state:
@@ -24,7 +25,6 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
-use regex_syntax::hir::Hir;
 
 use crate::bitmask::set_bit;
 use crate::dfa::{ByteDfa, DEAD};
@@ -37,16 +37,13 @@ use crate::walk::{classify, joint_classes, walk, ProductScratch, Sink};
 
 const NONE: u32 = u32::MAX;
 
-/// Build the exact index of `hir` (see the module doc).
+/// Build the exact index of a pattern whose minimized DFA is `dfa` (see the module doc).
 pub(crate) fn build(
-    hir: &Hir,
+    dfa: ByteDfa,
     vocab: &Vocabulary,
     limits: &Limits,
     stats: &mut Stats,
 ) -> Result<Built, Error> {
-    let t = Instant::now();
-    let dfa = ByteDfa::from_hir_limited(hir, true, limits.dfa_bytes)?;
-    stats.dfa_s = t.elapsed().as_secs_f64();
     stats.dfa_states = dfa.num_states();
     stats.byte_classes = dfa.num_classes();
     stats.dead_bytes = dfa.dead_bytes().iter().filter(|&&d| d).count();

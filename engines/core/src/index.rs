@@ -30,6 +30,7 @@ use crate::canonical::GroupNext;
 use crate::dfa::parse;
 use crate::eager::WalkNext;
 use crate::error::Error;
+use crate::lazydfa::{minimal_dfa, minimal_dfa_of_hir};
 use crate::vocab::Vocabulary;
 
 /// How literal runs are treated.
@@ -230,6 +231,14 @@ pub struct Index {
 /// a process forked after that pool started inherits its bookkeeping but none of its
 /// threads, so every build in the child would wait forever (the differ forks a child per
 /// spec, after building indexes itself).
+/// What an index is built from: exact mode determinizes a pattern by its own road
+/// ([`minimal_dfa`]), so it need not be parsed by `regex-syntax` first.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Pattern(&'a str),
+    Hir(&'a Hir),
+}
+
 fn process_pool() -> Result<Arc<rayon::ThreadPool>, Error> {
     static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
     let pid = std::process::id();
@@ -274,7 +283,7 @@ impl Index {
         threads: Option<usize>,
         limits: Limits,
     ) -> Result<Index, Error> {
-        let build = || Self::from_hir_limited(&parse(pattern)?, vocab, mode, &limits);
+        let build = || Self::build(Source::Pattern(pattern), vocab, mode, &limits);
         match threads {
             None => process_pool()?.install(build),
             Some(n) => rayon::ThreadPoolBuilder::new()
@@ -297,6 +306,15 @@ impl Index {
         mode: Mode,
         limits: &Limits,
     ) -> Result<Index, Error> {
+        Self::build(Source::Hir(hir), vocab, mode, limits)
+    }
+
+    fn build(
+        source: Source<'_>,
+        vocab: &Vocabulary,
+        mode: Mode,
+        limits: &Limits,
+    ) -> Result<Index, Error> {
         let t_start = Instant::now();
         let mut stats = Stats {
             mode: mode.as_str(),
@@ -307,9 +325,22 @@ impl Index {
         stats.vocab_prepare_s = *prep_s;
         stats.vocab_trie_nodes = vtrie.nodes.len();
         stats.text_tokens = vtrie.sorted_ids.len();
-        let built = match mode {
-            Mode::Exact => crate::eager::build(hir, vocab, limits, &mut stats)?,
-            Mode::CanonicalLiterals => crate::canonical::build(hir, vocab, limits, &mut stats)?,
+        let built = match (mode, source) {
+            (Mode::Exact, source) => {
+                let t = Instant::now();
+                let dfa = match source {
+                    Source::Pattern(p) => minimal_dfa(p, limits.dfa_bytes)?,
+                    Source::Hir(hir) => minimal_dfa_of_hir(hir, limits.dfa_bytes)?,
+                };
+                stats.dfa_s = t.elapsed().as_secs_f64();
+                crate::eager::build(dfa, vocab, limits, &mut stats)?
+            }
+            (Mode::CanonicalLiterals, Source::Pattern(p)) => {
+                crate::canonical::build(&parse(p)?, vocab, limits, &mut stats)?
+            }
+            (Mode::CanonicalLiterals, Source::Hir(hir)) => {
+                crate::canonical::build(hir, vocab, limits, &mut stats)?
+            }
         };
         stats.total_s = t_start.elapsed().as_secs_f64();
         Ok(Index {

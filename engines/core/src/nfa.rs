@@ -6,7 +6,11 @@
 //! successor), so no state is patched except a loop's entry. Pieces that match nothing
 //! (an empty class) vanish at compile time: a concatenation holding one matches nothing,
 //! an alternation drops it, a repetition of it keeps only its zero-copy form. Hence every
-//! state left can reach the match state.
+//! state left can reach the match state. States are hash-consed as they are made (a
+//! state reading the same thing into the same successors is the existing one, and node
+//! `n` followed by state `q` is compiled once): with the tree's own interning
+//! ([`crate::regex_ast`]), a piece the pattern repeats with the same continuation is one
+//! set of states, and subset construction makes one DFA state for all its copies.
 //!
 //! [`Determinizer`] builds a DFA state from a set of *elements*: an NFA state, and for a
 //! class state, the class automaton's state inside the current character. Sets are
@@ -69,12 +73,22 @@ struct Lazy {
 
 const UNCOMPILED: u32 = u32::MAX - 1;
 
-/// The states, split targets and pending repetitions of an NFA.
+/// The states, split targets and pending repetitions of an NFA, hash-consed: a state
+/// that reads the same thing and leads to the same states as one already made is that
+/// state (see [`Compiler::push`]).
 #[derive(Default)]
 pub struct Body {
     states: Vec<NState>,
     alts: Vec<u32>,
     lazies: Vec<Lazy>,
+    /// `BYTE` and `CLASS` states by `(kind, byte, a, b)`.
+    made: FxHashMap<(u8, u8, u32, u32), u32>,
+    /// `LAZY` states by their pending piece's `(sub, min, max, next)`.
+    pendings: FxHashMap<(u32, u32, u32, u32), u32>,
+    /// `SPLIT` states by their targets.
+    splits: FxHashMap<Box<[u32]>, u32>,
+    /// The compiled form of node `id` followed by state `next`.
+    compiled: FxHashMap<(u32, u32), u32>,
 }
 
 pub struct Nfa {
@@ -168,6 +182,10 @@ impl Nfa {
         self.body.states.capacity() * std::mem::size_of::<NState>()
             + self.body.alts.capacity() * 4
             + self.body.lazies.capacity() * std::mem::size_of::<Lazy>()
+            + (self.body.made.capacity() + self.body.compiled.capacity()) * 24
+            + self.body.pendings.capacity() * 24
+            + self.body.splits.capacity() * 24
+            + self.body.alts.len() * 4
             + self.ast.nodes.capacity() * std::mem::size_of::<Node>()
             + self.ast.bytes.capacity()
             + self.ast.kids.capacity() * 4
@@ -233,7 +251,23 @@ struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
+    /// The state reading `byte` or class `a` (by `kind`) then going to `a` or `b`: an
+    /// existing one when one reads and leads the same (the pattern's repeated pieces,
+    /// such as a JSON object's optional properties written after each possible first
+    /// one, then share their states, and subset construction makes one DFA state where
+    /// it would make one per copy).
     fn push(&mut self, kind: u8, byte: u8, a: u32, b: u32) -> Result<u32, Error> {
+        let key = (kind, byte, a, b);
+        if let Some(&s) = self.body.made.get(&key) {
+            return Ok(s);
+        }
+        let s = self.push_new(kind, byte, a, b)?;
+        self.body.made.insert(key, s);
+        Ok(s)
+    }
+
+    /// A new state, never shared (a loop's entry, patched once its body is compiled).
+    fn push_new(&mut self, kind: u8, byte: u8, a: u32, b: u32) -> Result<u32, Error> {
         if self.limit && self.body.states.len() >= NFA_STATE_LIMIT {
             return Err(Error::LimitExceeded(format!(
                 "the pattern's NFA exceeds {NFA_STATE_LIMIT} states"
@@ -254,7 +288,16 @@ impl Compiler<'_> {
         match self.body.alts.len() - at {
             0 => Ok(FAIL),
             1 => Ok(self.body.alts.pop().unwrap_or(FAIL)),
-            n => self.push(SPLIT, 0, at as u32, n as u32),
+            n => {
+                if let Some(&s) = self.body.splits.get(&self.body.alts[at..]) {
+                    self.body.alts.truncate(at);
+                    return Ok(s);
+                }
+                let s = self.push_new(SPLIT, 0, at as u32, n as u32)?;
+                let key: Box<[u32]> = self.body.alts[at..].into();
+                self.body.splits.insert(key, s);
+                Ok(s)
+            }
         }
     }
 
@@ -264,21 +307,34 @@ impl Compiler<'_> {
         if next == FAIL || !self.matchable[id as usize] {
             return Ok(FAIL);
         }
-        if self.size[id as usize] > LAZY_NODE {
-            return self.pending(Lazy {
+        if let Some(&s) = self.body.compiled.get(&(id, next)) {
+            return Ok(s);
+        }
+        let s = if self.size[id as usize] > LAZY_NODE {
+            self.pending(Lazy {
                 sub: id,
                 min: WHOLE,
                 max: 0,
                 next,
                 start: UNCOMPILED,
-            });
-        }
-        self.node_now(id, next)
+            })?
+        } else {
+            self.node_now(id, next)?
+        };
+        self.body.compiled.insert((id, next), s);
+        Ok(s)
     }
 
+    /// The `LAZY` state of a pending piece: the existing one for the same piece.
     fn pending(&mut self, lazy: Lazy) -> Result<u32, Error> {
+        let key = (lazy.sub, lazy.min, lazy.max, lazy.next);
+        if let Some(&s) = self.body.pendings.get(&key) {
+            return Ok(s);
+        }
         self.body.lazies.push(lazy);
-        self.push(LAZY, 0, (self.body.lazies.len() - 1) as u32, 0)
+        let s = self.push_new(LAZY, 0, (self.body.lazies.len() - 1) as u32, 0)?;
+        self.body.pendings.insert(key, s);
+        Ok(s)
     }
 
     /// Compile node `id` (its large parts pending) followed by state `next`.
@@ -349,7 +405,7 @@ impl Compiler<'_> {
 
     /// `sub*` followed by `next`: a split entering the body or leaving.
     fn star(&mut self, sub: u32, next: u32) -> Result<u32, Error> {
-        let entry = self.push(SPLIT, 0, 0, 0)?;
+        let entry = self.push_new(SPLIT, 0, 0, 0)?;
         let body = self.node(sub, entry)?;
         let at = self.body.alts.len() as u32;
         self.body

@@ -22,10 +22,11 @@
 //! computes an upper bound of that depth and gives up past 250, so a pattern it accepts is
 //! one the full parser accepts too: both roads admit the same patterns.
 
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_syntax::hir::{Class, Hir, HirKind};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::classauto::ClassAuto;
 
@@ -69,6 +70,8 @@ pub struct Ast {
     /// Children of `Concat` and `Alt` nodes.
     pub kids: Vec<u32>,
     class_ids: FxHashMap<usize, u32>,
+    /// Nodes by a hash of their content ([`Ast::push`]).
+    interned: FxHashMap<u64, u32>,
 }
 
 /// The pattern uses a look-around assertion.
@@ -76,9 +79,67 @@ pub struct Ast {
 pub struct HasLook;
 
 impl Ast {
+    /// Node `n`, or the node already pushed with the same content (same bytes, same
+    /// children, same repetition): a pattern's repeated pieces become one node, so the
+    /// NFA compiles each (piece, successor) pair once ([`crate::nfa`]) and subset
+    /// construction makes one DFA state for what would be one per copy. A `Bytes` or list
+    /// node's content must be the end of its arena (it is released when interned). Two
+    /// contents with one hash are both kept: the table holds the first.
     fn push(&mut self, n: Node) -> u32 {
+        let h = self.content_hash(&n);
+        if let Some(&id) = self.interned.get(&h) {
+            if self.same_content(&self.nodes[id as usize], &n) {
+                match n {
+                    Node::Bytes { at, .. } => self.bytes.truncate(at as usize),
+                    Node::Concat { at, .. } | Node::Alt { at, .. } => {
+                        self.kids.truncate(at as usize)
+                    }
+                    _ => {}
+                }
+                return id;
+            }
+        }
         self.nodes.push(n);
-        (self.nodes.len() - 1) as u32
+        let id = (self.nodes.len() - 1) as u32;
+        self.interned.entry(h).or_insert(id);
+        id
+    }
+
+    fn content_hash(&self, n: &Node) -> u64 {
+        let mut h = FxHasher::default();
+        match *n {
+            Node::Empty => 0u8.hash(&mut h),
+            Node::Fail => 1u8.hash(&mut h),
+            Node::Bytes { at, len } => (2u8, self.slice_bytes(at, len)).hash(&mut h),
+            Node::Class(c) => (3u8, c).hash(&mut h),
+            Node::Concat { at, len } => (4u8, self.slice_kids(at, len)).hash(&mut h),
+            Node::Alt { at, len } => (5u8, self.slice_kids(at, len)).hash(&mut h),
+            Node::Repeat { sub, min, max } => (6u8, sub, min, max).hash(&mut h),
+        }
+        h.finish()
+    }
+
+    fn same_content(&self, a: &Node, b: &Node) -> bool {
+        match (*a, *b) {
+            (Node::Empty, Node::Empty) | (Node::Fail, Node::Fail) => true,
+            (Node::Bytes { at, len }, Node::Bytes { at: at2, len: len2 }) => {
+                self.slice_bytes(at, len) == self.slice_bytes(at2, len2)
+            }
+            (Node::Class(x), Node::Class(y)) => x == y,
+            (Node::Concat { at, len }, Node::Concat { at: at2, len: len2 })
+            | (Node::Alt { at, len }, Node::Alt { at: at2, len: len2 }) => {
+                self.slice_kids(at, len) == self.slice_kids(at2, len2)
+            }
+            (
+                Node::Repeat { sub, min, max },
+                Node::Repeat {
+                    sub: s2,
+                    min: m2,
+                    max: x2,
+                },
+            ) => (sub, min, max) == (s2, m2, x2),
+            _ => false,
+        }
     }
 
     fn push_bytes(&mut self, b: &[u8]) -> u32 {
@@ -663,6 +724,31 @@ mod tests {
         assert_eq!(shape(r"[a-c]\d[a-c]"), "(C0 C1 C0)");
         let empty = from_hir(&crate::dfa::parse("[a&&b]").unwrap()).unwrap();
         assert!(matches!(empty.nodes[empty.root as usize], Node::Fail));
+    }
+
+    #[test]
+    fn identical_pieces_are_one_node() {
+        // Both roads: the fast parser, and regex-syntax's tree (a Unicode class forces it).
+        for p in [
+            r#"("a":[0-9]+(,"b":[0-9]+)?|"b":[0-9]+)x"#,
+            r#"(?u)("a":\w+(,"b":\w+)?|"b":\w+)x"#,
+        ] {
+            let ast = match fast_parse(p) {
+                Ok(ast) => ast,
+                Err(_) => from_hir(&crate::dfa::parse(p).unwrap()).unwrap(),
+            };
+            let mut seen = std::collections::HashMap::new();
+            for (id, _) in ast.nodes.iter().enumerate() {
+                let text = fmt(&ast, id as u32);
+                assert!(seen.insert(text.clone(), id).is_none(), "{p}: {text} twice");
+            }
+            // `"b":` and its value, written twice, are one node.
+            assert!(seen.keys().any(|t| t.contains(r#""b":"#)), "{p}");
+        }
+        // Interning releases the arenas of the copies.
+        let once = fast_parse("(abc)").unwrap();
+        let twice = fast_parse("(abc)(abc)").unwrap();
+        assert_eq!(once.bytes.len(), twice.bytes.len());
     }
 
     #[test]
