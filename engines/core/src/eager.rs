@@ -216,6 +216,20 @@ impl Ctx<'_> {
         })
     }
 
+    /// The live rows one byte leads `row` to. With a byte-complete vocabulary these are
+    /// the state's successors in the token automaton, as the naive index finds them: every
+    /// live byte string is a sequence of allowed one-byte tokens, so every DFA state is a
+    /// token-level state, and each is reached from the start by some path of single bytes.
+    fn successors(&self, row: u32) -> Vec<u32> {
+        let t = self.table;
+        let r = row as usize;
+        t.table[r..r + t.n_classes]
+            .iter()
+            .copied()
+            .filter(|&n| n != DEAD)
+            .collect()
+    }
+
     fn state_with(&self, row: u32, accepting: bool, s: &mut Scratch) -> StateOut {
         let p = self.p;
         let mut fz = Frozen(self.table);
@@ -223,13 +237,16 @@ impl Ctx<'_> {
         // Deciding a slice of unbounded strings can take a search as deep as the state's
         // own bound (a `maxLength` of thousands): such slices are walked instead.
         let (family, ignore) = (&p.family, p.family.unbounded);
+        // Where every byte is a token, a state's successors are its DFA row's (see
+        // `successors`): a slice is taken whole even when its tokens end in many states.
+        let ends_wanted = (!p.byte_complete).then_some(&mut slice_ends);
         let verdict = classify(
             &mut fz,
             family,
             &self.joint,
             row,
             ignore,
-            Some(&mut slice_ends),
+            ends_wanted,
             &mut s.product,
         );
         let mut mask = vec![0u32; self.words];
@@ -263,7 +280,11 @@ impl Ctx<'_> {
             }
             work += walk(&mut fz, &p.rest, row, &mut sink, &mut s.stack);
         }
-        let mut ends = s.ends.clone();
+        let mut ends = if p.byte_complete {
+            self.successors(row)
+        } else {
+            s.ends.clone()
+        };
         ends.extend(slice_ends.iter().map(|e| e.1));
         ends.sort_unstable();
         ends.dedup();

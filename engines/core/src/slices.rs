@@ -339,6 +339,9 @@ pub struct Prepared {
     pub sliced: WalkTrie,
     pub sliced_ranges: TokenRanges,
     pub rest: WalkTrie,
+    /// Every byte is a text token of its own (byte-level BPE vocabularies): then every
+    /// live state a byte string reaches is reached by tokens too.
+    pub byte_complete: bool,
 }
 
 impl Prepared {
@@ -355,6 +358,7 @@ impl Prepared {
         let mut never_text = vec![true; vocab_len];
         let mut bytes = Vec::new();
         let mut longest = vec![0u32; patterns.len()];
+        let mut single_bytes = 0;
         // Token bytes are recovered along the depth-first order of the byte trie.
         for (i, node) in trie.nodes.iter().enumerate().skip(1) {
             bytes.truncate(node.depth as usize - 1);
@@ -362,6 +366,7 @@ impl Prepared {
             if trie.tokens_at(i).is_empty() {
                 continue;
             }
+            single_bytes += (node.depth == 1) as usize;
             let end = family.walk(&bytes);
             let k = if end == DEAD {
                 NO_SLICE
@@ -417,6 +422,7 @@ impl Prepared {
             family,
             slices,
             rest,
+            byte_complete: single_bytes == 256,
         }
     }
 

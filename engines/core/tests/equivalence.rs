@@ -48,11 +48,31 @@ fn exact_mode_matches_naive_on_known_regexes() {
     }
 }
 
+/// `tokens` with every byte as a token of its own, as in byte-level BPE vocabularies: the
+/// eager index then reads a state's successors off its DFA row instead of its tokens' ends.
+fn byte_complete(mut tokens: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    tokens.extend((0..=255u8).map(|b| vec![b]));
+    tokens
+}
+
+#[test]
+fn exact_mode_matches_naive_on_a_byte_complete_vocabulary() {
+    let v = vocab(&byte_complete(known_vocab()));
+    for p in KNOWN {
+        assert_exact(p, &v);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
-    fn exact_index_equals_naive(pattern in regex_strategy(), t in vocab_strategy()) {
+    fn exact_index_equals_naive(
+        pattern in regex_strategy(),
+        t in vocab_strategy(),
+        complete in any::<bool>(),
+    ) {
+        let t = if complete { byte_complete(t) } else { t };
         assert_exact(&pattern, &vocab(&t));
     }
 }
