@@ -358,3 +358,22 @@ def _produces(compiled: Any, text: bytes) -> bool:
         )
 
     return search([], text)
+
+
+@pytest.mark.parametrize("name", ["naive", "tokensdfa", "tokensdfa-canonical", "tokensdfa-lazy"])
+def test_regex_size_limit_only_where_regex_automata_determinizes(name: str) -> None:
+    """The naive reference and canonical mode determinize with regex-automata and refuse
+    regexes over EAGER_REGEX_LIMIT characters beforehand; exact TokensDFA, eager or lazy,
+    determinizes with its own hash-consed NFA and takes them (here a 1.25 MB alternation
+    of one word, which interns to one branch)."""
+    engine = _available(name)
+    regex = "(" + "|".join(["abc"] * 312_500) + ")d"
+    assert len(regex) > 1_000_000
+    spec = Spec.regex("test/long", regex)
+    if name in ("naive", "tokensdfa-canonical"):
+        with pytest.raises(UnsupportedSpec, match="1,000,000-character limit"):
+            engine.compile(_prepared(engine), spec)
+        return
+    compiled = engine.compile(_prepared(engine), spec)
+    assert _produces(compiled, b"abcd")
+    assert not _produces(compiled, b"abd")

@@ -1,13 +1,14 @@
 """TokensDFA, the project's own engine, in its three forms.
 
 `tokensdfa` is exact and eager: the whole token automaton is built at compile time, so
-every mask is a copy; its masks must equal the naive reference's. `tokensdfa-canonical`
+every mask is a copy; its masks must equal the naive reference's. Neither exact form has a
+regex size limit (each stops at its own budgets with a LimitError). `tokensdfa-canonical`
 builds with `mode="canonical_literals"`: literal runs of the regex are allowed only in
 their minimal tokenization, a declared policy (`canonical_literals`), so its masks are
 subsets of the reference's. `tokensdfa-lazy` is exact and lazy (`tokensdfa.LazyIndex`):
 compiling only parses the regex, and a state's mask is computed on its first visit and
-memoized, so the first mask comes in microseconds even for multi-megabyte schema regexes
-(hence no regex size limit); its masks must equal the reference's too. With our
+memoized, so the first mask comes in microseconds even for multi-megabyte schema regexes;
+its masks must equal the reference's too. With our
 converter in use it compiles a schema straight into its regex tree
 (`LazyIndex.from_schema`, our converter's dialect): the converter's language, with no
 multi-megabyte regex text printed and parsed again.
@@ -61,6 +62,10 @@ class TokensDFAEngine(RustIndexEngine):
     name = "tokensdfa"
     mode = "exact"
     kind = "Index"  # the tokensdfa class that builds the index
+    # Exact mode determinizes with its own hash-consed NFA (a 26 MB schema regex in about
+    # a second) and stops at its determinization budget with a LimitError, so no regex
+    # size limit of its own; canonical mode goes through regex-automata and keeps it.
+    capabilities = replace(RustIndexEngine.capabilities, max_regex_chars=None)
 
     @property
     def mask_repro(self) -> str:  # type: ignore[override]
@@ -75,6 +80,7 @@ class TokensDFAEngine(RustIndexEngine):
 class TokensDFACanonicalEngine(TokensDFAEngine):
     name = "tokensdfa-canonical"
     mode = "canonical_literals"
+    capabilities = RustIndexEngine.capabilities
     policies = Policies(
         unicode_classes=True,
         json_whitespace="regex-builder",
@@ -86,9 +92,6 @@ class TokensDFACanonicalEngine(TokensDFAEngine):
 class TokensDFALazyEngine(TokensDFAEngine):
     name = "tokensdfa-lazy"
     kind = "LazyIndex"
-    # Construction parses the regex and nothing more, so the eager size limit (there to
-    # keep determinization inside the timeout) does not apply.
-    capabilities = replace(TokensDFAEngine.capabilities, max_regex_chars=None)
 
     def build_index(self, regex: str, native_vocab: Any) -> Any:
         return reference.tokensdfa().LazyIndex(regex, native_vocab, mode=self.mode)
