@@ -232,8 +232,9 @@ impl Ast {
 }
 
 /// Building a tree from another front end (the schema compiler's regexes): nodes are
-/// numbered as pushed, and a node may be the child of several (the tree is a DAG; the
-/// NFA compiles each use on its own).
+/// numbered as pushed (a node with the content of an earlier one is that one), and a node
+/// may be the child of several (the tree is a DAG; the NFA compiles each use once per
+/// successor state).
 impl Ast {
     pub fn empty_node(&mut self) -> u32 {
         self.push(Node::Empty)
