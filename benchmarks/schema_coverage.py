@@ -2,7 +2,7 @@
 how exactly the converters' regexes judge the set's labelled instances.
 
     .venv/bin/python -m benchmarks.schema_coverage [--corpus maskbench] [--limit N]
-        [--engines llguidance,xgrammar] [--timeout 60]
+        [--engines llguidance,xgrammar] [--timeout 60] [--samples N] [--seed 0]
 
 Subjects:
 - the two schema-to-regex converters of `harness.corpora.converter`: `ours` (the Rust
@@ -25,8 +25,12 @@ instance only a regex converted without one of the dialect's stated restrictions
 (unconstrained values nested deeper than `any_depth`; formats asserted where jsonschema
 does not check them), a number written with an exponent, or a refusal exactly where the
 text opens a third or deeper level of arrays and objects where no relaxed regex within
-the size cap reaches, lies outside the dialect; the rest are listed as unexplained. It prints one
-line per subject; a benchmark, not a test.
+the size cap reaches, lies outside the dialect; the rest are listed as unexplained. With
+`--samples N`, each schema our converter takes also gets up to N instances drawn by
+hypothesis-jsonschema (valid per jsonschema, keys in schema order, never filtered by
+any converter's regex), judged by both converters' regexes the same way and counted
+apart: they find false rejections the labelled instances miss. It prints one line per
+subject; a benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from typing import Any
 
 from harness import corpora, engines
 from harness import vocab as vocabularies
-from harness.corpora import converter
+from harness.corpora import converter, texts
 from harness.corpora.schema_order import schema_order
 from harness.diff.instances import validate, walk
 from harness.diff.minimize import tiny_vocabulary
@@ -124,8 +128,17 @@ def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
     return out
 
 
-def _converter_row(name: str, found: list[corpora.Entry], walker: ByteLanguage) -> dict[str, Any]:
+def _converter_row(
+    name: str,
+    found: list[corpora.Entry],
+    walker: ByteLanguage,
+    samples: dict[str, list[Any]],
+) -> dict[str, Any]:
+    """Our tally for converter `name`: schemas taken, and each labelled instance (and each
+    generated sample in `samples`, by spec id: valid by construction) judged by its regex,
+    compact and spaced. Generated samples are counted apart (`gen_checked`, `gen_fr`)."""
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
+    row.update(gen_checked=0, gen_fr=0)
     started = time.monotonic()
     for entry in found:
         status, regex = converter.convert_schema(entry.spec.text, name)
@@ -138,16 +151,18 @@ def _converter_row(name: str, found: list[corpora.Entry], walker: ByteLanguage) 
         except TokensieveError as exc:  # a regex the index cannot take: not judged
             row["reasons"][f"index: {type(exc).__name__}"] += 1
             continue
-        for value, valid in _instances(entry):
+        judged = [(v, ok, "") for v, ok in _instances(entry)]
+        judged += [(v, True, "gen_") for v in samples.get(entry.spec.id, [])]
+        for value, valid, kind in judged:
             for separators in ((",", ":"), (", ", ": ")):
                 text = json.dumps(value, separators=separators, ensure_ascii=False)
-                row["checked"] += 1
+                row[f"{kind}checked"] += 1
                 accepted = walker.accepts(index, text)
                 if valid and not accepted:
-                    row["fr"] += 1
+                    row[f"{kind}fr"] += 1
                     if name == converter.OURS:
                         cause = _outside_dialect(entry.spec.text, regex, text, walker)
-                        row.setdefault("causes", Counter())[cause] += 1
+                        row.setdefault(f"{kind}causes", Counter())[cause] += 1
                         if cause == UNEXPLAINED:
                             row.setdefault("examples", []).append((entry.spec.id, text[:120]))
                 if accepted and not valid:
@@ -155,6 +170,20 @@ def _converter_row(name: str, found: list[corpora.Entry], walker: ByteLanguage) 
                     row.setdefault("fa_examples", []).append((entry.spec.id, text[:120]))
     row["seconds"] = time.monotonic() - started
     return row
+
+
+def _samples(found: list[corpora.Entry], n: int, seed: int) -> tuple[dict[str, list[Any]], int]:
+    """`n` hypothesis-jsonschema instances per schema our converter takes (fewer where the
+    generator gives up or times out), and how many schemas yielded none."""
+    out: dict[str, list[Any]] = {}
+    empty = 0
+    for entry in found:
+        if converter.convert_schema(entry.spec.text, converter.OURS)[0] != "ok":
+            continue
+        values, _notes = texts.generated_instances(entry.spec.text, seed, n)
+        out[entry.spec.id] = values[:n]
+        empty += not values
+    return out, empty
 
 
 UNEXPLAINED = "unexplained"
@@ -230,13 +259,29 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="schemas, evenly spaced")
     parser.add_argument("--engines", default="llguidance,xgrammar")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per compile")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=0,
+        help="hypothesis-jsonschema instances per schema our converter takes (default 0)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the samples")
     args = parser.parse_args()
     found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
     found = corpora.catalog.spread(found, args.limit)
     print(f"{args.corpus}: {len(found)} schemas")
+    samples: dict[str, list[Any]] = {}
+    if args.samples > 0:
+        started = time.monotonic()
+        samples, empty = _samples(found, args.samples, args.seed)
+        print(
+            f"samples: {sum(map(len, samples.values()))} drawn for {len(samples)} schemas "
+            f"({empty} yielded none); {time.monotonic() - started:.0f} s",
+            flush=True,
+        )
     walker = ByteLanguage()
     for name in converter.NAMES:
-        r = _converter_row(name, found, walker)
+        r = _converter_row(name, found, walker, samples)
         print(
             f"converter {name:<14} takes {r['taken']:>5} of {len(found)} "
             f"({100 * r['taken'] / max(1, len(found)):.1f}%); instances checked "
@@ -244,8 +289,12 @@ def main() -> None:
             f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
             flush=True,
         )
+        if samples:
+            print(f"    samples checked {r['gen_checked']}: false rejections {r['gen_fr']}")
         for cause, n in r.get("causes", Counter()).most_common():
             print(f"    false rejections, {cause}: {n}")
+        for cause, n in r.get("gen_causes", Counter()).most_common():
+            print(f"    sample false rejections, {cause}: {n}")
         for spec_id, text in r.get("examples", [])[:EXAMPLES]:
             print(f"    unexplained: {spec_id} {text!r}")
         for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():

@@ -365,6 +365,15 @@ def _draw_in_worker(request: dict[str, Any], what: str) -> tuple[list[Any], list
     return [], [f"{what} failed: {reply.status.value}: {reply.message}"]
 
 
+def generated_instances(schema_text: str, seed: int, count: int) -> tuple[list[Any], list[str]]:
+    """Up to `count` distinct instances of a schema drawn by hypothesis-jsonschema (in the
+    draw worker, under its timeout), each confirmed valid by jsonschema with formats
+    asserted, keys in schema order, in draw order (no ranking by any converter's regex,
+    so they can catch its false rejections); and notes on why fewer came out."""
+    request = {"kind": "schema", "schema": schema_text, "seed": seed, "count": count}
+    return _draw_in_worker(request, "hypothesis-jsonschema")
+
+
 def _schema_texts(spec: Spec, seed: int, n: int) -> Texts:
     from_maskbench = spec.id.startswith("maskbench/")
     label: Source = "maskbench-valid" if from_maskbench else "example"
