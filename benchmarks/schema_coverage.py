@@ -199,10 +199,48 @@ RELAXED = [
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
+ECMA_CLASSES = (
+    "valid only as jsonschema reads a pattern (Python's re: \\d and \\w match any "
+    "Unicode digit or word character), not as ECMA-262, JSON Schema's regex dialect, does"
+)
+
+
+def _valid_with_ecma_classes(schema: Any, value: Any) -> bool:
+    """jsonschema's verdict with `pattern` and `patternProperties` searched as ECMA-262
+    reads `\\d` and `\\w` (ASCII only; Python's `re.ASCII` also narrows `\\s`, which
+    only matters for the few non-ASCII spaces)."""
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, patrn: str, instance: Any, _schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not re.search(patrn, instance, re.ASCII):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, patterns: Any, instance: Any, _schema: Any) -> Any:
+        if validator.is_type(instance, "object"):
+            for patrn, subschema in patterns.items():
+                for k, v in instance.items():
+                    if re.search(patrn, k, re.ASCII):
+                        yield from validator.descend(v, subschema, path=k, schema_path=patrn)
+
+    base = jsonschema.validators.validator_for(schema)
+    cls = jsonschema.validators.extend(
+        base, {"pattern": pattern, "patternProperties": pattern_properties}
+    )
+    return bool(cls(schema, format_checker=base.FORMAT_CHECKER).is_valid(value))
+
+
 def _outside_dialect(schema: str, regex: str, text: str, walker: ByteLanguage) -> str:
     """Which of the dialect's stated restrictions a refused valid instance breaks (our
-    converter's `regex` of `schema` refused it), or UNEXPLAINED."""
+    converter's `regex` of `schema` refused it), or UNEXPLAINED; or ECMA_CLASSES, where
+    the instance is valid only by Python's reading of the schema's patterns."""
     import tokensdfa
+
+    try:
+        if not _valid_with_ecma_classes(json.loads(schema), json.loads(text)):
+            return ECMA_CLASSES
+    except re.error:  # a pattern Python's re cannot read: jsonschema judged without it
+        pass
 
     for cause, relaxed in RELAXED:
         try:
