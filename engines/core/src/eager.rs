@@ -3,10 +3,9 @@
 //!
 //! A token-level state is a state of the regex's minimized [`ByteDfa`] (determinized by
 //! [`crate::lazydfa::minimal_dfa`], minimized by Hopcroft, [`crate::hopcroft`]), so the
-//! index has exactly the naive index's states. From the
-//! start, a breadth-first search: each chunk of the frontier is computed in parallel,
-//! then numbered in order (next states sorted by DFA state), so numbering does not depend
-//! on threads. For one state:
+//! index has exactly the naive index's states. From the start, a breadth-first search:
+//! each chunk of the frontier is computed in parallel, then numbered in order (next
+//! states sorted by DFA state), so numbering does not depend on threads. For one state:
 //! 1. the slices are classified ([`crate::walk::classify`]): a slice the state allows
 //!    whole contributes its precomputed mask, and its tokens' next states come from the
 //!    product search (which answers "whole" only when it knows them); a slice the state
@@ -177,6 +176,8 @@ thread_local! {
 /// Sets each allowed token's bit and records, once, each state a token leads to.
 struct EndSink<'a> {
     mask: &'a mut [u32],
+    /// Record where tokens end (not needed where successors come off the DFA row).
+    record: bool,
     seen: &'a mut [u32],
     walk: u32,
     shift: u32,
@@ -187,6 +188,9 @@ impl Sink for EndSink<'_> {
     #[inline(always)]
     fn token(&mut self, tok: u32, next: u32) {
         self.mask[(tok >> 5) as usize] |= 1 << (tok & 31);
+        if !self.record {
+            return;
+        }
         let seen = &mut self.seen[(next >> self.shift) as usize];
         if *seen != self.walk {
             *seen = self.walk;
@@ -252,6 +256,7 @@ impl Ctx<'_> {
         let mut mask = vec![0u32; self.words];
         let mut sink = EndSink {
             mask: &mut mask,
+            record: !p.byte_complete,
             seen: &mut s.seen,
             walk: s.walk,
             shift: self.table.shift,

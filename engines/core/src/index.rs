@@ -227,10 +227,6 @@ pub struct Index {
     stats: Stats,
 }
 
-/// The pool builds share when no size is given, one per process. Not rayon's global pool:
-/// a process forked after that pool started inherits its bookkeeping but none of its
-/// threads, so every build in the child would wait forever (the differ forks a child per
-/// spec, after building indexes itself).
 /// What an index is built from: exact mode determinizes a pattern by its own road
 /// ([`minimal_dfa`]), so it need not be parsed by `regex-syntax` first.
 #[derive(Clone, Copy)]
@@ -239,6 +235,10 @@ enum Source<'a> {
     Hir(&'a Hir),
 }
 
+/// The pool builds share when no size is given, one per process. Not rayon's global pool:
+/// a process forked after that pool started inherits its bookkeeping but none of its
+/// threads, so every build in the child would wait forever (the differ forks a child per
+/// spec, after building indexes itself).
 fn process_pool() -> Result<Arc<rayon::ThreadPool>, Error> {
     static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
     let pid = std::process::id();
@@ -325,8 +325,8 @@ impl Index {
         stats.vocab_prepare_s = *prep_s;
         stats.vocab_trie_nodes = vtrie.nodes.len();
         stats.text_tokens = vtrie.sorted_ids.len();
-        let built = match (mode, source) {
-            (Mode::Exact, source) => {
+        let built = match mode {
+            Mode::Exact => {
                 let t = Instant::now();
                 let dfa = match source {
                     Source::Pattern(p) => minimal_dfa(p, limits.dfa_bytes)?,
@@ -335,10 +335,15 @@ impl Index {
                 stats.dfa_s = t.elapsed().as_secs_f64();
                 crate::eager::build(dfa, vocab, limits, &mut stats)?
             }
-            (Mode::CanonicalLiterals, Source::Pattern(p)) => {
-                crate::canonical::build(&parse(p)?, vocab, limits, &mut stats)?
-            }
-            (Mode::CanonicalLiterals, Source::Hir(hir)) => {
+            Mode::CanonicalLiterals => {
+                let parsed;
+                let hir = match source {
+                    Source::Pattern(p) => {
+                        parsed = parse(p)?;
+                        &parsed
+                    }
+                    Source::Hir(hir) => hir,
+                };
                 crate::canonical::build(hir, vocab, limits, &mut stats)?
             }
         };
