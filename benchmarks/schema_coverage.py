@@ -18,7 +18,8 @@ For each converter, every labelled instance of every schema it takes, its keys p
 schema order (both converters' dialect), is walked through its regex byte by byte (the
 tokensdfa-lazy adapter over a one-byte-per-token vocabulary, walked as the differ walks
 instances), compact and with outlines-core's spacing,
-and judged by `jsonschema` with formats asserted (the labels themselves are not trusted):
+and judged by `harness.corpora.judge` (`jsonschema` with formats asserted and patterns
+read as ECMA-262; the labels themselves are not trusted):
 a valid instance refused is a false rejection, an invalid one accepted a false
 acceptance. Our converter's false rejections are explained where they can be: an
 instance only a regex converted without one of the dialect's stated restrictions accepts
@@ -45,8 +46,9 @@ from typing import Any
 from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora import converter, texts
+from harness.corpora.judge import validate
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import validate, walk
+from harness.diff.instances import walk
 from harness.diff.minimize import tiny_vocabulary
 from harness.engines.base import Matcher
 from harness.errors import TokensieveError
@@ -115,7 +117,7 @@ class ByteLanguage:
 
 
 def _instances(entry: corpora.Entry) -> list[tuple[Any, bool]]:
-    """(value, valid per jsonschema) for each labelled instance that jsonschema can judge,
+    """(value, valid per the judge) for each labelled instance the judge can evaluate,
     its keys in schema order (the converters' dialect; `harness.corpora.schema_order`)."""
     schema = json.loads(entry.spec.text)
     out = []
@@ -199,48 +201,10 @@ RELAXED = [
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
-ECMA_CLASSES = (
-    "valid only as jsonschema reads a pattern (Python's re: \\d and \\w match any "
-    "Unicode digit or word character), not as ECMA-262, JSON Schema's regex dialect, does"
-)
-
-
-def _valid_with_ecma_classes(schema: Any, value: Any) -> bool:
-    """jsonschema's verdict with `pattern` and `patternProperties` searched as ECMA-262
-    reads `\\d` and `\\w` (ASCII only; Python's `re.ASCII` also narrows `\\s`, which
-    only matters for the few non-ASCII spaces)."""
-    import jsonschema
-    from jsonschema.exceptions import ValidationError
-
-    def pattern(validator: Any, patrn: str, instance: Any, _schema: Any) -> Any:
-        if validator.is_type(instance, "string") and not re.search(patrn, instance, re.ASCII):
-            yield ValidationError(f"{instance!r} does not match {patrn!r}")
-
-    def pattern_properties(validator: Any, patterns: Any, instance: Any, _schema: Any) -> Any:
-        if validator.is_type(instance, "object"):
-            for patrn, subschema in patterns.items():
-                for k, v in instance.items():
-                    if re.search(patrn, k, re.ASCII):
-                        yield from validator.descend(v, subschema, path=k, schema_path=patrn)
-
-    base = jsonschema.validators.validator_for(schema)
-    cls = jsonschema.validators.extend(
-        base, {"pattern": pattern, "patternProperties": pattern_properties}
-    )
-    return bool(cls(schema, format_checker=base.FORMAT_CHECKER).is_valid(value))
-
-
 def _outside_dialect(schema: str, regex: str, text: str, walker: ByteLanguage) -> str:
     """Which of the dialect's stated restrictions a refused valid instance breaks (our
-    converter's `regex` of `schema` refused it), or UNEXPLAINED; or ECMA_CLASSES, where
-    the instance is valid only by Python's reading of the schema's patterns."""
+    converter's `regex` of `schema` refused it), or UNEXPLAINED."""
     import tokensdfa
-
-    try:
-        if not _valid_with_ecma_classes(json.loads(schema), json.loads(text)):
-            return ECMA_CLASSES
-    except re.error:  # a pattern Python's re cannot read: jsonschema judged without it
-        pass
 
     for cause, relaxed in RELAXED:
         try:

@@ -11,14 +11,15 @@ import pytest
 
 from harness import engines
 from harness.corpora import converter
+from harness.corpora.judge import validate
 from harness.diff import instance_repro, repro
 from harness.diff.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
     INVALID_OUTPUT,
+    LABEL_DISPUTED,
     InstanceFailure,
     check_instances,
-    validate,
 )
 from harness.engines.base import Engine
 from harness.engines.converter_subject import NAME as SUBJECT
@@ -207,3 +208,20 @@ def test_whitespace_layouts_follow_each_policy() -> None:
         layouts=("compact", "pretty"),
     )
     assert counts.false_rejections == 1 and "[pretty layout]" in counts.failures[0].detail
+
+
+def test_patterns_are_judged_as_ecma_262() -> None:
+    """Labels made with Python's reading of `\\d` (MaskBench's) do not count against an
+    engine that reads it as ECMA-262 does: a refused instance labelled valid whose
+    digits are not ASCII is disputed, and one labelled invalid for the same reason is
+    refused as it should be, with no false acceptance."""
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "string", "pattern": "^\\d+$"}},
+        "required": ["n"],
+    }
+    arabic = {"n": "\u0661\u0662"}
+    counts = _check("naive", schema, [arabic, {"n": "12"}], [{"n": "1a"}], samples=2)
+    assert (counts.false_rejections, counts.false_acceptances) == (0, 0), counts.failures
+    assert counts.disputed == 1
+    assert [f.kind for f in counts.failures] == [LABEL_DISPUTED]

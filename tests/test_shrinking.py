@@ -188,7 +188,7 @@ def test_xgrammar_json_schema_policies(
 def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
     schema = {"oneOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}]}
     valid = schema_policies.explain_acceptance
-    from harness.diff.instances import _is_valid
+    from harness.corpora.judge import is_valid as _is_valid
 
     assert valid(DECLARED, schema, 5.5, _is_valid) is None  # matches no branch at all
     assert valid(DECLARED, schema, "ab", _is_valid) is None  # no pattern beside maxLength

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.corpora import judge
+
 
 def _resolve(schema: Any, root: Any) -> Any:
     """Follow local `$ref`s (`#/...` JSON pointers) to the schema they name."""
@@ -56,8 +58,6 @@ def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]
 def _valid(value: Any, branch: Any, root: Any) -> bool:
     """Whether `value` is valid against `branch`, a subschema of `root` (whose local
     definitions its refs may name); False when jsonschema cannot judge it."""
-    import jsonschema
-
     if not isinstance(branch, dict):
         return branch is not False
     schema = dict(branch)
@@ -65,11 +65,7 @@ def _valid(value: Any, branch: Any, root: Any) -> bool:
         for key in ("$defs", "definitions", "$schema"):
             if key in root and key not in schema:
                 schema[key] = root[key]
-    try:
-        cls = jsonschema.validators.validator_for(schema)
-        return bool(cls(schema).is_valid(value))
-    except Exception:  # a schema jsonschema cannot evaluate
-        return False
+    return judge.is_valid(schema, value, formats=False)
 
 
 def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 0) -> Any:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.cache import cache_dir, read_json, write_json_atomic
-from harness.corpora import converter
+from harness.corpora import converter, judge
 from harness.corpora.catalog import compact_json
 from harness.corpora.converter import convert_schema
 from harness.corpora.regex_syntax import python_regex
@@ -36,7 +36,7 @@ Source = Literal["example", "hypothesis", "maskbench-valid", "generated"]
 
 DEFAULT_N = {"regex": 8, "json_schema": 4}
 # Bump when the way texts or paths are produced changes, so old cache files are ignored.
-FORMAT = 1
+FORMAT = 2  # 2: instances judged with ECMA-262 patterns (`judge`)
 # Draws per wanted text: duplicates and filtered-out draws are common for small languages.
 DRAW_FACTOR = 3
 # Budget of one schema's instance generation (texts are cached, so it is paid once).
@@ -49,7 +49,7 @@ RANK_BUDGET_S = 0.2
 def versions(spec: Spec) -> dict[str, str]:
     names = ["hypothesis"]
     if spec.kind == "json_schema":
-        names += ["hypothesis-jsonschema", "outlines-core", "jsonschema"]
+        names += ["hypothesis-jsonschema", "outlines-core", "jsonschema", "regress"]
     out = {}
     for name in names:
         try:
@@ -239,15 +239,13 @@ def _generate_instances(
     """Distinct instances from hypothesis-jsonschema that jsonschema confirms are valid,
     keys in schema order, ranked by `_rank`."""
     from hypothesis_jsonschema import from_schema
-    from jsonschema.validators import validator_for
 
     _patch_hypothesis_jsonschema()
     schema = json.loads(schema_text)
     try:
-        cls = validator_for(schema)
-        # Formats are checked too: a "uuid" that is not one is no valid instance to a
-        # grammar engine, whatever the schema draft says about annotations.
-        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        # Formats are checked too, and patterns as ECMA-262 reads them: hypothesis
+        # draws a pattern's strings as Python's `re` reads it (`\\d` any Unicode digit).
+        validator = judge.validator(schema)
         # hypothesis-jsonschema has no strategy for "uuid" and would ignore the format.
         # A copy: hypothesis-jsonschema rewrites the schema it is given (refs inlined,
         # $defs dropped), and `schema_order` needs the original.

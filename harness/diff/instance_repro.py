@@ -21,8 +21,9 @@ from typing import Any
 
 from harness import engines
 from harness.corpora import converter
+from harness.corpora.judge import validate
 from harness.diff import json_shrink
-from harness.diff.instances import FALSE_REJECTION, InstanceFailure, validate, walk
+from harness.diff.instances import FALSE_REJECTION, InstanceFailure, walk
 from harness.diff.minimize import tiny_vocabulary
 from harness.embed import literal
 from harness.errors import TokensieveError

@@ -8,9 +8,11 @@ so their masks are not compared state by state. They are held to the schema inst
   JSON whitespace policy promises (spaced for outlines' `[ ]?`, indented for flexible
   whitespace): the whitespace policy as a tested rule;
 - every invalid instance is refused at some step (else a *false acceptance*, unless
-  `jsonschema` itself finds the instance valid: the label is then *disputed*, not counted);
-- completions sampled at random from the engine's own masks parse and validate with
-  `jsonschema` (else an *invalid output*).
+  the judge finds the instance valid: the label is then *disputed*, not counted; so is
+  a refused valid instance the judge finds invalid);
+- completions sampled at random from the engine's own masks parse and validate (else an
+  *invalid output*).
+The judge is `harness.corpora.judge`: `jsonschema`, with `pattern` read as ECMA-262.
 The reference (naive, over the run's converted regex, `--converter`) is checked the same
 way: its failures are that converter's. With our converter, outlines-core's own is checked
 too, as the subject `outlines-core-converter` (`harness.engines.converter_subject`).
@@ -35,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.corpora.judge import is_valid, validate
 from harness.corpora.paths import Layout, serialize
 from harness.diff import schema_policies
 from harness.engines.base import Compiled, Matcher, allowed_ids, is_allowed
@@ -126,19 +129,6 @@ def walk(matcher: Matcher, vocab: Vocabulary, ids: Sequence[int]) -> tuple[bool,
     return True, None, ""
 
 
-def validate(schema: Any, value: Any) -> str | None:
-    """None when `value` is valid, else jsonschema's best error on one line."""
-    import jsonschema
-
-    cls = jsonschema.validators.validator_for(schema)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
-    if error is None:
-        return None
-    path = "/".join(map(str, error.absolute_path))
-    return f"at /{path}: {' '.join(error.message.split())[:200]}"
-
-
 class InstanceChecker:
     def __init__(
         self,
@@ -174,6 +164,8 @@ class InstanceChecker:
             ok, step, detail = self._accepts(text)
             if ok:
                 continue
+            if self._label_disputed(value, text):
+                return
             escaped = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
             if layout == "compact" and escaped != text and self._accepts(escaped)[0]:
                 self.counts.policy += 1
@@ -184,7 +176,7 @@ class InstanceChecker:
                 self.schema,
                 value,
                 lambda v, lay=layout: self._accepts(serialize(v, lay))[0],
-                _is_valid,
+                is_valid,
                 text,
                 lambda t: self._accepts(t)[0],
             )
@@ -195,6 +187,19 @@ class InstanceChecker:
             self.counts.false_rejections += 1
             self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}")
             return
+
+    def _label_disputed(self, value: Any, text: str) -> bool:
+        """Count and record a refused instance labelled valid that the judge finds
+        invalid (MaskBench's labels were made with Python's reading of `pattern`)."""
+        try:
+            why = validate(self.schema, value)
+        except Exception:  # a schema the judge cannot evaluate: the label stands
+            return False
+        if why is None:
+            return False
+        self.counts.disputed += 1
+        self._fail(LABEL_DISPUTED, text, None, f"labelled valid, but invalid: {why}")
+        return True
 
     def check_invalid(self, value: Any) -> None:
         self.counts.invalid += 1
@@ -219,7 +224,7 @@ class InstanceChecker:
     def _policy_accepts(self, kind: str, text: str, value: Any, why: str) -> bool:
         """Count and record an invalid `value` the engine took as a policy failure when
         one of its declared JSON-schema policies explains it."""
-        policy = schema_policies.explain_acceptance(self.declared, self.schema, value, _is_valid)
+        policy = schema_policies.explain_acceptance(self.declared, self.schema, value, is_valid)
         if policy is None:
             return False
         self.counts.policy += 1
@@ -285,13 +290,6 @@ class InstanceChecker:
             sample = [int(allowed[rng.randrange(allowed.size)]) for _ in range(8)]
             return max(sample, key=lambda t: (len(tokens[t]), t))
         return int(allowed[rng.randrange(allowed.size)])
-
-
-def _is_valid(schema: Any, value: Any) -> bool:
-    try:
-        return validate(schema, value) is None
-    except Exception:  # a schema jsonschema cannot evaluate: nothing is shown valid
-        return False
 
 
 def check_instances(

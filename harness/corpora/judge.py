@@ -1,0 +1,148 @@
+"""Whether a JSON value is valid against a JSON schema: the one judge of instances.
+
+`jsonschema` decides everything but the regexes. It searches `pattern` and
+`patternProperties` with Python's `re`, whose `\\d` and `\\w` match any Unicode digit or
+word character, whose `$` also matches before a final newline and whose `.` matches
+`\\r`. JSON Schema's regex dialect is ECMA-262, where `\\d` and `\\w` are ASCII, `$` is
+the end of the string, `.` excludes every line terminator and `\\s` is ECMA's own set
+(with U+FEFF, without U+001C-U+001F). So an instance Python's reading calls valid can be
+invalid by the specification (`^\\w+$` and `"ĢŰĩ"`), and the converters, which follow
+ECMA-262, would be blamed for refusing it.
+
+Here both keywords, the keys `additionalProperties` leaves to `patternProperties`, and
+the `regex` format are judged by `regress`, a real ECMA-262
+engine (Rust's regress crate), in Unicode mode (`u`), as JSON Schema's test suite
+expects (`\\p{Letter}` is a class). A pattern Unicode mode rejects, such as `[\\w-.]`
+or `\\-` (both legal only by ECMA-262's web-compatibility annex), is read in the
+annex's non-Unicode mode, as browsers and most validators do. A pattern neither mode
+reads raises `regress.RegressError`: nothing is judged on a pattern the schema's own
+dialect cannot read. Not covered: the keys `unevaluatedProperties` finds evaluated by a
+`patternProperties` (jsonschema's helper reads those patterns with `re`; our compiler
+refuses `unevaluated*`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+
+@functools.lru_cache(maxsize=4096)
+def ecma_regex(pattern: str) -> Any:
+    """`pattern` compiled as ECMA-262 (`regress.Regex`): Unicode mode, else the annex's
+    non-Unicode mode; raises `regress.RegressError` when neither reads it."""
+    import regress
+
+    try:
+        return regress.Regex(pattern, "u")
+    except regress.RegressError:
+        return regress.Regex(pattern)
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """Whether ECMA-262 `pattern` matches somewhere in `text` (JSON Schema's unanchored
+    reading of `pattern`)."""
+    return ecma_regex(pattern).find(text) is not None
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, _schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not ecma_search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, _schema: Any) -> Any:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if ecma_search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Any:
+    """`additionalProperties`, where a key matched by a `patternProperties` pattern (as
+    ECMA-262 reads it) is not additional."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    declared = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key
+        for key in instance
+        if key not in declared and not any(ecma_search(p, key) for p in patterns)
+    ]
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif extra is False and extras:
+        yield ValidationError(f"additional properties are not allowed: {sorted(extras)!r}")
+
+
+def _is_ecma_regex(value: object) -> bool:
+    """The `regex` format: raises `regress.RegressError` on a pattern ECMA-262 rejects."""
+    return not isinstance(value, str) or ecma_regex(value) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _validator_class(base: type) -> Any:
+    """`base` (a jsonschema draft's validator class) with ECMA-262 patterns."""
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        base,
+        {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+        },
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _format_checker(base: type) -> Any:
+    """`base`'s format checker with `regex` read as ECMA-262."""
+    import jsonschema
+    import regress
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = dict(base.FORMAT_CHECKER.checkers)
+    checker.checkers["regex"] = (_is_ecma_regex, (regress.RegressError,))
+    return checker
+
+
+def validator(schema: Any, *, formats: bool = True) -> Any:
+    """A jsonschema validator of `schema`'s draft with ECMA-262 patterns, formats
+    asserted (`formats`) even where the draft calls them annotations: a grammar engine
+    asserts them, so an instance it may refuse for its format is no valid instance."""
+    import jsonschema
+
+    base = jsonschema.validators.validator_for(schema)
+    cls = _validator_class(base)
+    return cls(schema, format_checker=_format_checker(base) if formats else None)
+
+
+def validate(schema: Any, value: Any) -> str | None:
+    """None when `value` is valid against `schema`, else the best error on one line.
+    Raises what jsonschema raises on a schema it cannot evaluate (a `$ref` to a URL, a
+    pattern no ECMA-262 mode reads)."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(validator(schema).iter_errors(value))
+    if error is None:
+        return None
+    path = "/".join(map(str, error.absolute_path))
+    return f"at /{path}: {' '.join(error.message.split())[:200]}"
+
+
+def is_valid(schema: Any, value: Any, *, formats: bool = True) -> bool:
+    """Whether `value` is valid; False when the schema cannot be evaluated (nothing is
+    shown valid by a schema the judge cannot read)."""
+    try:
+        return bool(validator(schema, formats=formats).is_valid(value))
+    except Exception:
+        return False

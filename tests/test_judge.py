@@ -1,0 +1,105 @@
+"""The instance judge reads `pattern` as ECMA-262, JSON Schema's regex dialect, where
+`jsonschema` alone reads it as Python's `re` (harness.corpora.judge)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import regress
+
+from harness.corpora import judge
+from harness.corpora.catalog import PROJECT_ROOT
+
+SUITE = Path(
+    os.environ.get("JSON_SCHEMA_TEST_SUITE")
+    or PROJECT_ROOT.parent / "shared/corpora/json-schema-test-suite/tests"
+)
+REGEX_FILES = ("ecmascript-regex.json", "non-bmp-regex.json")
+
+
+def _python_reading(schema: Any, value: Any) -> bool | None:
+    """`jsonschema`'s own verdict (patterns as Python's `re`), None where `re` cannot
+    read the pattern (`\\c`, `\\p`)."""
+    try:
+        return bool(jsonschema.validators.validator_for(schema)(schema).is_valid(value))
+    except Exception:
+        return None
+
+
+# (schema, instance, valid per ECMA-262): each one Python's `re` reads the other way.
+DIVERGENT = [
+    ({"pattern": r"^\w+$"}, "ĢŰĩ", False),  # \w is ASCII
+    ({"pattern": r"^\d+$"}, "١٢٣", False),  # \d is ASCII (Arabic-Indic digits)
+    ({"pattern": r"^a$"}, "a\n", False),  # $ is the end, not before a final newline
+    ({"pattern": r"^.$"}, "\r", False),  # . excludes every line terminator
+    ({"pattern": r"^\s$"}, "\ufeff", True),  # \s has U+FEFF ...
+    ({"pattern": r"^\s$"}, "\x1c", False),  # ... and not the file separators
+    (
+        {"patternProperties": {r"^\d+$": {"type": "integer"}}},
+        {"١": "x"},  # the key is no ECMA digit: the value is unconstrained
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "value", "valid"), DIVERGENT)
+def test_patterns_are_read_as_ecma_262(schema: Any, value: Any, valid: bool) -> None:
+    assert judge.is_valid(schema, value) is valid
+    assert (judge.validate(schema, value) is None) is valid
+    assert _python_reading(schema, value) is not valid  # the case is a real difference
+
+
+def test_unicode_mode_reads_property_classes() -> None:
+    assert judge.is_valid({"pattern": r"^\p{Letter}+$"}, "héllo")
+    assert not judge.is_valid({"pattern": r"^\p{Letter}+$"}, "h3llo")
+
+
+def test_web_compatibility_patterns_fall_back_to_non_unicode_mode() -> None:
+    # `[\w-.]` and `\-` are legal only by ECMA-262's annex B, not in Unicode mode.
+    assert judge.is_valid({"pattern": r"^[\w-.]+$"}, "a-.b")
+    assert not judge.is_valid({"pattern": r"^[\w-.]+$"}, "a b")
+    assert judge.is_valid({"pattern": r"^a\-b$"}, "a-b")
+
+
+def test_a_pattern_no_mode_reads_is_not_judged() -> None:
+    with pytest.raises(regress.RegressError):
+        judge.validate({"pattern": "(unclosed"}, "x")
+    assert not judge.is_valid({"pattern": "(unclosed"}, "x")
+
+
+def test_the_regex_format_is_ecma_262() -> None:
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "format": "regex"}
+    assert judge.validate(schema, r"\p{L}+") is None
+    assert judge.validate(schema, "(?P<name>a)") is not None  # Python's syntax only
+    assert judge.is_valid(schema, "(?P<name>a)", formats=False)
+
+
+def test_formats_are_asserted_whatever_the_draft() -> None:
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "format": "date"}
+    assert judge.validate(schema, "2024-02-30") is not None
+    assert judge.is_valid(schema, "2024-02-30", formats=False)
+
+
+@pytest.mark.parametrize("draft", ["draft2020-12", "draft7"])
+def test_the_official_suite_regex_cases(draft: str) -> None:
+    """Every case of the JSON-Schema-Test-Suite's optional ECMA-262 regex files, which
+    `jsonschema` alone gets wrong or cannot read in part (checked, so the cases are not
+    vacuous)."""
+    files = [SUITE / draft / "optional" / name for name in REGEX_FILES]
+    if not all(f.is_file() for f in files):
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {SUITE}")
+    cases = python_not_right = 0
+    for path in files:
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            for case in group["tests"]:
+                got = judge.is_valid(group["schema"], case["data"])
+                assert got is case["valid"], (path.name, group["description"], case)
+                cases += 1
+                python_not_right += _python_reading(group["schema"], case["data"]) is not got
+    assert cases >= 80
+    assert python_not_right >= 10
