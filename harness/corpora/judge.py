@@ -16,7 +16,16 @@ expects (`\\p{Letter}` is a class). A pattern Unicode mode rejects, such as `[\\
 or `\\-` (both legal only by ECMA-262's web-compatibility annex), is read in the
 annex's non-Unicode mode, as browsers and most validators do. A pattern neither mode
 reads raises `regress.RegressError`: nothing is judged on a pattern the schema's own
-dialect cannot read. Not covered: the keys `unevaluatedProperties` finds evaluated by a
+dialect cannot read.
+
+`multipleOf` is decided on the number each text denotes, exactly: `jsonschema` divides
+floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01.
+
+From draft 2019-09 on, `dependencies` is no longer a keyword (`dependentRequired` and
+`dependentSchemas` replaced it) and `jsonschema` ignores it; the judge applies it with
+its draft-07 meaning, as the JSON-Schema-Test-Suite's optional
+`dependencies-compatibility` tests for those drafts expect and as our compiler does: a
+schema written that way means it. Not covered: the keys `unevaluatedProperties` finds evaluated by a
 `patternProperties` (jsonschema's helper reads those patterns with `re`; our compiler
 refuses `unevaluated*`).
 """
@@ -25,6 +34,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 
@@ -83,6 +94,40 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
         yield ValidationError(f"additional properties are not allowed: {sorted(extras)!r}")
 
 
+def _dependencies(validator: Any, deps: Any, instance: Any, _schema: Any) -> Any:
+    """Draft-07's `dependencies` (a key list or a schema per trigger key)."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    for trigger, dep in deps.items():
+        if trigger not in instance:
+            continue
+        if validator.is_type(dep, "array"):
+            for key in dep:
+                if key not in instance:
+                    yield ValidationError(f"{key!r} is a dependency of {trigger!r}")
+        else:
+            yield from validator.descend(instance, dep, schema_path=trigger)
+
+
+def _exact(number: int | float) -> Fraction:
+    """The value of the JSON text Python writes for `number` (`repr`, what
+    `json.dumps` writes), exactly."""
+    return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
+
+
+def _multiple_of(validator: Any, divisor: Any, instance: Any, _schema: Any) -> Any:
+    """`multipleOf` on the numbers the texts denote: `2036931.9000000001` is no multiple
+    of 0.01, though dividing the floats rounds to an integer (`jsonschema`'s test)."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "number"):
+        return
+    if (_exact(instance) / _exact(divisor)).denominator != 1:
+        yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
+
+
 def _is_ecma_regex(value: object) -> bool:
     """The `regex` format: raises `regress.RegressError` on a pattern ECMA-262 rejects."""
     return not isinstance(value, str) or ecma_regex(value) is not None
@@ -90,17 +135,19 @@ def _is_ecma_regex(value: object) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _validator_class(base: type) -> Any:
-    """`base` (a jsonschema draft's validator class) with ECMA-262 patterns."""
+    """`base` (a jsonschema draft's validator class) with ECMA-262 patterns, and from
+    2019-09 on with draft-07's `dependencies` too."""
     import jsonschema
 
-    return jsonschema.validators.extend(
-        base,
-        {
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-        },
-    )
+    keywords = {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+        "multipleOf": _multiple_of,
+    }
+    if "dependentRequired" in base.VALIDATORS and "dependencies" not in base.VALIDATORS:
+        keywords["dependencies"] = _dependencies
+    return jsonschema.validators.extend(base, keywords)
 
 
 @functools.lru_cache(maxsize=16)

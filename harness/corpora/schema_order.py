@@ -7,7 +7,6 @@ order before they are serialized.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from harness.corpora import judge
@@ -36,11 +35,14 @@ def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]
     first. Of an anyOf/oneOf, only the branches `value` is valid against when there are
     any (an instance is ordered by the branch it matches, not by its siblings'); of an
     `if`, the `if` and `then` when `value` is valid against the `if`, else the `else`
-    (as our converter merges them)."""
+    (as our converter merges them); of a dependency whose trigger key `value` has, the
+    trigger as a required key, then the dependency's keys or schema."""
     schema = _resolve(schema, root)
     if not isinstance(schema, dict):
         return []
     out = [schema]
+    if isinstance(value, dict):
+        out += _dependencies(schema, root, value)
     for key in ("allOf", "anyOf", "oneOf"):
         subs = schema.get(key, []) if isinstance(schema.get(key), list) else []
         if key != "allOf" and isinstance(value, dict):
@@ -66,6 +68,34 @@ def _valid(value: Any, branch: Any, root: Any) -> bool:
             if key in root and key not in schema:
                 schema[key] = root[key]
     return judge.is_valid(schema, value, formats=False)
+
+
+DEPENDENCY_KEYWORDS = ("dependencies", "dependentRequired", "dependentSchemas")
+
+
+def _dependencies(schema: dict[str, Any], root: Any, value: dict[str, Any]) -> list[Any]:
+    """The nodes the dependencies of `schema` whose trigger `value` has add, in the
+    compiler's order (`engines/core/src/schema/dependencies.rs`): keyword by keyword,
+    trigger by trigger (draft-07 rules: `dependencies` only), `{"required": [trigger,
+    *keys]}` for a key list, else
+    `{"required": [trigger]}` and the dependency schema's own branches."""
+    out: list[Any] = []
+    named = root.get("$schema") if isinstance(root, dict) else None
+    legacy = isinstance(named, str) and any(f"draft-0{n}" in named for n in (3, 4, 6, 7))
+    for keyword in DEPENDENCY_KEYWORDS[:1] if legacy else DEPENDENCY_KEYWORDS:
+        deps = schema.get(keyword)
+        for trigger, dep in deps.items() if isinstance(deps, dict) else ():
+            if trigger not in value or dep is True or dep == {}:
+                continue
+            if isinstance(dep, str):
+                dep = [dep]
+            if isinstance(dep, list):
+                if dep:
+                    out.append({"required": [trigger, *dep]})
+                continue
+            out.append({"required": [trigger]})
+            out += _branches(dep, root, value)
+    return out
 
 
 def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 0) -> Any:
@@ -116,9 +146,9 @@ def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
         patterns = node.get("patternProperties")
         for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
             try:
-                if re.search(pattern, key):
+                if judge.ecma_search(pattern, key):
                     return sub
-            except (re.error, RecursionError):
+            except Exception:  # a pattern no ECMA-262 mode reads
                 continue
     for node in nodes:
         if isinstance(node.get("additionalProperties"), dict):

@@ -36,7 +36,7 @@ Source = Literal["example", "hypothesis", "maskbench-valid", "generated"]
 
 DEFAULT_N = {"regex": 8, "json_schema": 4}
 # Bump when the way texts or paths are produced changes, so old cache files are ignored.
-FORMAT = 2  # 2: instances judged with ECMA-262 patterns (`judge`)
+FORMAT = 3  # 3: instances judged by `judge` (ECMA-262 patterns, exact multipleOf)
 # Draws per wanted text: duplicates and filtered-out draws are common for small languages.
 DRAW_FACTOR = 3
 # Budget of one schema's instance generation (texts are cached, so it is paid once).

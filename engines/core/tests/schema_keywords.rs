@@ -488,10 +488,20 @@ fn applicators() {
         &["1", "\"a\""],
         &["null"],
     );
-    assert_eq!(
-        refused(r#"{"oneOf":[{"type":"integer"},{"minimum":2}]}"#).keyword(),
-        Some("oneOf")
+    // overlapping branches: each meets the complements of the others
+    check(
+        r#"{"oneOf":[{"type":"integer"},{"minimum":2}]}"#,
+        &["1", "-3", "2.5", "\"a\"", "null"],
+        &["2", "3", "1.5"],
     );
+    check(
+        r#"{"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}]}"#,
+        &["{\"a\":1}", "{\"b\":1,\"c\":2}"],
+        &["{}", "{\"a\":1,\"b\":2}", "{\"b\":1,\"a\":2}"],
+    );
+    // ... and where a complement cannot be built, `oneOf` is refused
+    let both = r#"{"oneOf":[{"type":"string","pattern":"a","maxLength":3},{"type":"string","pattern":"b"}]}"#;
+    assert_eq!(refused(both).keyword(), Some("oneOf"));
     check(r#"{"not":{"type":"string"}}"#, &["1", "null"], &["\"a\""]);
     check(r#"{"type":"integer","not":{"minimum":5}}"#, &["4"], &["5"]);
     let tagged = r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"integer"}},"required":["k"]},{"type":"object","properties":{"k":{"const":"b"}},"required":["k"]}]}"#;
@@ -499,6 +509,30 @@ fn applicators() {
         tagged,
         &["{\"k\":\"a\",\"v\":1}", "{\"k\":\"b\"}"],
         &["{\"k\":\"c\"}"],
+    );
+}
+
+#[test]
+fn negated_numbers() {
+    check(
+        r#"{"not":{"multipleOf":20}}"#,
+        &["3", "21.5", "-1"],
+        &["40", "0", "-20", "\"a\"", "null"],
+    );
+    check(
+        r#"{"not":{"enum":[1,2,3]}}"#,
+        &["4", "1.5", "\"a\"", "null", "0"],
+        &["1", "2.0", "3"],
+    );
+    check(
+        r#"{"not":{"anyOf":[{"type":"integer"},{"minimum":2}]}}"#,
+        &["1.5", "-0.5"],
+        &["1", "2.5", "2", "\"a\""],
+    );
+    check(
+        r#"{"type":"integer","not":{"multipleOf":3,"minimum":0}}"#,
+        &["-3", "4", "-1"],
+        &["0", "3", "9", "1.5"],
     );
 }
 

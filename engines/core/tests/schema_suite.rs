@@ -69,9 +69,17 @@ fn accepted_schemas_agree_with_the_suite() {
         ("draft7", Draft::Draft7),
     ] {
         let base = root.join(dir);
+        // the optional files whose behaviour the compiler takes on: formats, ECMA-262
+        // patterns, and (2019-09 on) draft-07's `dependencies` as a compatibility keyword
+        let optional = ["ecmascript-regex.json", "non-bmp-regex.json"]
+            .into_iter()
+            .chain((draft == Draft::Draft2020).then_some("dependencies-compatibility.json"))
+            .map(|name| base.join("optional").join(name))
+            .filter(|f| f.exists());
         for f in common::json_files(&base)
             .into_iter()
             .chain(common::json_files(&base.join("optional/format")))
+            .chain(optional)
         {
             let d = common::suite_dialect(draft, &f);
             let (a, b) = run(&f, &d);

@@ -6,9 +6,11 @@
 //! - `null`, `false`, `true`: admitted when exactly one branch admits it;
 //! - numbers, strings, arrays, objects: when two or more branches admit the whole
 //!   type, no value of it is admitted; when one does and no other admits any of it,
-//!   the whole type is; when none does, the branches' parts must be provably pairwise
-//!   disjoint and their union is admitted. Anything else ("whole minus some", or parts
-//!   that may overlap) is refused.
+//!   the whole type is; when the branches' parts are provably pairwise disjoint,
+//!   their union is admitted. Otherwise ("whole minus some", or parts that may
+//!   overlap) each part meets the complements of the others ([`negate`]), and the
+//!   union of those is admitted; where a complement cannot be built, `oneOf` is
+//!   refused.
 //!
 //! Disjointness is shown by intersecting ([`intersect`], which drops alternatives it
 //! can see are empty): the meet must have no alternative left, or only string
@@ -16,6 +18,7 @@
 
 use super::context::{Ctx, Fail, Step};
 use super::merge::intersect;
+use super::negate::negate;
 use super::scalars::str_is_empty;
 use super::shape::{Shape, ShapeRef};
 
@@ -69,32 +72,61 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
         (0, 0) => return Ok(Shape::never()),
         (2.., _) => return Ok(Shape::never()),
         (1, 1) => return Ok(parts[present[0]].clone()),
-        (1, _) => {
-            return Err(Fail::unsupported(
-                "oneOf",
-                format!("one branch admits all {part} and another some"),
-            ))
-        }
         _ => {}
     }
     let refs = present
         .iter()
         .map(|&i| ctx.shape(parts[i].clone()))
         .collect::<Step<Vec<_>>>()?;
+    let overlap = if wholes == 1 {
+        Some(format!("one branch admits all {part} and another some"))
+    } else {
+        first_overlap(ctx, &refs)?.map(|(i, j)| {
+            let (x, y) = (present[i], present[j]);
+            format!("the {part} of branches {x} and {y} may overlap")
+        })
+    };
+    match overlap {
+        None => Ok(present
+            .iter()
+            .fold(Shape::never(), |u, &i| u.union(&parts[i]))),
+        Some(why) => by_complements(ctx, &refs).map_err(|f| match f {
+            Fail::Unsupported { .. } => Fail::unsupported("oneOf", why),
+            limit => limit,
+        }),
+    }
+}
+
+/// The first pair of parts not shown disjoint.
+fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(usize, usize)>> {
     for (i, a) in refs.iter().enumerate() {
         for (j, b) in refs.iter().enumerate().skip(i + 1) {
             if !disjoint(ctx, a, b)? {
-                let (x, y) = (present[i], present[j]);
-                return Err(Fail::unsupported(
-                    "oneOf",
-                    format!("the {part} of branches {x} and {y} may overlap"),
-                ));
+                return Ok(Some((i, j)));
             }
         }
     }
-    Ok(present
+    Ok(None)
+}
+
+/// The union over `i` of part `i` meeting the complement of every other part: exact
+/// for parts that may overlap, where [`negate`] can build those complements.
+fn by_complements(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Shape> {
+    let complements = refs
         .iter()
-        .fold(Shape::never(), |u, &i| u.union(&parts[i])))
+        .map(|r| negate(ctx, r))
+        .collect::<Step<Vec<_>>>()?;
+    let mut out = Shape::never();
+    for (i, part) in refs.iter().enumerate() {
+        let mut only = part.clone();
+        for (j, not_j) in complements.iter().enumerate() {
+            if j != i {
+                only = intersect(ctx, &only, not_j)?;
+            }
+        }
+        out = out.union(&only);
+    }
+    Ok(out)
 }
 
 /// The values valid against exactly one branch.

@@ -26,14 +26,7 @@ use super::shape::{ArrCons, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, St
 use super::{ecma, formats};
 
 /// Assertions not implemented.
-const REFUSED: [&str; 6] = [
-    "contains",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
+const REFUSED: [&str; 3] = ["contains", "unevaluatedProperties", "unevaluatedItems"];
 
 type Res<T> = Result<T, SchemaError>;
 
@@ -102,7 +95,7 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
         let e = values_shape(ctx, list, ptr)?;
         shape = intersect(ctx, &shape, &e).map_err(|f| fail_at(ptr, f))?;
     }
-    Ok(shape)
+    super::dependencies::apply(r, ctx, m, ptr, shape)
 }
 
 fn decimal(v: &Value, ptr: &str) -> Res<Decimal> {

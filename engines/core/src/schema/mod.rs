@@ -5,8 +5,8 @@
 //! [`Dialect`] whose JSON value is valid against the schema; or the schema is refused
 //! with a [`SchemaError`] that says why and where.
 //!
-//! Pipeline: [`reader`] (references, applicators) and [`keywords`] (per-type
-//! assertions) read the document into a [`shape::Shape`], merging `allOf` with
+//! Pipeline: [`reader`] (references, applicators), [`keywords`] (per-type
+//! assertions) and [`dependencies`] (conditional object keywords) read the document into a [`shape::Shape`], merging `allOf` with
 //! [`merge`], `oneOf` with [`exclusive`], `not` with [`negate`]; [`emit`] and
 //! [`objects`] turn the shape into an [`rx::Rx`] tree, using [`scalars`] for strings
 //! and numbers, [`spell`] for JSON string escapes, and [`automaton`] where languages
@@ -16,6 +16,7 @@ mod automaton;
 mod charset;
 mod context;
 mod decimal;
+mod dependencies;
 pub mod dialect;
 mod digits;
 mod ecma;

@@ -2,17 +2,17 @@
 //!
 //! Contract: [`negate`] returns exactly the values the input rejects, or refuses. Per
 //! type, a type the shape admits wholly becomes absent and an absent type becomes
-//! whole. A type admitted in part is complemented only in these cases: `integer`
-//! (its complement is the numbers with a nonzero fraction digit), one number
-//! alternative with bounds and nothing else (its complement is the values below or
-//! above), and one string alternative with a single constraint (a pattern or format,
+//! whole. A type admitted in part is complemented only in these cases: numbers
+//! always (each alternative's complement is the union of its conjuncts' complements:
+//! fractions for `integer`, the values below or above a bound, the non-multiples of a
+//! `multipleOf`, the holes' values; several alternatives' complements meet), one string alternative with a single constraint (a pattern or format,
 //! a value list, or one length bound); one array alternative bounding only the
 //! length; object alternatives with only `properties` and `required` (missing a
 //! required key, or a declared key whose value is in the complement of its schema;
 //! several alternatives meet). Anything else is refused as `not`.
 
-use super::context::{Ctx, Fail, Step};
-use super::merge::intersect;
+use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
+use super::merge::{intersect, meet_num};
 use super::shape::{ArrCons, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 
 fn refuse(what: &str) -> Fail {
@@ -54,44 +54,81 @@ fn whole_or_none<T>(
     }
 }
 
+/// The numbers no alternative admits: the complements of the alternatives, met.
 fn numbers(alts: &[NumCons]) -> Step<Vec<NumCons>> {
-    match alts {
-        [] => Ok(vec![NumCons::default()]),
-        [n] if *n == NumCons::default() => Ok(vec![]),
-        [n] if *n
-            == (NumCons {
-                integer: true,
-                ..NumCons::default()
-            }) =>
-        {
-            Ok(vec![NumCons {
-                non_integer: true,
-                ..NumCons::default()
-            }])
-        }
-        [n] if !n.integer
-            && !n.non_integer
-            && n.multiples.is_empty()
-            && n.not_multiples.is_empty()
-            && n.holes.is_empty() =>
-        {
-            let mut out = Vec::new();
-            if let Some((d, e)) = &n.lo {
-                out.push(NumCons {
-                    hi: Some((d.clone(), !e)),
-                    ..NumCons::default()
-                });
+    let mut acc = vec![NumCons::default()];
+    for alt in alts {
+        let mut next: Vec<NumCons> = Vec::new();
+        for x in &acc {
+            for y in number_complement(alt) {
+                if let Some(m) = meet_num(x, &y) {
+                    if !next.contains(&m) {
+                        next.push(m);
+                    }
+                }
             }
-            if let Some((d, e)) = &n.hi {
-                out.push(NumCons {
-                    lo: Some((d.clone(), !e)),
-                    ..NumCons::default()
-                });
-            }
-            Ok(out)
         }
-        _ => Err(refuse("a number constraint")),
+        if next.len() > MAX_ALTERNATIVES {
+            return Err(Fail::Limit(format!(
+                "the complement of {} number alternatives",
+                alts.len()
+            )));
+        }
+        acc = next;
     }
+    Ok(acc)
+}
+
+/// The numbers one alternative rejects, by De Morgan: those failing any one of its
+/// conjuncts (a fraction where it wants an integer, a value past a bound, not a
+/// multiple where it wants one, a multiple where it wants none, or one of its holes).
+fn number_complement(c: &NumCons) -> Vec<NumCons> {
+    let any = NumCons::default;
+    let mut out = Vec::new();
+    if c.integer {
+        out.push(NumCons {
+            non_integer: true,
+            ..any()
+        });
+    }
+    if c.non_integer {
+        out.push(NumCons {
+            integer: true,
+            ..any()
+        });
+    }
+    if let Some((d, e)) = &c.lo {
+        out.push(NumCons {
+            hi: Some((d.clone(), !e)),
+            ..any()
+        });
+    }
+    if let Some((d, e)) = &c.hi {
+        out.push(NumCons {
+            lo: Some((d.clone(), !e)),
+            ..any()
+        });
+    }
+    for m in &c.multiples {
+        out.push(NumCons {
+            not_multiples: vec![m.clone()],
+            ..any()
+        });
+    }
+    for m in &c.not_multiples {
+        out.push(NumCons {
+            multiples: vec![m.clone()],
+            ..any()
+        });
+    }
+    for h in &c.holes {
+        out.push(NumCons {
+            lo: Some((h.clone(), false)),
+            hi: Some((h.clone(), false)),
+            ..any()
+        });
+    }
+    out
 }
 
 fn strings(alts: &[StrCons]) -> Step<Vec<StrCons>> {

@@ -99,6 +99,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether draft-07 rules apply (the document's `$schema`, else the dialect's draft).
+    pub fn legacy(&self) -> bool {
+        self.legacy
+    }
+
     /// Refuses a root whose `$schema` names a meta-schema other than the drafts
     /// (a custom meta-schema may switch vocabularies off).
     pub fn check_meta_schema(&self) -> Result<(), SchemaError> {

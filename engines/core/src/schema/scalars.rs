@@ -182,12 +182,7 @@ fn negative_zero_refused(rule: NegativeZero, c: &NumCons) -> Option<Dfa> {
 
 /// The number texts `c` admits.
 pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
-    if !c.not_multiples.is_empty() || !c.holes.is_empty() {
-        return Err(Fail::unsupported(
-            "not",
-            "only negations of whole types, bounds, patterns and string values are implemented",
-        ));
-    }
+    let excluded = !c.not_multiples.is_empty() || !c.holes.is_empty();
     let exp = !c.integer
         && c.multiples.is_empty()
         && match ctx.dialect.numbers {
@@ -195,6 +190,13 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
             Numbers::ExponentWhereExact => true,
             Numbers::ExponentWhenUnbounded => c.lo.is_none() && c.hi.is_none(),
         };
+    if excluded && exp {
+        // the exclusions below are automata of decimal spellings only
+        return Err(Fail::unsupported(
+            "not",
+            "excluding values or multiples from numbers written with exponents is not implemented",
+        ));
+    }
     let mut base = if c.integer {
         let (l, h) = integer_bounds(c.lo.as_ref(), c.hi.as_ref());
         let whole = integer_range(l.as_ref(), h.as_ref());
@@ -223,7 +225,7 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
             Fail::Limit("a range without negative zero needs too many automaton states".into())
         })?;
     }
-    if c.multiples.is_empty() && !c.non_integer {
+    if c.multiples.is_empty() && !c.non_integer && !excluded {
         return Ok(base);
     }
     let mut dfas = c
@@ -231,6 +233,23 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
         .iter()
         .map(|m| multiple_dfa(m).map_err(|why| Fail::unsupported("multipleOf", why)))
         .collect::<Step<Vec<_>>>()?;
+    for m in &c.not_multiples {
+        let multiples = multiple_dfa(m).map_err(|why| Fail::unsupported("not", why))?;
+        dfas.push(multiples.complement());
+    }
+    if !c.holes.is_empty() {
+        // every decimal spelling of each excluded value (`2`, `2.0`, `2.00`...)
+        let points = c
+            .holes
+            .iter()
+            .map(|h| real_range(Some(&(h.clone(), false)), Some(&(h.clone(), false))))
+            .collect::<Vec<_>>();
+        dfas.push(
+            Dfa::from_rx(&rx::alt(points))
+                .map_err(too_large)?
+                .complement(),
+        );
+    }
     if c.non_integer {
         dfas.push(non_integer_dfa());
     }
