@@ -418,8 +418,21 @@ fn property_counts() {
         &["{\"a\":1}", "{\"a\":1,\"b\":2}"],
         &["{}", "{\"a\":1,\"b\":2,\"c\":3}"],
     );
+    // `minProperties: 1` over optional keys: not empty
     let s = r#"{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false,"minProperties":1}"#;
-    assert_eq!(refused(s).keyword(), Some("minProperties"));
+    check(
+        s,
+        &["{\"a\":1}", "{\"b\":1}", "{\"a\":1,\"b\":2}"],
+        &["{}", "{\"c\":1}"],
+    );
+    check(
+        r#"{"type":"object","properties":{"a":{}},"minProperties":1}"#,
+        &["{\"a\":1}", "{\"c\":1}", "{\"a\":1,\"c\":1}"],
+        &["{}"],
+    );
+    // a count beyond one depends on which optional keys are present
+    let two = r#"{"type":"object","properties":{"a":{},"b":{}},"minProperties":2}"#;
+    assert_eq!(refused(two).keyword(), Some("minProperties"));
 }
 
 #[test]
@@ -542,6 +555,16 @@ fn negated_objects_and_arrays() {
     check(s, &["{}", "{\"a\":1}", "{\"b\":2}"], &["{\"a\":1,\"b\":2}"]);
     let v = r#"{"type":"object","properties":{"f":{"type":"array"}},"not":{"properties":{"f":{"maxItems":0}}}}"#;
     check(v, &["{\"f\":[1]}"], &["{}", "{\"f\":[]}", "{\"g\":1}"]);
+    check(
+        r#"{"type":"object","not":{"minProperties":1}}"#,
+        &["{}"],
+        &["{\"a\":1}"],
+    );
+    check(
+        r#"{"type":"object","not":{"maxProperties":1}}"#,
+        &["{\"a\":1,\"b\":2}", "{\"a\":1,\"b\":2,\"c\":3}"],
+        &["{}", "{\"a\":1}"],
+    );
     check(
         r#"{"not":{"type":"array","minItems":2}}"#,
         &["1", "[]", "[1]"],

@@ -7,9 +7,9 @@
 //! fractions for `integer`, the values below or above a bound, the non-multiples of a
 //! `multipleOf`, the holes' values; several alternatives' complements meet), one string alternative with a single constraint (a pattern or format,
 //! a value list, or one length bound); one array alternative bounding only the
-//! length; object alternatives with only `properties` and `required` (missing a
-//! required key, or a declared key whose value is in the complement of its schema;
-//! several alternatives meet). Anything else is refused as `not`.
+//! length; object alternatives with only `properties`, `required` and property counts
+//! (missing a required key, a declared key whose value is in the complement of its
+//! schema, or too few or too many keys; several alternatives meet). Anything else is refused as `not`.
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num};
@@ -231,15 +231,27 @@ fn objects(ctx: &mut Ctx, alts: &[ObjCons]) -> Step<Vec<ObjCons>> {
     Ok(acc.map(|s| s.objects.clone()).unwrap_or_default())
 }
 
-/// Objects that miss a required key, or have a declared key with a value outside
-/// its schema.
+/// Objects that miss a required key, have a declared key with a value outside its
+/// schema, or have fewer keys than `minProperties` or more than `maxProperties`.
 fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
-    if !o.rules.is_empty() || o.min > 0 || o.max.is_some() || !o.names.is_empty() {
+    if !o.rules.is_empty() || !o.names.is_empty() {
         return Err(refuse(
-            "an object constraint beyond properties and required",
+            "an object constraint beyond properties, required and property counts",
         ));
     }
     let mut out = Vec::new();
+    if o.min > 0 {
+        out.push(ObjCons {
+            max: Some(o.min - 1),
+            ..ObjCons::any()
+        });
+    }
+    if let Some(m) = o.max {
+        out.push(ObjCons {
+            min: m + 1,
+            ..ObjCons::any()
+        });
+    }
     for k in &o.required {
         out.push(ObjCons {
             props: vec![(k.clone(), ctx.never())],

@@ -6,9 +6,10 @@
 //! is any string but the declared ones, within `propertyNames`; its value is the
 //! additional schema, or the meet of the `patternProperties` schemas whose patterns
 //! match it (key languages split by which of at most [`MAX_PATTERNS`] patterns match).
-//! `minProperties`/`maxProperties` are exact when they hold for every such object, or
-//! when every declared key is required (the count then bounds the undeclared keys);
-//! other counts, and key rules from two merged schemas, are refused.
+//! `minProperties`/`maxProperties` are exact when they hold for every such object,
+//! when every declared key is required (the count then bounds the undeclared keys),
+//! or for `minProperties: 1` with no key required (the object is not empty); other
+//! counts, and key rules from two merged schemas, are refused.
 
 use std::collections::BTreeMap;
 
@@ -70,13 +71,15 @@ impl Emitter<'_> {
             return Ok(rx::never());
         }
         let all_required = required == members.len() as u64;
+        // `minProperties: 1` with nothing required asks only for a nonempty body
+        let nonempty = o.min == 1 && required == 0;
         let (lo, hi) = match &extra {
             Some(_) if all_required => {
                 (o.min.saturating_sub(required), o.max.map(|m| m - required))
             }
             _ => {
                 let possible = extra.is_none().then_some(members.len() as u64);
-                let min_ok = o.min <= required;
+                let min_ok = o.min <= required || nonempty;
                 let max_ok = o.max.is_none_or(|m| possible.is_some_and(|p| m >= p));
                 if !min_ok || !max_ok {
                     let key = if min_ok {
@@ -93,7 +96,7 @@ impl Emitter<'_> {
             }
         };
         let (body, empty) = self.sequence(&members, extra.as_ref().map(|x| (x, lo, hi)))?;
-        Ok(self.tok.container("{", body, empty, "}"))
+        Ok(self.tok.container("{", body, empty && !nonempty, "}"))
     }
 
     /// Members in order, then the undeclared ones (`lo..=hi` of them): the nonempty
