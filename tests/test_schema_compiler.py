@@ -46,6 +46,25 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
     (  # strings may hold U+007F-U+009F raw
         {"type": "string"},
         ["\x7f\x85\x9f", "tab\tinside", 'quote"inside'],
+    ),    (  # a present trigger requires its dependents
+        {"type": "object", "dependentRequired": {"a": ["b"]}},
+        [{"a": 1}, {"a": 1, "b": 2}, {"b": 2}, {}],
+    ),
+    (  # at least one item meets `contains`
+        {"type": "array", "contains": {"type": "string"}},
+        [[1, "a"], [1, 2], [], ["x"]],
+    ),
+    (  # oneOf with overlapping branches
+        {"oneOf": [{"type": "integer"}, {"minimum": 2}]},
+        [1, 2, 2.5, 1.5, "a"],
+    ),
+    (  # the complement of multipleOf
+        {"type": "number", "not": {"multipleOf": 3}},
+        [3, 4, 9.5, 0, -6],
+    ),
+    (  # minProperties 1 over optional keys
+        {"type": "object", "properties": {"a": {}, "b": {}}, "minProperties": 1},
+        [{}, {"a": 1}, {"c": 1}, {"a": 1, "b": 2}],
     ),
 ]
 
@@ -80,7 +99,11 @@ def test_language_agrees_with_jsonschema(
     ("schema", "kind", "words"),
     [
         ("{", tokensdfa.PatternError, "not JSON"),
-        ('{"type": "array", "contains": {}}', tokensdfa.UnsupportedPatternError, "contains"),
+        (
+            '{"type": "array", "contains": {}, "maxContains": 2}',
+            tokensdfa.UnsupportedPatternError,
+            "contains",
+        ),
         (
             '{"type": "array", "uniqueItems": true}',
             tokensdfa.UnsupportedPatternError,

@@ -526,6 +526,28 @@ fn applicators() {
 }
 
 #[test]
+fn contains_one_matching_item() {
+    check(
+        r#"{"type":"array","items":{"type":"integer"},"contains":{"minimum":5}}"#,
+        &["[5]", "[1,7]", "[9,1,2]", "[1,2,6,3]"],
+        &["[]", "[1,2]", "[1,\"a\",6]", "[5.5]"],
+    );
+    check(
+        r#"{"contains":{"const":"x"},"minContains":0}"#,
+        &["[]", "[1]"],
+        &[],
+    );
+    let counted = r#"{"contains":{"const":1},"maxContains":2}"#;
+    assert_eq!(refused(counted).keyword(), Some("contains"));
+    // draft-04 had no `contains`
+    check(
+        r#"{"$schema":"http://json-schema.org/draft-04/schema#","contains":{"const":1}}"#,
+        &["[]", "[2]"],
+        &[],
+    );
+}
+
+#[test]
 fn negated_numbers() {
     check(
         r#"{"not":{"multipleOf":20}}"#,
@@ -619,10 +641,10 @@ fn exponents_only_where_exact() {
 
 #[test]
 fn errors_name_keyword_and_pointer() {
-    let e = refused(r#"{"properties":{"a":{"contains":{}}}}"#);
+    let e = refused(r#"{"properties":{"a":{"unevaluatedItems":false}}}"#);
     assert_eq!(
         e.to_string(),
-        "unsupported keyword \"contains\" at /properties/a: this assertion is not implemented"
+        "unsupported keyword \"unevaluatedItems\" at /properties/a: this assertion is not implemented"
     );
     assert!(matches!(
         refused(r#"{"type":"strin"}"#),

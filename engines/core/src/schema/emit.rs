@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
 use super::dialect::{Escapes, Numbers, Whitespace};
+use super::merge::intersect;
 use super::numbers::{real_range, signed_exponent_form};
 use super::rx::{self, Rx};
 use super::scalars::{num_rx, str_lang};
@@ -184,6 +185,33 @@ impl<'c> Emitter<'c> {
         ])
     }
 
+    /// Arrays with at least one item meeting the one `contains` schema, every item
+    /// meeting `items`: `(i,)* j (,i)*` with `j` the items meeting both. Only that
+    /// form: no prefix, no item bounds past `minItems: 1`, no uniqueness, and
+    /// `minContains: 1` without `maxContains`; the rest is refused.
+    fn containing(&mut self, a: &ArrCons) -> Step<Rx> {
+        let simple = matches!(a.contains.as_slice(), [c] if c.min == 1 && c.max.is_none())
+            && a.prefix.is_empty()
+            && a.min <= 1
+            && a.max.is_none()
+            && !a.unique;
+        if !simple {
+            return Err(Fail::unsupported(
+                "contains",
+                "only one `contains` over plain `items` is implemented",
+            ));
+        }
+        let both = intersect(self.ctx, &a.items, &a.contains[0].shape)?;
+        let item = self.value(&a.items)?;
+        let hit = self.value(&both)?;
+        if rx::is_never(&hit) {
+            return Ok(rx::never());
+        }
+        let before = rx::repeat(rx::concat([item.clone(), self.tok.comma.clone()]), 0, None);
+        let body = rx::concat([before, hit, self.more(&item, 0, None)?]);
+        Ok(self.tok.container("[", Some(body), false, "]"))
+    }
+
     /// `(, x){lo,hi}`.
     pub fn more(&self, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
         let n = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("an item count of {v}")));
@@ -197,7 +225,7 @@ impl<'c> Emitter<'c> {
 
     fn array(&mut self, a: &ArrCons) -> Step<Rx> {
         if !a.contains.is_empty() {
-            return Err(Fail::unsupported("contains", "not implemented"));
+            return self.containing(a);
         }
         let k = a.prefix.len() as u64;
         let mut max = a.max;

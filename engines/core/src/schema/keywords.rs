@@ -22,11 +22,11 @@ use super::error::SchemaError;
 use super::merge::{intersect, rule_value};
 use super::numbers::Bound;
 use super::reader::{child, fail_at, Reader};
-use super::shape::{ArrCons, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::shape::{ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 use super::{ecma, formats};
 
 /// Assertions not implemented.
-const REFUSED: [&str; 3] = ["contains", "unevaluatedProperties", "unevaluatedItems"];
+const REFUSED: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
 
 type Res<T> = Result<T, SchemaError>;
 
@@ -232,6 +232,22 @@ fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Re
     c.min = count(m, "minItems", ptr)?.unwrap_or(0);
     c.max = count(m, "maxItems", ptr)?;
     c.unique = m.get("uniqueItems") == Some(&Value::Bool(true));
+    if let Some(sub) = m
+        .get("contains")
+        .filter(|_| !matches!(ctx.legacy_draft, 3 | 4))
+    {
+        let at = child(ptr, "contains");
+        let counts = |key: &str| count(m, key, ptr);
+        let (min, max) = if r.legacy() {
+            (1, None) // minContains and maxContains came with 2019-09
+        } else {
+            (counts("minContains")?.unwrap_or(1), counts("maxContains")?)
+        };
+        let shape = r.read(ctx, sub, &at)?;
+        if min > 0 || max.is_some() {
+            c.contains.push(Contains { shape, min, max });
+        }
+    }
     Ok(c)
 }
 
