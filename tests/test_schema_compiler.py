@@ -46,7 +46,8 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
     (  # strings may hold U+007F-U+009F raw
         {"type": "string"},
         ["\x7f\x85\x9f", "tab\tinside", 'quote"inside'],
-    ),    (  # a present trigger requires its dependents
+    ),
+    (  # a present trigger requires its dependents
         {"type": "object", "dependentRequired": {"a": ["b"]}},
         [{"a": 1}, {"a": 1, "b": 2}, {"b": 2}, {}],
     ),
