@@ -54,6 +54,13 @@ fn whole_or_none<T>(
     }
 }
 
+/// The count ranges (`min`, `max`) outside `min..=max`: below it, above it.
+fn counts_outside(min: u64, max: Option<u64>) -> Vec<(u64, Option<u64>)> {
+    let below = (min > 0).then(|| (0, Some(min - 1)));
+    let above = max.map(|m| (m + 1, None));
+    below.into_iter().chain(above).collect()
+}
+
 /// The numbers no alternative admits: the complements of the alternatives, met.
 fn numbers(alts: &[NumCons]) -> Step<Vec<NumCons>> {
     let mut acc = vec![NumCons::default()];
@@ -192,15 +199,10 @@ fn arrays(alts: &[ArrCons]) -> Step<Vec<ArrCons>> {
             && !a.is_any() =>
         {
             let mut out = Vec::new();
-            if a.min > 0 {
+            for (min, max) in counts_outside(a.min, a.max) {
                 out.push(ArrCons {
-                    max: Some(a.min - 1),
-                    ..ArrCons::any()
-                });
-            }
-            if let Some(m) = a.max {
-                out.push(ArrCons {
-                    min: m + 1,
+                    min,
+                    max,
                     ..ArrCons::any()
                 });
             }
@@ -240,15 +242,10 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
         ));
     }
     let mut out = Vec::new();
-    if o.min > 0 {
+    for (min, max) in counts_outside(o.min, o.max) {
         out.push(ObjCons {
-            max: Some(o.min - 1),
-            ..ObjCons::any()
-        });
-    }
-    if let Some(m) = o.max {
-        out.push(ObjCons {
-            min: m + 1,
+            min,
+            max,
             ..ObjCons::any()
         });
     }
