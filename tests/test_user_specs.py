@@ -66,6 +66,20 @@ def test_entry_files(tmp_path: Path, suffix: str) -> None:
     assert (r.spec.id, r.spec.examples) == ("user/entries#2", ("abc",))
 
 
+def test_a_file_of_one_entry(tmp_path: Path) -> None:
+    """An object of entry keys naming `schema` or `regex` is one entry, not a schema
+    (whose unknown keywords would make it accept any value)."""
+    path = tmp_path / "billing.json"
+    item = {"id": "b", "schema": SCHEMA, "valid": [{"n": 2}], "invalid": [{}]}
+    path.write_text(json.dumps(item))
+    (entry,) = user.load([path])
+    assert (entry.spec.id, entry.valid, entry.invalid) == ("user/billing/b", ({"n": 2},), ({},))
+    assert json.loads(entry.spec.text) == SCHEMA
+    path.write_text(json.dumps({"regex": "[0-9]+", "valid": ["12"]}))
+    (entry,) = user.load([path])
+    assert entry.spec.kind == "regex" and entry.spec.examples == ("12",)
+
+
 MALFORMED = [
     ("bad.json", '{"type": "object",\n "properties": ', "bad.json: not valid JSON at line 2"),
     ("list.json", '[{"regex": "a", "colour": 1}]', "list.json entry 1: unknown key 'colour'"),
@@ -77,6 +91,7 @@ MALFORMED = [
     ("s.json", '{"type": 12}', "s.json: not a valid JSON schema"),
     ("e.json", '[{"regex": "[0-9]+", "valid": ["abc"]}]', "example 'abc' does not match"),
     ("n.json", "3", "want a JSON schema"),
+    ("one.json", '{"regex": "a", "valid": 3}', "one.json: `valid` must be"),
 ]
 
 

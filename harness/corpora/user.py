@@ -88,6 +88,10 @@ def _json_file(path: Path, stem: str) -> list[Entry]:
         return [_entry(item, f"{path} entry {n}", stem, n) for n, item in enumerate(data, 1)]
     if isinstance(data, dict) and "schema" in data and set(data) <= {"schema", "tests", "meta"}:
         return [_maskbench_entry(data, path, stem)]
+    if isinstance(data, dict) and {"regex", "schema"} & set(data) and set(data) <= ENTRY_KEYS:
+        # one entry, not a schema: no JSON Schema keyword is `regex` or `schema`, nor
+        # `valid`/`invalid`, so an object of only entry keys naming either is an entry
+        return [_entry(data, str(path), stem, 1)]
     if isinstance(data, dict | bool):
         return [_schema(f"{SET}/{stem}", data, str(path), (), ())]
     raise BadInput(f"{path}: want a JSON schema, a MaskBench file or a list of entries")
