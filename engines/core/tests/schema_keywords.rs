@@ -512,8 +512,14 @@ fn applicators() {
         &["{\"a\":1}", "{\"b\":1,\"c\":2}"],
         &["{}", "{\"a\":1,\"b\":2}", "{\"b\":1,\"a\":2}"],
     );
+    check(
+        r#"{"oneOf":[{"type":"string","pattern":"a","maxLength":3},{"type":"string","pattern":"b"}]}"#,
+        &["\"a\"", "\"b\"", "\"abab\"", "\"bbbb\""],
+        &["\"ab\"", "\"c\"", "\"aaaa\""],
+    );
     // ... and where a complement cannot be built, `oneOf` is refused
-    let both = r#"{"oneOf":[{"type":"string","pattern":"a","maxLength":3},{"type":"string","pattern":"b"}]}"#;
+    let both =
+        r#"{"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","maxItems":1}]}"#;
     assert_eq!(refused(both).keyword(), Some("oneOf"));
     check(r#"{"not":{"type":"string"}}"#, &["1", "null"], &["\"a\""]);
     check(r#"{"type":"integer","not":{"minimum":5}}"#, &["4"], &["5"]);
@@ -544,6 +550,20 @@ fn contains_one_matching_item() {
         r#"{"$schema":"http://json-schema.org/draft-04/schema#","contains":{"const":1}}"#,
         &["[]", "[2]"],
         &[],
+    );
+}
+
+#[test]
+fn negated_strings() {
+    check(
+        r#"{"type":"string","not":{"pattern":"^a","maxLength":2}}"#,
+        &["\"b\"", "\"abc\"", "\"\""],
+        &["\"a\"", "\"ab\""],
+    );
+    check(
+        r#"{"type":"string","not":{"anyOf":[{"enum":["x","y"]},{"minLength":3}]}}"#,
+        &["\"z\"", "\"xy\"", "\"\""],
+        &["\"x\"", "\"abc\""],
     );
 }
 

@@ -2,18 +2,20 @@
 //!
 //! Contract: [`negate`] returns exactly the values the input rejects, or refuses. Per
 //! type, a type the shape admits wholly becomes absent and an absent type becomes
-//! whole. A type admitted in part is complemented only in these cases: numbers
-//! always (each alternative's complement is the union of its conjuncts' complements:
-//! fractions for `integer`, the values below or above a bound, the non-multiples of a
-//! `multipleOf`, the holes' values; several alternatives' complements meet), one string alternative with a single constraint (a pattern or format,
-//! a value list, or one length bound); one array alternative bounding only the
-//! length; object alternatives with only `properties`, `required` and property counts
-//! (missing a required key, a declared key whose value is in the complement of its
-//! schema, or too few or too many keys; several alternatives meet). Anything else is refused as `not`.
+//! whole. Numbers and strings are always complemented: each alternative's complement
+//! is the union of its conjuncts' complements (for numbers: fractions for `integer`,
+//! the values below or above a bound, the non-multiples of a `multipleOf`, the holes'
+//! values; for strings: outside a pattern or format, inside an excluded language, a
+//! length outside the bounds, not among the values, a hole), and several
+//! alternatives' complements meet. Arrays are complemented for one alternative
+//! bounding only the length; objects for alternatives with only `properties`,
+//! `required` and property counts (missing a required key, a declared key whose value
+//! is in the complement of its schema, or too few or too many keys; several
+//! alternatives meet). Anything else is refused as `not`.
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
-use super::merge::{intersect, meet_num};
-use super::shape::{ArrCons, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::merge::{intersect, meet_num, meet_str};
+use super::shape::{ArrCons, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 
 fn refuse(what: &str) -> Fail {
     Fail::unsupported(
@@ -61,14 +63,26 @@ fn counts_outside(min: u64, max: Option<u64>) -> Vec<(u64, Option<u64>)> {
     below.into_iter().chain(above).collect()
 }
 
-/// The numbers no alternative admits: the complements of the alternatives, met.
+/// The numbers no alternative admits.
 fn numbers(alts: &[NumCons]) -> Step<Vec<NumCons>> {
-    let mut acc = vec![NumCons::default()];
+    none_of(alts, number_complement, meet_num, "number")
+}
+
+/// The values of one type no alternative admits: the complements of the alternatives
+/// (`one`), met pairwise (`meet`, which drops the plainly empty); `what` names the
+/// type in the limit's message.
+fn none_of<T: Clone + PartialEq + Default>(
+    alts: &[T],
+    one: fn(&T) -> Vec<T>,
+    meet: fn(&T, &T) -> Option<T>,
+    what: &str,
+) -> Step<Vec<T>> {
+    let mut acc = vec![T::default()];
     for alt in alts {
-        let mut next: Vec<NumCons> = Vec::new();
+        let mut next: Vec<T> = Vec::new();
         for x in &acc {
-            for y in number_complement(alt) {
-                if let Some(m) = meet_num(x, &y) {
+            for y in one(alt) {
+                if let Some(m) = meet(x, &y) {
                     if !next.contains(&m) {
                         next.push(m);
                     }
@@ -77,7 +91,7 @@ fn numbers(alts: &[NumCons]) -> Step<Vec<NumCons>> {
         }
         if next.len() > MAX_ALTERNATIVES {
             return Err(Fail::Limit(format!(
-                "the complement of {} number alternatives",
+                "the complement of {} {what} alternatives",
                 alts.len()
             )));
         }
@@ -138,55 +152,45 @@ fn number_complement(c: &NumCons) -> Vec<NumCons> {
     out
 }
 
+/// The strings no alternative admits.
 fn strings(alts: &[StrCons]) -> Step<Vec<StrCons>> {
-    let c = match alts {
-        [] => return Ok(vec![StrCons::default()]),
-        [c] => c,
-        _ => return Err(refuse("several string alternatives")),
-    };
-    let none = StrCons::default();
-    let only_langs = StrCons {
-        langs: c.langs.clone(),
-        ..StrCons::default()
-    } == *c;
-    let only_values = StrCons {
-        values: c.values.clone(),
-        ..StrCons::default()
-    } == *c;
-    match (c.min, c.max) {
-        _ if *c == none => Ok(vec![]),
-        _ if only_langs && c.langs.len() == 1 => {
-            let l: Lang = c.langs[0].clone();
-            Ok(vec![StrCons {
-                not_langs: vec![l],
-                ..none
-            }])
-        }
-        _ if only_values => Ok(vec![StrCons {
-            holes: c.values.clone().unwrap_or_default(),
-            ..none
-        }]),
-        (0, Some(m))
-            if StrCons {
-                max: c.max,
-                ..StrCons::default()
-            } == *c =>
-        {
-            Ok(vec![StrCons { min: m + 1, ..none }])
-        }
-        (m, None)
-            if StrCons {
-                min: m,
-                ..StrCons::default()
-            } == *c =>
-        {
-            Ok(vec![StrCons {
-                max: Some(m - 1),
-                ..none
-            }])
-        }
-        _ => Err(refuse("a string constraint")),
+    none_of(alts, string_complement, meet_str, "string")
+}
+
+/// The strings one alternative rejects, by De Morgan: outside one of its languages,
+/// inside one it excludes, of a length outside its bounds, not among its values, or
+/// one of its holes.
+fn string_complement(c: &StrCons) -> Vec<StrCons> {
+    let any = StrCons::default;
+    let mut out = Vec::new();
+    for l in &c.langs {
+        out.push(StrCons {
+            not_langs: vec![l.clone()],
+            ..any()
+        });
     }
+    for l in &c.not_langs {
+        out.push(StrCons {
+            langs: vec![l.clone()],
+            ..any()
+        });
+    }
+    for (min, max) in counts_outside(c.min, c.max) {
+        out.push(StrCons { min, max, ..any() });
+    }
+    if let Some(values) = &c.values {
+        out.push(StrCons {
+            holes: values.clone(),
+            ..any()
+        });
+    }
+    if !c.holes.is_empty() {
+        out.push(StrCons {
+            values: Some(c.holes.clone()),
+            ..any()
+        });
+    }
+    out
 }
 
 /// Arrays: one alternative bounding the length only is complemented by length.
