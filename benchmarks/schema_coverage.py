@@ -28,7 +28,7 @@ does not check them), a number written with an exponent, or a refusal exactly wh
 text opens a third or deeper level of arrays and objects where no relaxed regex within
 the size cap reaches, lies outside the dialect; the rest are listed as unexplained. With
 `--samples N`, each schema our converter takes also gets up to N instances drawn by
-hypothesis-jsonschema (valid per jsonschema, keys in schema order, never filtered by
+hypothesis-jsonschema (valid per the judge, keys in schema order, never filtered by
 any converter's regex), judged by both converters' regexes the same way and counted
 apart: they find false rejections the labelled instances miss. It prints one line per
 subject; a benchmark, not a test.

@@ -236,7 +236,7 @@ def _plain(value: Any) -> bool:
 def _generate_instances(
     schema_text: str, seed: int, count: int, regex: str | None
 ) -> tuple[list[Any], str | None]:
-    """Distinct instances from hypothesis-jsonschema that jsonschema confirms are valid,
+    """Distinct instances from hypothesis-jsonschema that the judge confirms are valid,
     keys in schema order, ranked by `_rank`."""
     from hypothesis_jsonschema import from_schema
 
@@ -365,8 +365,8 @@ def _draw_in_worker(request: dict[str, Any], what: str) -> tuple[list[Any], list
 
 def generated_instances(schema_text: str, seed: int, count: int) -> tuple[list[Any], list[str]]:
     """Up to `count` distinct instances of a schema drawn by hypothesis-jsonschema (in the
-    draw worker, under its timeout), each confirmed valid by jsonschema with formats
-    asserted, keys in schema order, in draw order (no ranking by any converter's regex,
+    draw worker, under its timeout), each confirmed valid by the judge (formats
+    asserted, patterns as ECMA-262), keys in schema order, in draw order (no ranking by any converter's regex,
     so they can catch its false rejections); and notes on why fewer came out."""
     request = {"kind": "schema", "schema": schema_text, "seed": seed, "count": count}
     return _draw_in_worker(request, "hypothesis-jsonschema")
