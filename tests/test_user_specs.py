@@ -92,6 +92,7 @@ MALFORMED = [
     ("e.json", '[{"regex": "[0-9]+", "valid": ["abc"]}]', "example 'abc' does not match"),
     ("n.json", "3", "want a JSON schema"),
     ("one.json", '{"regex": "a", "valid": 3}', "one.json: `valid` must be"),
+    ("nan.json", '{"type": "number", "minimum": NaN}', "nan.json: not valid JSON: NaN is not"),
 ]
 
 

@@ -366,8 +366,9 @@ def _draw_in_worker(request: dict[str, Any], what: str) -> tuple[list[Any], list
 def generated_instances(schema_text: str, seed: int, count: int) -> tuple[list[Any], list[str]]:
     """Up to `count` distinct instances of a schema drawn by hypothesis-jsonschema (in the
     draw worker, under its timeout), each confirmed valid by the judge (formats
-    asserted, patterns as ECMA-262), keys in schema order, in draw order (no ranking by any converter's regex,
-    so they can catch its false rejections); and notes on why fewer came out."""
+    asserted, patterns as ECMA-262), keys in schema order, in draw order (no ranking by
+    any converter's regex, so they can catch its false rejections); and notes on why
+    fewer came out."""
     request = {"kind": "schema", "schema": schema_text, "seed": seed, "count": count}
     return _draw_in_worker(request, "hypothesis-jsonschema")
 

@@ -75,11 +75,19 @@ def _read(path: Path) -> str:
         raise BadInput(f"{path}: cannot be read: {exc.strerror}") from None
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _parse_json(text: str, where: str) -> Any:
+    """`text` as JSON; Python's extensions (`NaN`, `Infinity`) are refused, since no
+    engine's JSON parser reads them."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{where}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:
+        raise BadInput(f"{where}: not valid JSON: {exc}") from None
 
 
 def _json_file(path: Path, stem: str) -> list[Entry]:
