@@ -67,6 +67,27 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
         {"type": "object", "properties": {"a": {}, "b": {}}, "minProperties": 1},
         [{}, {"a": 1}, {"c": 1}, {"a": 1, "b": 2}],
     ),
+    (  # the complement of key rules: some undeclared key breaks them
+        {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}},
+            "not": {"patternProperties": {"^x": {"type": "string"}}, "additionalProperties": False},
+        },
+        [{}, {"a": 1}, {"xa": "s"}, {"xa": 1}, {"a": 1, "b": None}, {"b": 2}, {"a": "s"}],
+    ),
+    (  # overlapping objects in oneOf, told apart by complements of key rules
+        {
+            "oneOf": [
+                {"type": "object", "properties": {"k": {"enum": ["p"]}, "v": {"type": "integer"}}},
+                {"type": "object", "additionalProperties": {"type": "integer"}},
+            ]
+        },
+        [{"k": "p"}, {"v": 1}, {"k": "q"}, {"k": "p", "v": 2}, {}, {"v": "s"}, {"w": 1}],
+    ),
+    (  # a negated negation
+        {"type": "object", "not": {"not": {"enum": [{"a": True}]}}},
+        [{"a": True}, {"a": False}, {}],
+    ),
 ]
 
 DIALECTS = {

@@ -3,6 +3,8 @@
 //!
 //! Usage: `cargo run --release --example schema_maskbench -j1 [DIR]` (default
 //! `../shared/corpora/maskbench` beside the project; each file is a JSON object with a `schema` field).
+//! `MAX_REGEX_MIB=64` sets the regex-size limit the harness uses (default: the dialect's 4);
+//! `DETAIL=not` prints each refusal whose reason contains `not`, with the file.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -68,7 +70,13 @@ impl Stats {
             }
             Err(e) => {
                 self.refused += 1;
-                *self.reasons.entry(reason(&e)).or_default() += 1;
+                let why = reason(&e);
+                if let Some(d) = std::env::var_os("DETAIL") {
+                    if why.contains(d.to_str().unwrap_or("")) {
+                        println!("detail: {file}: {e}");
+                    }
+                }
+                *self.reasons.entry(why).or_default() += 1;
             }
         }
     }
@@ -107,7 +115,13 @@ fn main() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     files.sort();
-    let dialect = Dialect::default();
+    let mut dialect = Dialect::default();
+    if let Some(mib) = std::env::var("MAX_REGEX_MIB")
+        .ok()
+        .and_then(|m| m.parse::<usize>().ok())
+    {
+        dialect.max_regex_len = mib << 20;
+    }
     let mut stats = Stats::default();
     for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else {

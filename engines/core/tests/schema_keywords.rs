@@ -615,6 +615,85 @@ fn negated_objects_and_arrays() {
 }
 
 #[test]
+fn negated_key_rules_and_names_ask_for_a_witness_key() {
+    check(
+        r#"{"type":"object","not":{"properties":{"a":{}},"additionalProperties":false}}"#,
+        &[
+            "{\"b\":1}",
+            "{\"a\":1,\"b\":2}",
+            "{\"a\":1,\"b\":2,\"c\":3}",
+        ],
+        &["{}", "{\"a\":1}", "1"],
+    );
+    check(
+        r#"{"type":"object","not":{"additionalProperties":{"type":"integer"}}}"#,
+        &[
+            "{\"x\":\"s\"}",
+            "{\"x\":1,\"y\":null}",
+            "{\"y\":null,\"x\":1}",
+        ],
+        &["{}", "{\"x\":1}", "{\"x\":1,\"y\":2}"],
+    );
+    check(
+        r#"{"type":"object","not":{"patternProperties":{"^a":{"type":"string"},"b$":false}}}"#,
+        &[
+            "{\"ab\":\"s\"}",
+            "{\"a\":1}",
+            "{\"x\":1,\"b\":2}",
+            "{\"a\":\"s\",\"xb\":null}",
+        ],
+        &["{}", "{\"a\":\"s\"}", "{\"x\":1}"],
+    );
+    check(
+        r#"{"type":"object","not":{"propertyNames":{"maxLength":2}}}"#,
+        &["{\"abc\":1}", "{\"a\":1,\"abc\":2}"],
+        &["{}", "{\"ab\":1}"],
+    );
+    // a witness may be a key the other side declares
+    check(
+        r#"{"type":"object","properties":{"b":{"type":"integer"}},"not":{"additionalProperties":false}}"#,
+        &["{\"b\":1}", "{\"c\":1}", "{\"b\":1,\"c\":null}"],
+        &["{}", "{\"b\":\"x\"}"],
+    );
+    // overlapping `oneOf` objects: exactly one branch
+    check(
+        r#"{"oneOf":[{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false},
+            {"type":"object","properties":{"b":{"type":"integer"}},"additionalProperties":false}]}"#,
+        &["{\"a\":1}", "{\"b\":2}"],
+        &["{}", "{\"a\":1,\"b\":2}", "{\"c\":1}", "{\"a\":\"x\"}"],
+    );
+    check(
+        r#"{"type":"object","maxProperties":2,"not":{"additionalProperties":false}}"#,
+        &["{\"a\":1}", "{\"a\":1,\"b\":2}"],
+        &["{}", "{\"a\":1,\"b\":2,\"c\":3}"],
+    );
+}
+
+#[test]
+fn a_negated_negation_needs_no_complement() {
+    // an enumerated object's complement is not built; `not not` reads it as it is
+    check(
+        r#"{"not":{"not":{"enum":[{"a":true}]},"description":"annotation"}}"#,
+        &["{\"a\":true}"],
+        &["{\"a\":false}", "{}", "true"],
+    );
+    // not (A and not Y) = not A or Y
+    check(
+        r#"{"type":"integer","not":{"minimum":3,"not":{"enum":[5]}}}"#,
+        &["2", "5", "-1"],
+        &["3", "4", "6"],
+    );
+    // draft-07 ignores the siblings of `$ref`, this `not` among them
+    check(
+        r##"{"$schema":"http://json-schema.org/draft-07/schema#","type":"integer",
+            "not":{"$ref":"#/definitions/small","not":{"enum":[1]}},
+            "definitions":{"small":{"maximum":2}}}"##,
+        &["3", "7"],
+        &["1", "2"],
+    );
+}
+
+#[test]
 fn whitespace_dialects() {
     let s = r#"{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}"#;
     let space = Dialect {

@@ -45,10 +45,10 @@ pub fn intersect(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<ShapeRef> {
     Ok(r)
 }
 
-fn cross<T: Clone + PartialEq>(
+fn cross<T: Clone + PartialEq, M: IntoIterator<Item = T>>(
     a: &[T],
     b: &[T],
-    mut meet: impl FnMut(&T, &T) -> Step<Option<T>>,
+    mut meet: impl FnMut(&T, &T) -> Step<M>,
 ) -> Step<Vec<T>> {
     if a.len() * b.len() > MAX_ALTERNATIVES {
         return Err(Fail::Limit(format!(
@@ -60,12 +60,18 @@ fn cross<T: Clone + PartialEq>(
     let mut out: Vec<T> = Vec::new();
     for x in a {
         for y in b {
-            if let Some(m) = meet(x, y)? {
+            for m in meet(x, y)? {
                 if !out.contains(&m) {
                     out.push(m);
                 }
             }
         }
+    }
+    if out.len() > MAX_ALTERNATIVES {
+        return Err(Fail::Limit(format!(
+            "merging into {} alternatives",
+            out.len()
+        )));
     }
     Ok(out)
 }
@@ -199,7 +205,7 @@ pub fn rule_value(ctx: &mut Ctx, rule: &KeyRule, key: &str) -> Step<ShapeRef> {
     Ok(acc.unwrap_or_else(|| rule.additional.clone()))
 }
 
-fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Option<ObjCons>> {
+fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Vec<ObjCons>> {
     // listed keys of both parts first, then keys only required, each in order of first
     // appearance (see `ObjCons::listed`)
     let (a_listed, a_required) = a.props.split_at(a.listed);
@@ -236,9 +242,75 @@ fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Option<ObjCons>> {
         min: a.min.max(b.min),
         max: min_max(a.max, b.max),
         names: concat_unique(&a.names, &b.names),
+        some: [a.some.as_slice(), b.some.as_slice()].concat(),
     };
-    let empty = obj_is_empty(ctx, &c)?;
-    Ok((!empty).then_some(c))
+    // a key one side declares and the other does not may be the other side's witness
+    let fresh = |side: &ObjCons, other: &ObjCons| -> Vec<String> {
+        let keys = other.props.iter().map(|(k, _)| k);
+        keys.filter(|k| side.declared(k).is_none())
+            .cloned()
+            .collect()
+    };
+    let mut fresh_for = vec![fresh(a, b); a.some.len()];
+    fresh_for.extend(vec![fresh(b, a); b.some.len()]);
+    let mut out = Vec::new();
+    for x in place_witnesses(ctx, c, &fresh_for)? {
+        if !obj_is_empty(ctx, &x)? {
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+/// The objects of `c` split by where each witness ([`ObjCons::some`]) is: either one of
+/// the keys `fresh_for[i]` (declared in `c` but not by the side witness `i` came from,
+/// so undeclared where that witness was made), now required with a value in the
+/// witness's shape and the witness fulfilled; or, as before, an undeclared key of `c`.
+fn place_witnesses(ctx: &mut Ctx, c: ObjCons, fresh_for: &[Vec<String>]) -> Step<Vec<ObjCons>> {
+    let mut alts = vec![(c, vec![false; fresh_for.len()])];
+    for (i, fresh) in fresh_for.iter().enumerate() {
+        let mut next = Vec::new();
+        for (alt, done) in alts {
+            let (lang, shape) = alt.some[i].clone();
+            for k in fresh {
+                if !ctx.matches(&lang.rx, k)? {
+                    continue;
+                }
+                let mut x = alt.clone();
+                let at = x
+                    .props
+                    .iter()
+                    .position(|(n, _)| n == k)
+                    .expect("declared in c");
+                x.props[at].1 = intersect(ctx, &x.props[at].1, &shape)?;
+                if !x.required.contains(k) {
+                    x.required.push(k.clone());
+                }
+                let mut d = done.clone();
+                d[i] = true;
+                next.push((x, d));
+            }
+            next.push((alt, done));
+        }
+        if next.len() > MAX_ALTERNATIVES {
+            return Err(Fail::Limit(format!(
+                "placing {} witnesses",
+                fresh_for.len()
+            )));
+        }
+        alts = next;
+    }
+    Ok(alts
+        .into_iter()
+        .map(|(mut x, done)| {
+            let mut i = 0;
+            x.some.retain(|_| {
+                i += 1;
+                !done[i - 1]
+            });
+            x
+        })
+        .collect())
 }
 
 pub fn obj_is_empty(ctx: &mut Ctx, c: &ObjCons) -> Step<bool> {
@@ -252,5 +324,5 @@ pub fn obj_is_empty(ctx: &mut Ctx, c: &ObjCons) -> Step<bool> {
             return Ok(true);
         }
     }
-    Ok(false)
+    Ok(c.some.iter().any(|(_, v)| v.is_never()))
 }

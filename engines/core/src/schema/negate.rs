@@ -9,13 +9,24 @@
 //! length outside the bounds, not among the values, a hole), and several
 //! alternatives' complements meet. Arrays are complemented for one alternative
 //! bounding only the length; objects for alternatives with only `properties`,
-//! `required` and property counts (missing a required key, a declared key whose value
-//! is in the complement of its schema, or too few or too many keys; several
-//! alternatives meet). Anything else is refused as `not`.
+//! `required`, property counts, key rules and `propertyNames` (missing a required key,
+//! a declared key whose value is in the complement of its schema, too few or too many
+//! keys, a key outside a name language, or an undeclared key whose value its rule
+//! rejects: [`ObjCons::some`]; several alternatives meet). Anything else is refused as
+//! `not`.
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num, meet_str};
-use super::shape::{ArrCons, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::objects::{key_regions, lang_of};
+use super::shape::{ArrCons, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+
+/// The objects with some undeclared key in `lang` whose value is in `value`.
+fn witness(lang: Lang, value: ShapeRef) -> ObjCons {
+    ObjCons {
+        some: vec![(lang, value)],
+        ..ObjCons::any()
+    }
+}
 
 fn refuse(what: &str) -> Fail {
     Fail::unsupported(
@@ -238,14 +249,32 @@ fn objects(ctx: &mut Ctx, alts: &[ObjCons]) -> Step<Vec<ObjCons>> {
 }
 
 /// Objects that miss a required key, have a declared key with a value outside its
-/// schema, or have fewer keys than `minProperties` or more than `maxProperties`.
+/// schema, have fewer keys than `minProperties` or more than `maxProperties`, have a
+/// key outside a `propertyNames` language, or have an undeclared key whose value its
+/// key rule rejects (one witness per region of the rule's patterns).
 fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
-    if !o.rules.is_empty() || !o.names.is_empty() {
-        return Err(refuse(
-            "an object constraint beyond properties, required and property counts",
-        ));
+    if !o.some.is_empty() {
+        return Err(refuse("an object that must have certain undeclared keys"));
     }
     let mut out = Vec::new();
+    for n in &o.names {
+        let outside = ctx.dfa(&n.rx)?.complement();
+        if !outside.is_empty() {
+            let lang = lang_of(&outside, format!("not {}", n.label));
+            out.push(witness(lang, ctx.any()));
+        }
+    }
+    for rule in &o.rules {
+        for (keys, value) in key_regions(ctx, o, &[], &rule.patterns, &rule.additional)? {
+            let not_value = negate(ctx, &value)?;
+            if !not_value.is_never() {
+                out.push(witness(
+                    lang_of(&keys, "an undeclared key".into()),
+                    not_value,
+                ));
+            }
+        }
+    }
     for (min, max) in counts_outside(o.min, o.max) {
         out.push(ObjCons {
             min,

@@ -9,21 +9,26 @@
 //! `minProperties`/`maxProperties` are exact when they hold for every such object,
 //! when every declared key is required (the count then bounds the undeclared keys),
 //! or for `minProperties: 1` with no key required (the object is not empty); other
-//! counts, and key rules from two merged schemas, are refused.
+//! counts, and key rules from two merged schemas, are refused. A key that must be
+//! present among the undeclared ones ([`ObjCons::some`], from a complement) makes the
+//! undeclared members `(x,)* w (,x)*`, `w` the members that qualify; one such key per
+//! object, with counts of up to [`MAX_WITNESS_SPLITS`] undeclared members spelled out.
 
 use std::collections::BTreeMap;
 
 use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
-use super::context::{Fail, Step};
+use super::context::{Ctx, Fail, Step};
 use super::dialect::Keys;
 use super::eliminate::to_rx;
 use super::emit::Emitter;
 use super::merge::intersect;
 use super::rx::{self, Rx};
-use super::shape::ObjCons;
+use super::shape::{Lang, ObjCons, ShapeRef};
 use super::spell::canonical;
 
+/// The most counts of undeclared members before a witness ([`Emitter::with_witness`]).
+const MAX_WITNESS_SPLITS: u64 = 32;
 /// The most `patternProperties` patterns one object may have.
 pub const MAX_PATTERNS: usize = 3;
 
@@ -65,7 +70,20 @@ impl Emitter<'_> {
             };
             members.push((rx::concat([key, self.tok.colon.clone(), val]), required));
         }
-        let extra = self.extras(o)?;
+        let extra = self.extras(o, None)?;
+        let witness = match o.some.as_slice() {
+            [] => None,
+            [w] => match self.extras(o, Some(w))? {
+                Some(x) => Some(x),
+                None => return Ok(rx::never()),
+            },
+            _ => {
+                return Err(Fail::unsupported(
+                    "not",
+                    "two keys that must be present among the undeclared ones",
+                ))
+            }
+        };
         let required = members.iter().filter(|m| m.1).count() as u64;
         if o.max.is_some_and(|m| m < required) {
             return Ok(rx::never());
@@ -95,8 +113,66 @@ impl Emitter<'_> {
                 (0, None)
             }
         };
+        if let Some(w) = &witness {
+            let Some(x) = &extra else {
+                return Ok(rx::never());
+            };
+            let body = self.with_witness(&members, x, w, lo, hi)?;
+            return Ok(self.tok.container("{", Some(body), false, "}"));
+        }
         let (body, empty) = self.sequence(&members, extra.as_ref().map(|x| (x, lo, hi)))?;
         Ok(self.tok.container("{", body, empty && !nonempty, "}"))
+    }
+
+    /// Members in order, then `lo..=hi` undeclared ones (`x`), at least one of them a
+    /// witness (`w`): `(d,)? (x,){b} w (,x){a}` over the splits `b + a + 1` of the
+    /// count, with `d,` required where the declared members cannot all be absent.
+    fn with_witness(
+        &self,
+        members: &[(Rx, bool)],
+        x: &Rx,
+        w: &Rx,
+        lo: u64,
+        hi: Option<u64>,
+    ) -> Step<Rx> {
+        if hi == Some(0) {
+            return Ok(rx::never());
+        }
+        // `b` undeclared members before the witness: each value of `b` below the last
+        // one named fixes how many may follow; the last one stands for all larger `b`
+        let last = hi.map_or(lo.saturating_sub(1), |h| h - 1);
+        if last > MAX_WITNESS_SPLITS {
+            return Err(Fail::Limit(format!(
+                "{last} ways to place a key that must be present among undeclared ones"
+            )));
+        }
+        let x_comma = rx::concat([x.clone(), self.tok.comma.clone()]);
+        let mut splits = Vec::new();
+        for b in 0..=last {
+            let more = (hi.is_none() && b == last).then_some(None);
+            let before = rx::repeat(x_comma.clone(), b as u32, more.unwrap_or(Some(b as u32)));
+            let after_lo = lo.saturating_sub(b + 1);
+            let after_hi = if more.is_some() {
+                None
+            } else {
+                hi.map(|h| h - b - 1)
+            };
+            splits.push(rx::concat([
+                before,
+                w.clone(),
+                self.more(x, after_lo, after_hi)?,
+            ]));
+        }
+        let undeclared = rx::alt(splits);
+        let (declared, may_be_empty) = self.declared(members);
+        Ok(match declared {
+            None => undeclared,
+            Some(d) => {
+                let lead = rx::concat([d, self.tok.comma.clone()]);
+                let lead = if may_be_empty { rx::opt(lead) } else { lead };
+                rx::concat([lead, undeclared])
+            }
+        })
     }
 
     /// Members in order, then the undeclared ones (`lo..=hi` of them): the nonempty
@@ -165,19 +241,14 @@ impl Emitter<'_> {
         (Some(rx::concat(parts)), false)
     }
 
-    /// The member regex of an undeclared key, if any is allowed.
-    fn extras(&mut self, o: &ObjCons) -> Step<Option<Rx>> {
+    /// The member regex of an undeclared key, if any is allowed; with `witness`, of an
+    /// undeclared key that also lies in the witness's language with a value in its shape.
+    fn extras(&mut self, o: &ObjCons, witness: Option<&Witness>) -> Step<Option<Rx>> {
         let (patterns, additional) = match o.rules.first() {
             Some(r) => (r.patterns.clone(), r.additional.clone()),
             None => (Vec::new(), self.ctx.any()),
         };
-        if patterns.len() > MAX_PATTERNS {
-            return Err(Fail::unsupported(
-                "patternProperties",
-                format!("more than {MAX_PATTERNS} patterns"),
-            ));
-        }
-        if o.names.is_empty() && patterns.is_empty() {
+        if o.names.is_empty() && patterns.is_empty() && witness.is_none() {
             // every key but the declared ones, straight from their trie
             if additional.is_never() {
                 return Ok(None);
@@ -196,31 +267,14 @@ impl Emitter<'_> {
             };
             return Ok(Some(rx::concat([key, self.tok.colon.clone(), v])));
         }
-        let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
-        let mut base = Dfa::from_rx(&declared).map_err(too_large)?.complement();
-        for n in &o.names {
-            let d = self.ctx.dfa(&n.rx)?;
-            base = base.intersect(&d).map_err(too_large)?.minimize();
-        }
+        let mut names = o.names.clone();
+        names.extend(witness.map(|(l, _)| l.clone()));
         let mut alts = Vec::new();
-        for mask in 0..1usize << patterns.len() {
-            let mut keys = base.clone();
-            let mut value = if mask == 0 {
-                additional.clone()
-            } else {
-                self.ctx.any()
-            };
-            for (j, (lang, shape)) in patterns.iter().enumerate() {
-                let p = self.ctx.dfa(&lang.rx)?;
-                let side = if mask & (1 << j) != 0 {
-                    value = intersect(self.ctx, &value, shape)?;
-                    Dfa::clone(&p)
-                } else {
-                    p.complement()
-                };
-                keys = keys.intersect(&side).map_err(too_large)?.minimize();
+        for (keys, mut value) in key_regions(self.ctx, o, &names, &patterns, &additional)? {
+            if let Some((_, w)) = witness {
+                value = intersect(self.ctx, &value, w)?;
             }
-            if value.is_never() || keys.is_empty() {
+            if value.is_never() {
                 continue;
             }
             let v = self.value(&value)?;
@@ -231,6 +285,66 @@ impl Emitter<'_> {
             alts.push(rx::concat([key, self.tok.colon.clone(), v]));
         }
         Ok((!alts.is_empty()).then(|| rx::alt(alts)))
+    }
+}
+
+/// A key that must be among an object's undeclared ones: its language and its value's
+/// shape ([`ObjCons::some`]).
+pub type Witness = (Lang, ShapeRef);
+
+/// The undeclared keys of `o` (not declared, in every language of `names`), split by
+/// which of `patterns` match them: each nonempty region's keys, with the value every
+/// key there must have (the meet of the matching patterns' schemas, or `additional`
+/// where none matches). Refused past [`MAX_PATTERNS`] patterns (2^n regions).
+pub(super) fn key_regions(
+    ctx: &mut Ctx,
+    o: &ObjCons,
+    names: &[Lang],
+    patterns: &[(Lang, ShapeRef)],
+    additional: &ShapeRef,
+) -> Step<Vec<(Dfa, ShapeRef)>> {
+    if patterns.len() > MAX_PATTERNS {
+        return Err(Fail::unsupported(
+            "patternProperties",
+            format!("more than {MAX_PATTERNS} patterns"),
+        ));
+    }
+    let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
+    let mut base = Dfa::from_rx(&declared).map_err(too_large)?.complement();
+    for n in names {
+        let d = ctx.dfa(&n.rx)?;
+        base = base.intersect(&d).map_err(too_large)?.minimize();
+    }
+    let mut out = Vec::new();
+    for mask in 0..1usize << patterns.len() {
+        let mut keys = base.clone();
+        let mut value = if mask == 0 {
+            additional.clone()
+        } else {
+            ctx.any()
+        };
+        for (j, (lang, shape)) in patterns.iter().enumerate() {
+            let p = ctx.dfa(&lang.rx)?;
+            let side = if mask & (1 << j) != 0 {
+                value = intersect(ctx, &value, shape)?;
+                Dfa::clone(&p)
+            } else {
+                p.complement()
+            };
+            keys = keys.intersect(&side).map_err(too_large)?.minimize();
+        }
+        if !keys.is_empty() {
+            out.push((keys, value));
+        }
+    }
+    Ok(out)
+}
+
+/// The language of the strings `dfa` accepts, labelled.
+pub(super) fn lang_of(dfa: &Dfa, label: String) -> Lang {
+    Lang {
+        rx: to_rx(dfa),
+        label,
     }
 }
 

@@ -216,9 +216,7 @@ impl<'a> Reader<'a> {
             acc = intersect(ctx, &acc, &u).map_err(|f| fail_at(ptr, f))?;
         }
         if let Some(v) = m.get("not") {
-            let p = child(ptr, "not");
-            let s = self.read_negated(ctx, v, &p)?;
-            let n = negate(ctx, &s).map_err(|f| fail_at(&p, f))?;
+            let n = self.complement(ctx, v, &child(ptr, "not"))?;
             acc = intersect(ctx, &acc, &n).map_err(|f| fail_at(ptr, f))?;
         }
         let has_branch = m.contains_key("then") || m.contains_key("else");
@@ -228,6 +226,30 @@ impl<'a> Reader<'a> {
             acc = intersect(ctx, &acc, &s).map_err(|f| fail_at(ptr, f))?;
         }
         Ok(acc)
+    }
+
+    /// The values `v` (at `ptr`, the operand of `not`) rejects. An operand with a `not`
+    /// of its own beside other keywords `A` is `A and not Y`, whose complement is
+    /// `not A or Y` (De Morgan): `Y` is read outside the negation, so a double negation
+    /// costs no complement at all (where `A` admits everything, as annotations do).
+    /// Not where a legacy `$ref` makes its siblings, this `not` among them, ignored.
+    fn complement(&mut self, ctx: &mut Ctx, v: &Value, ptr: &str) -> Result<ShapeRef, SchemaError> {
+        let operand = v
+            .as_object()
+            .filter(|m| !(self.legacy && m.contains_key("$ref")));
+        if let Some((m, y)) = operand.and_then(|m| Some((m, m.get("not")?))) {
+            let mut rest = m.clone();
+            rest.remove("not");
+            let a = self.read_negated(ctx, &Value::Object(rest), ptr)?;
+            let y = self.read(ctx, y, &child(ptr, "not"))?;
+            if a.is_any() {
+                return Ok(y);
+            }
+            let not_a = negate(ctx, &a).map_err(|f| fail_at(ptr, f))?;
+            return ctx.shape(not_a.union(&y)).map_err(|f| fail_at(ptr, f));
+        }
+        let s = self.read_negated(ctx, v, ptr)?;
+        negate(ctx, &s).map_err(|f| fail_at(ptr, f))
     }
 
     /// `(if and then) or (not if and else)`.

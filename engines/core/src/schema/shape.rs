@@ -113,6 +113,10 @@ pub struct ObjCons {
     pub max: Option<u64>,
     /// `propertyNames`: every key must be in each of these languages.
     pub names: Vec<Lang>,
+    /// Keys that must be present (complements of key rules and `propertyNames`): for
+    /// each entry, some key not in `props`, in the entry's language, whose value is in
+    /// the entry's shape (and meets the key rules, as every undeclared key's does).
+    pub some: Vec<(Lang, ShapeRef)>,
 }
 
 impl Shape {
@@ -234,6 +238,7 @@ impl ObjCons {
             min: 0,
             max: None,
             names: vec![],
+            some: vec![],
         }
     }
 
@@ -244,6 +249,7 @@ impl ObjCons {
             && self.min == 0
             && self.max.is_none()
             && self.names.is_empty()
+            && self.some.is_empty()
     }
 
     pub fn declared(&self, key: &str) -> Option<&ShapeRef> {
