@@ -517,9 +517,13 @@ fn applicators() {
         &["\"a\"", "\"b\"", "\"abab\"", "\"bbbb\""],
         &["\"ab\"", "\"c\"", "\"aaaa\""],
     );
+    check(
+        r#"{"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","maxItems":1}]}"#,
+        &["[1,2]", "[\"a\"]"],
+        &["[]", "[1]", "[\"a\",\"b\"]"],
+    );
     // ... and where a complement cannot be built, `oneOf` is refused
-    let both =
-        r#"{"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","maxItems":1}]}"#;
+    let both = r#"{"oneOf":[{"type":"array","uniqueItems":true,"maxItems":1},{"type":"array","minItems":1}]}"#;
     assert_eq!(refused(both).keyword(), Some("oneOf"));
     check(r#"{"not":{"type":"string"}}"#, &["1", "null"], &["\"a\""]);
     check(r#"{"type":"integer","not":{"minimum":5}}"#, &["4"], &["5"]);
@@ -666,6 +670,40 @@ fn negated_key_rules_and_names_ask_for_a_witness_key() {
         r#"{"type":"object","maxProperties":2,"not":{"additionalProperties":false}}"#,
         &["{\"a\":1}", "{\"a\":1,\"b\":2}"],
         &["{}", "{\"a\":1,\"b\":2,\"c\":3}"],
+    );
+}
+
+#[test]
+fn negated_item_schemas_ask_for_an_item_outside_them() {
+    check(
+        r#"{"type":"array","not":{"items":{"type":"integer"}}}"#,
+        &["[1,\"a\"]", "[\"a\"]", "[null,2,3]"],
+        &["[]", "[1,2]", "[1]"],
+    );
+    check(
+        r#"{"type":"array","not":{"prefixItems":[{"type":"integer"}],"items":false}}"#,
+        &["[\"a\"]", "[1,2]", "[\"a\",2]"],
+        &["[]", "[1]"],
+    );
+    check(
+        r#"{"type":"array","not":{"contains":{"type":"string"}}}"#,
+        &["[]", "[1,2]"],
+        &["[\"a\"]", "[1,\"a\"]"],
+    );
+    check(
+        r#"{"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","minItems":2}]}"#,
+        &["[1]", "[]", "[\"a\",\"b\"]", "[1,\"b\",3]"],
+        &["[1,2]", "[\"a\"]"],
+    );
+    check(
+        r#"{"type":"array","contains":{"const":1},"minItems":3,"maxItems":4}"#,
+        &["[1,2,3]", "[2,2,1,2]", "[1,1,1]", "[2,2,1]"],
+        &["[2,2,2]", "[1,1]", "[1,1,1,1,1]", "[]"],
+    );
+    check(
+        r#"{"type":"array","contains":{"const":1},"minItems":3}"#,
+        &["[1,2,3]", "[2,2,2,2,2,1]", "[2,2,1]", "[2,1,2,2]"],
+        &["[2,2,2]", "[1,1]", "[2,2,2,2]"],
     );
 }
 

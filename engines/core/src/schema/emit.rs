@@ -18,6 +18,9 @@ use super::rx::{self, Rx};
 use super::scalars::{num_rx, str_lang};
 use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
 
+/// The most placements of a required item or key [`Emitter::some_of`] writes out.
+const MAX_SPLITS: u64 = 32;
+
 /// The separators of the dialect.
 pub struct Tokens {
     /// Whitespace allowed just inside brackets and braces.
@@ -186,14 +189,12 @@ impl<'c> Emitter<'c> {
     }
 
     /// Arrays with at least one item meeting the one `contains` schema, every item
-    /// meeting `items`: `(i,)* j (,i)*` with `j` the items meeting both. Only that
-    /// form: no prefix, no item bounds past `minItems: 1`, no uniqueness, and
-    /// `minContains: 1` without `maxContains`; the rest is refused.
+    /// meeting `items`: [`Emitter::some_of`] with the items meeting both as the hits.
+    /// Only that form: no prefix, no uniqueness, `minContains: 1` without
+    /// `maxContains`; the rest is refused.
     fn containing(&mut self, a: &ArrCons) -> Step<Rx> {
         let simple = matches!(a.contains.as_slice(), [c] if c.min == 1 && c.max.is_none())
             && a.prefix.is_empty()
-            && a.min <= 1
-            && a.max.is_none()
             && !a.unique;
         if !simple {
             return Err(Fail::unsupported(
@@ -207,9 +208,36 @@ impl<'c> Emitter<'c> {
         if rx::is_never(&hit) {
             return Ok(rx::never());
         }
-        let before = rx::repeat(rx::concat([item.clone(), self.tok.comma.clone()]), 0, None);
-        let body = rx::concat([before, hit, self.more(&item, 0, None)?]);
+        let body = self.some_of(&item, &hit, a.min, a.max)?;
         Ok(self.tok.container("[", Some(body), false, "]"))
+    }
+
+    /// `lo..=hi` comma-separated `x`, at least one of them a `w` (`w` within `x`):
+    /// `(x,){b} w (,x){a}` over the splits `b + 1 + a` of the count. Each `b` below
+    /// the last one written fixes how many may follow; the last stands for all larger
+    /// `b`, so an unbounded count takes `max(lo, 1)` splits, a bounded one `hi`; past
+    /// [`MAX_SPLITS`] the count is refused as a limit.
+    pub fn some_of(&self, x: &Rx, w: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
+        if hi == Some(0) || hi.is_some_and(|h| h < lo) {
+            return Ok(rx::never());
+        }
+        let last = hi.map_or(lo.saturating_sub(1), |h| h - 1);
+        if last >= MAX_SPLITS {
+            return Err(Fail::Limit(format!(
+                "{} ways to place an item or key that must be present",
+                last + 1
+            )));
+        }
+        let x_comma = rx::concat([x.clone(), self.tok.comma.clone()]);
+        let mut splits = Vec::new();
+        for b in 0..=last {
+            let open = hi.is_none() && b == last;
+            let before = rx::repeat(x_comma.clone(), b as u32, (!open).then_some(b as u32));
+            let after = hi.map(|h| h - b - 1);
+            let after = self.more(x, lo.saturating_sub(b + 1), after)?;
+            splits.push(rx::concat([before, w.clone(), after]));
+        }
+        Ok(rx::alt(splits))
     }
 
     /// `(, x){lo,hi}`.

@@ -7,8 +7,9 @@
 //! the values below or above a bound, the non-multiples of a `multipleOf`, the holes'
 //! values; for strings: outside a pattern or format, inside an excluded language, a
 //! length outside the bounds, not among the values, a hole), and several
-//! alternatives' complements meet. Arrays are complemented for one alternative
-//! bounding only the length; objects for alternatives with only `properties`,
+//! alternatives' complements meet. Arrays are complemented alternative by
+//! alternative, the complements met, for length bounds, prefix items, `items` without a prefix (some item outside it:
+//! `contains` the complement) and one plain `contains`; objects for `properties`,
 //! `required`, property counts, key rules and `propertyNames` (missing a required key,
 //! a declared key whose value is in the complement of its schema, too few or too many
 //! keys, a key outside a name language, or an undeclared key whose value its rule
@@ -18,7 +19,7 @@
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num, meet_str};
 use super::objects::{key_regions, lang_of};
-use super::shape::{ArrCons, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::shape::{ArrCons, Contains, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 
 /// The objects with some undeclared key in `lang` whose value is in `value`.
 fn witness(lang: Lang, value: ShapeRef) -> ObjCons {
@@ -46,7 +47,7 @@ pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
         bools: [!s.bools[0], !s.bools[1]],
         numbers: numbers(&s.numbers)?,
         strings: strings(&s.strings)?,
-        arrays: arrays(&s.arrays)?,
+        arrays: arrays(ctx, &s.arrays)?,
         objects: objects(ctx, &s.objects)?,
     };
     ctx.shape(out)
@@ -204,27 +205,84 @@ fn string_complement(c: &StrCons) -> Vec<StrCons> {
     out
 }
 
-/// Arrays: one alternative bounding the length only is complemented by length.
-fn arrays(alts: &[ArrCons]) -> Step<Vec<ArrCons>> {
-    match alts {
-        [a] if a.prefix.is_empty()
-            && a.items.is_any()
-            && a.contains.is_empty()
-            && !a.unique
-            && !a.is_any() =>
-        {
-            let mut out = Vec::new();
-            for (min, max) in counts_outside(a.min, a.max) {
-                out.push(ArrCons {
-                    min,
-                    max,
-                    ..ArrCons::any()
-                });
-            }
-            Ok(out)
-        }
-        _ => whole_or_none(alts, ArrCons::is_any, ArrCons::any, "an array constraint"),
+/// Arrays: the complement of a union is the meet of the alternatives' complements.
+fn arrays(ctx: &mut Ctx, alts: &[ArrCons]) -> Step<Vec<ArrCons>> {
+    if alts.is_empty() || alts.iter().any(ArrCons::is_any) {
+        return whole_or_none(alts, ArrCons::is_any, ArrCons::any, "an array constraint");
     }
+    let mut acc: Option<ShapeRef> = None;
+    for a in alts {
+        let arrays = complement_array(ctx, a)?;
+        let s = ctx.shape(Shape {
+            arrays,
+            ..Shape::never()
+        })?;
+        acc = Some(match acc {
+            Some(x) => intersect(ctx, &x, &s)?,
+            None => s,
+        });
+    }
+    Ok(acc.map(|s| s.arrays.clone()).unwrap_or_default())
+}
+
+/// Arrays of a length outside the bounds, with a prefix item outside its schema, with
+/// an item past the prefix outside `items` (where there is no prefix: `contains` the
+/// complement), or with no item meeting a `contains` (every item outside it).
+/// Uniqueness, `contains` counts past one and `items` beside a prefix are refused.
+fn complement_array(ctx: &mut Ctx, a: &ArrCons) -> Step<Vec<ArrCons>> {
+    let k = a.prefix.len() as u64;
+    let closed = a.items.is_never();
+    let max = if closed {
+        Some(a.max.map_or(k, |m| m.min(k)))
+    } else {
+        a.max
+    };
+    if a.unique || a.contains.iter().any(|c| c.min != 1 || c.max.is_some()) {
+        return Err(refuse("uniqueItems or a contains count"));
+    }
+    if k > 0 && !closed && !a.items.is_any() {
+        return Err(refuse("items beside prefixItems"));
+    }
+    let mut out = Vec::new();
+    for (min, max) in counts_outside(a.min, max) {
+        out.push(ArrCons {
+            min,
+            max,
+            ..ArrCons::any()
+        });
+    }
+    for (i, p) in a.prefix.iter().enumerate() {
+        let not_p = negate(ctx, p)?;
+        if !not_p.is_never() {
+            let mut prefix = vec![ctx.any(); i];
+            prefix.push(not_p);
+            out.push(ArrCons {
+                prefix,
+                min: i as u64 + 1,
+                ..ArrCons::any()
+            });
+        }
+    }
+    if k == 0 && !a.items.is_any() && !closed {
+        let shape = negate(ctx, &a.items)?;
+        if !shape.is_never() {
+            out.push(ArrCons {
+                contains: vec![Contains {
+                    shape,
+                    min: 1,
+                    max: None,
+                }],
+                ..ArrCons::any()
+            });
+        }
+    }
+    for c in &a.contains {
+        out.push(ArrCons {
+            items: negate(ctx, &c.shape)?,
+            ..ArrCons::any()
+        });
+    }
+    Ok(out)
 }
 
 /// Objects: the complement of a union is the meet of the alternatives' complements;

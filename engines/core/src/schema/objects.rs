@@ -12,7 +12,7 @@
 //! counts, and key rules from two merged schemas, are refused. A key that must be
 //! present among the undeclared ones ([`ObjCons::some`], from a complement) makes the
 //! undeclared members `(x,)* w (,x)*`, `w` the members that qualify; one such key per
-//! object, with counts of up to [`MAX_WITNESS_SPLITS`] undeclared members spelled out.
+//! object, with counts as [`Emitter::some_of`] allows.
 
 use std::collections::BTreeMap;
 
@@ -27,8 +27,6 @@ use super::rx::{self, Rx};
 use super::shape::{Lang, ObjCons, ShapeRef};
 use super::spell::canonical;
 
-/// The most counts of undeclared members before a witness ([`Emitter::with_witness`]).
-const MAX_WITNESS_SPLITS: u64 = 32;
 /// The most `patternProperties` patterns one object may have.
 pub const MAX_PATTERNS: usize = 3;
 
@@ -125,8 +123,8 @@ impl Emitter<'_> {
     }
 
     /// Members in order, then `lo..=hi` undeclared ones (`x`), at least one of them a
-    /// witness (`w`): `(d,)? (x,){b} w (,x){a}` over the splits `b + a + 1` of the
-    /// count, with `d,` required where the declared members cannot all be absent.
+    /// witness (`w`), with `d,` required where the declared members cannot all be
+    /// absent.
     fn with_witness(
         &self,
         members: &[(Rx, bool)],
@@ -135,35 +133,7 @@ impl Emitter<'_> {
         lo: u64,
         hi: Option<u64>,
     ) -> Step<Rx> {
-        if hi == Some(0) {
-            return Ok(rx::never());
-        }
-        // `b` undeclared members before the witness: each value of `b` below the last
-        // one named fixes how many may follow; the last one stands for all larger `b`
-        let last = hi.map_or(lo.saturating_sub(1), |h| h - 1);
-        if last > MAX_WITNESS_SPLITS {
-            return Err(Fail::Limit(format!(
-                "{last} ways to place a key that must be present among undeclared ones"
-            )));
-        }
-        let x_comma = rx::concat([x.clone(), self.tok.comma.clone()]);
-        let mut splits = Vec::new();
-        for b in 0..=last {
-            let more = (hi.is_none() && b == last).then_some(None);
-            let before = rx::repeat(x_comma.clone(), b as u32, more.unwrap_or(Some(b as u32)));
-            let after_lo = lo.saturating_sub(b + 1);
-            let after_hi = if more.is_some() {
-                None
-            } else {
-                hi.map(|h| h - b - 1)
-            };
-            splits.push(rx::concat([
-                before,
-                w.clone(),
-                self.more(x, after_lo, after_hi)?,
-            ]));
-        }
-        let undeclared = rx::alt(splits);
+        let undeclared = self.some_of(x, w, lo, hi)?;
         let (declared, may_be_empty) = self.declared(members);
         Ok(match declared {
             None => undeclared,
