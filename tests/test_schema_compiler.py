@@ -84,6 +84,32 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
         },
         [{"k": "p"}, {"v": 1}, {"k": "q"}, {"k": "p", "v": 2}, {}, {"v": "s"}, {"w": 1}],
     ),
+    (  # overlapping arrays in oneOf, told apart by an item outside `items`
+        {
+            "oneOf": [
+                {"type": "array", "items": {"type": "integer"}},
+                {"type": "array", "maxItems": 1},
+            ]
+        },
+        [[1, 2], ["a"], [], [1], ["a", "b"], [1, "b", 3]],
+    ),
+    (  # contains beside item counts
+        {"type": "array", "contains": {"const": 1}, "minItems": 2, "maxItems": 3},
+        [[1, 2], [2, 1], [2, 2], [1], [2, 2, 1], [1, 1, 1, 1]],
+    ),
+    (  # key rules of two merged schemas, both applied
+        {
+            "allOf": [
+                {
+                    "type": "object",
+                    "patternProperties": {"^a": {"type": "integer"}},
+                    "additionalProperties": False,
+                },
+                {"type": "object", "additionalProperties": {"minimum": 5}},
+            ]
+        },
+        [{}, {"a1": 7}, {"a1": 3}, {"b": 7}, {"a1": "x"}],
+    ),
     (  # a negated negation
         {"type": "object", "not": {"not": {"enum": [{"a": True}]}}},
         [{"a": True}, {"a": False}, {}],

@@ -708,6 +708,16 @@ fn negated_item_schemas_ask_for_an_item_outside_them() {
 }
 
 #[test]
+fn key_rules_of_merged_schemas_all_apply() {
+    check(
+        r#"{"allOf":[{"type":"object","patternProperties":{"^a":{"type":"integer"}},"additionalProperties":false},
+            {"type":"object","patternProperties":{"1$":{"maximum":8}},"additionalProperties":{"minimum":5}}]}"#,
+        &["{}", "{\"a1\":7}", "{\"ab\":5,\"a1\":2}"],
+        &["{\"a1\":9}", "{\"ab\":3}", "{\"b\":7}", "{\"a1\":\"x\"}"],
+    );
+}
+
+#[test]
 fn a_negated_negation_needs_no_complement() {
     // an enumerated object's complement is not built; `not not` reads it as it is
     check(

@@ -323,7 +323,7 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
         }
     }
     for rule in &o.rules {
-        for (keys, value) in key_regions(ctx, o, &[], &rule.patterns, &rule.additional)? {
+        for (keys, value) in key_regions(ctx, o, &[], std::slice::from_ref(rule))? {
             let not_value = negate(ctx, &value)?;
             if !not_value.is_never() {
                 out.push(witness(

@@ -9,7 +9,8 @@
 //! `minProperties`/`maxProperties` are exact when they hold for every such object,
 //! when every declared key is required (the count then bounds the undeclared keys),
 //! or for `minProperties: 1` with no key required (the object is not empty); other
-//! counts, and key rules from two merged schemas, are refused. A key that must be
+//! counts are refused. Key rules of merged schemas all apply (their patterns split
+//! the keys together). A key that must be
 //! present among the undeclared ones ([`ObjCons::some`], from a complement) makes the
 //! undeclared members `(x,)* w (,x)*`, `w` the members that qualify; one such key per
 //! object, with counts as [`Emitter::some_of`] allows.
@@ -24,7 +25,7 @@ use super::eliminate::to_rx;
 use super::emit::Emitter;
 use super::merge::intersect;
 use super::rx::{self, Rx};
-use super::shape::{Lang, ObjCons, ShapeRef};
+use super::shape::{KeyRule, Lang, ObjCons, ShapeRef};
 use super::spell::canonical;
 
 /// The most `patternProperties` patterns one object may have.
@@ -37,12 +38,6 @@ fn too_large(_: TooLarge) -> Fail {
 impl Emitter<'_> {
     /// The texts of the objects `o` admits.
     pub fn object(&mut self, o: &ObjCons) -> Step<Rx> {
-        if o.rules.len() > 1 {
-            return Err(Fail::unsupported(
-                "additionalProperties",
-                "key rules of two merged schemas are not implemented",
-            ));
-        }
         let mut members = Vec::new();
         for (k, v) in &o.props {
             let required = o.required.contains(k);
@@ -214,11 +209,12 @@ impl Emitter<'_> {
     /// The member regex of an undeclared key, if any is allowed; with `witness`, of an
     /// undeclared key that also lies in the witness's language with a value in its shape.
     fn extras(&mut self, o: &ObjCons, witness: Option<&Witness>) -> Step<Option<Rx>> {
-        let (patterns, additional) = match o.rules.first() {
-            Some(r) => (r.patterns.clone(), r.additional.clone()),
-            None => (Vec::new(), self.ctx.any()),
+        let plain = match o.rules.as_slice() {
+            [] => Some(self.ctx.any()),
+            [r] if r.patterns.is_empty() => Some(r.additional.clone()),
+            _ => None,
         };
-        if o.names.is_empty() && patterns.is_empty() && witness.is_none() {
+        if let Some(additional) = plain.filter(|_| o.names.is_empty() && witness.is_none()) {
             // every key but the declared ones, straight from their trie
             if additional.is_never() {
                 return Ok(None);
@@ -240,7 +236,7 @@ impl Emitter<'_> {
         let mut names = o.names.clone();
         names.extend(witness.map(|(l, _)| l.clone()));
         let mut alts = Vec::new();
-        for (keys, mut value) in key_regions(self.ctx, o, &names, &patterns, &additional)? {
+        for (keys, mut value) in key_regions(self.ctx, o, &names, &o.rules)? {
             if let Some((_, w)) = witness {
                 value = intersect(self.ctx, &value, w)?;
             }
@@ -263,16 +259,21 @@ impl Emitter<'_> {
 pub type Witness = (Lang, ShapeRef);
 
 /// The undeclared keys of `o` (not declared, in every language of `names`), split by
-/// which of `patterns` match them: each nonempty region's keys, with the value every
-/// key there must have (the meet of the matching patterns' schemas, or `additional`
-/// where none matches). Refused past [`MAX_PATTERNS`] patterns (2^n regions).
+/// which patterns of the key `rules` match them: each nonempty region's keys, with the
+/// value every key there must have (per rule, the meet of its matching patterns'
+/// schemas, or its additional schema where none matches; the rules' values met).
+/// Refused past [`MAX_PATTERNS`] patterns in all (2^n regions).
 pub(super) fn key_regions(
     ctx: &mut Ctx,
     o: &ObjCons,
     names: &[Lang],
-    patterns: &[(Lang, ShapeRef)],
-    additional: &ShapeRef,
+    rules: &[KeyRule],
 ) -> Step<Vec<(Dfa, ShapeRef)>> {
+    let patterns: Vec<(usize, &Lang, &ShapeRef)> = rules
+        .iter()
+        .enumerate()
+        .flat_map(|(r, rule)| rule.patterns.iter().map(move |(l, s)| (r, l, s)))
+        .collect();
     if patterns.len() > MAX_PATTERNS {
         return Err(Fail::unsupported(
             "patternProperties",
@@ -288,20 +289,23 @@ pub(super) fn key_regions(
     let mut out = Vec::new();
     for mask in 0..1usize << patterns.len() {
         let mut keys = base.clone();
-        let mut value = if mask == 0 {
-            additional.clone()
-        } else {
-            ctx.any()
-        };
-        for (j, (lang, shape)) in patterns.iter().enumerate() {
+        let mut matched = vec![false; rules.len()];
+        let mut value = ctx.any();
+        for (j, (r, lang, shape)) in patterns.iter().enumerate() {
             let p = ctx.dfa(&lang.rx)?;
             let side = if mask & (1 << j) != 0 {
+                matched[*r] = true;
                 value = intersect(ctx, &value, shape)?;
                 Dfa::clone(&p)
             } else {
                 p.complement()
             };
             keys = keys.intersect(&side).map_err(too_large)?.minimize();
+        }
+        for (r, rule) in rules.iter().enumerate() {
+            if !matched[r] {
+                value = intersect(ctx, &value, &rule.additional)?;
+            }
         }
         if !keys.is_empty() {
             out.push((keys, value));
