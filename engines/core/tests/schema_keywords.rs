@@ -666,6 +666,23 @@ fn negated_key_rules_and_names_ask_for_a_witness_key() {
         &["{\"a\":1}", "{\"b\":2}"],
         &["{}", "{\"a\":1,\"b\":2}", "{\"c\":1}", "{\"a\":\"x\"}"],
     );
+    // two witnesses: one key that is both, or one of each in either order
+    check(
+        r#"{"type":"object","allOf":[{"not":{"additionalProperties":{"type":"integer"}}},
+            {"not":{"additionalProperties":{"type":"string"}}}]}"#,
+        &[
+            "{\"a\":null}",
+            "{\"a\":\"s\",\"b\":1}",
+            "{\"b\":1,\"a\":\"s\"}",
+            "{\"c\":1,\"a\":\"s\",\"d\":2,\"b\":1}",
+        ],
+        &[
+            "{\"a\":\"s\"}",
+            "{}",
+            "{\"a\":1,\"b\":2}",
+            "{\"a\":\"s\",\"b\":\"t\"}",
+        ],
+    );
     check(
         r#"{"type":"object","maxProperties":2,"not":{"additionalProperties":false}}"#,
         &["{\"a\":1}", "{\"a\":1,\"b\":2}"],

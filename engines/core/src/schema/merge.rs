@@ -59,11 +59,20 @@ fn cross<T: Clone + PartialEq, M: IntoIterator<Item = T>>(
     }
     let mut out: Vec<T> = Vec::new();
     for x in a {
+        // where some meet leaves `x` as it is, `x` lies within that `y`, and the
+        // union of its meets is `x` itself: the others are dropped unmade
+        let mut row: Vec<T> = Vec::new();
         for y in b {
-            for m in meet(x, y)? {
-                if !out.contains(&m) {
-                    out.push(m);
-                }
+            let ms: Vec<T> = meet(x, y)?.into_iter().collect();
+            if ms.iter().any(|m| m == x) {
+                row = vec![x.clone()];
+                break;
+            }
+            row.extend(ms);
+        }
+        for m in row {
+            if !out.contains(&m) {
+                out.push(m);
             }
         }
     }
@@ -142,13 +151,20 @@ pub fn meet_str(a: &StrCons, b: &StrCons) -> Option<StrCons> {
         (Some(x), None) | (None, Some(x)) => Some(x.clone()),
         (None, None) => None,
     };
+    let mut holes = concat_unique(&a.holes, &b.holes);
+    // enumerated values leave no room for holes: drop the holes from the values
+    let values = values.map(|v: Vec<String>| {
+        let kept = v.into_iter().filter(|x| !holes.contains(x)).collect();
+        holes.clear();
+        kept
+    });
     let c = StrCons {
         min: a.min.max(b.min),
         max: min_max(a.max, b.max),
         langs: concat_unique(&a.langs, &b.langs),
         not_langs: concat_unique(&a.not_langs, &b.not_langs),
         values,
-        holes: concat_unique(&a.holes, &b.holes),
+        holes,
     };
     let empty = c.max.is_some_and(|m| m < c.min)
         || c.values

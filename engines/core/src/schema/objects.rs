@@ -12,8 +12,9 @@
 //! counts are refused. Key rules of merged schemas all apply (their patterns split
 //! the keys together). A key that must be
 //! present among the undeclared ones ([`ObjCons::some`], from a complement) makes the
-//! undeclared members `(x,)* w (,x)*`, `w` the members that qualify; one such key per
-//! object, with counts as [`Emitter::some_of`] allows.
+//! undeclared members `(x,)* w (,x)*`, `w` the members that qualify; two such keys
+//! are one member that is both or one of each in either order; counts as
+//! [`Emitter::witnessed`] allows.
 
 use std::collections::BTreeMap;
 
@@ -63,20 +64,7 @@ impl Emitter<'_> {
             };
             members.push((rx::concat([key, self.tok.colon.clone(), val]), required));
         }
-        let extra = self.extras(o, None)?;
-        let witness = match o.some.as_slice() {
-            [] => None,
-            [w] => match self.extras(o, Some(w))? {
-                Some(x) => Some(x),
-                None => return Ok(rx::never()),
-            },
-            _ => {
-                return Err(Fail::unsupported(
-                    "not",
-                    "two keys that must be present among the undeclared ones",
-                ))
-            }
-        };
+        let extra = self.extras(o, &[])?;
         let required = members.iter().filter(|m| m.1).count() as u64;
         if o.max.is_some_and(|m| m < required) {
             return Ok(rx::never());
@@ -106,38 +94,77 @@ impl Emitter<'_> {
                 (0, None)
             }
         };
-        if let Some(w) = &witness {
+        if !o.some.is_empty() {
             let Some(x) = &extra else {
                 return Ok(rx::never());
             };
-            let body = self.with_witness(&members, x, w, lo, hi)?;
+            let undeclared = self.witnessed(o, x, lo, hi)?;
+            if rx::is_never(&undeclared) {
+                return Ok(rx::never());
+            }
+            let body = self.with_witness(&members, undeclared);
             return Ok(self.tok.container("{", Some(body), false, "}"));
         }
         let (body, empty) = self.sequence(&members, extra.as_ref().map(|x| (x, lo, hi)))?;
         Ok(self.tok.container("{", body, empty && !nonempty, "}"))
     }
 
-    /// Members in order, then `lo..=hi` undeclared ones (`x`), at least one of them a
-    /// witness (`w`), with `d,` required where the declared members cannot all be
-    /// absent.
-    fn with_witness(
-        &self,
-        members: &[(Rx, bool)],
-        x: &Rx,
-        w: &Rx,
-        lo: u64,
-        hi: Option<u64>,
-    ) -> Step<Rx> {
-        let undeclared = self.some_of(x, w, lo, hi)?;
+    /// The undeclared members (`lo..=hi` of `x`) when the object's witnesses
+    /// ([`ObjCons::some`]) must be among them. One witness: [`Emitter::some_of`]. Two:
+    /// one member that is both, or one of each in either order, `(x,)* a (,x)* ,b (,x)*`
+    /// (no count then but `minProperties` up to 2). More are refused.
+    fn witnessed(&mut self, o: &ObjCons, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
+        let two = |why: &str| Fail::unsupported("not", why.to_string());
+        match o.some.as_slice() {
+            [w] => match self.extras(o, std::slice::from_ref(w))? {
+                Some(w) => self.some_of(x, &w, lo, hi),
+                None => Ok(rx::never()),
+            },
+            [a, b] => {
+                let mut alts = Vec::new();
+                if let Some(both) = self.extras(o, &o.some)? {
+                    alts.push(self.some_of(x, &both, lo, hi)?);
+                }
+                let one_a = self.extras(o, std::slice::from_ref(a))?;
+                let one_b = self.extras(o, std::slice::from_ref(b))?;
+                if let (Some(one_a), Some(one_b)) = (one_a, one_b) {
+                    if hi.is_some() || lo > 2 {
+                        return Err(two("a property count beside two keys that must be present"));
+                    }
+                    let any = rx::repeat(rx::concat([x.clone(), self.tok.comma.clone()]), 0, None);
+                    let comma = self.tok.comma.clone();
+                    for (p, q) in [(&one_a, &one_b), (&one_b, &one_a)] {
+                        let (mid, tail) = (self.more(x, 0, None)?, self.more(x, 0, None)?);
+                        alts.push(rx::concat([
+                            any.clone(),
+                            p.clone(),
+                            mid,
+                            comma.clone(),
+                            q.clone(),
+                            tail,
+                        ]));
+                    }
+                }
+                Ok(rx::alt(alts))
+            }
+            _ => Err(two(
+                "more than two keys that must be present among the undeclared ones",
+            )),
+        }
+    }
+
+    /// Members in order, then the undeclared ones with their witnesses (`undeclared`),
+    /// with `d,` required where the declared members cannot all be absent.
+    fn with_witness(&self, members: &[(Rx, bool)], undeclared: Rx) -> Rx {
         let (declared, may_be_empty) = self.declared(members);
-        Ok(match declared {
+        match declared {
             None => undeclared,
             Some(d) => {
                 let lead = rx::concat([d, self.tok.comma.clone()]);
                 let lead = if may_be_empty { rx::opt(lead) } else { lead };
                 rx::concat([lead, undeclared])
             }
-        })
+        }
     }
 
     /// Members in order, then the undeclared ones (`lo..=hi` of them): the nonempty
@@ -206,15 +233,16 @@ impl Emitter<'_> {
         (Some(rx::concat(parts)), false)
     }
 
-    /// The member regex of an undeclared key, if any is allowed; with `witness`, of an
-    /// undeclared key that also lies in the witness's language with a value in its shape.
-    fn extras(&mut self, o: &ObjCons, witness: Option<&Witness>) -> Step<Option<Rx>> {
+    /// The member regex of an undeclared key, if any is allowed; with `witnesses`, of an
+    /// undeclared key that also lies in each witness's language with a value in each
+    /// one's shape.
+    fn extras(&mut self, o: &ObjCons, witnesses: &[Witness]) -> Step<Option<Rx>> {
         let plain = match o.rules.as_slice() {
             [] => Some(self.ctx.any()),
             [r] if r.patterns.is_empty() => Some(r.additional.clone()),
             _ => None,
         };
-        if let Some(additional) = plain.filter(|_| o.names.is_empty() && witness.is_none()) {
+        if let Some(additional) = plain.filter(|_| o.names.is_empty() && witnesses.is_empty()) {
             // every key but the declared ones, straight from their trie
             if additional.is_never() {
                 return Ok(None);
@@ -234,10 +262,10 @@ impl Emitter<'_> {
             return Ok(Some(rx::concat([key, self.tok.colon.clone(), v])));
         }
         let mut names = o.names.clone();
-        names.extend(witness.map(|(l, _)| l.clone()));
+        names.extend(witnesses.iter().map(|(l, _)| l.clone()));
         let mut alts = Vec::new();
         for (keys, mut value) in key_regions(self.ctx, o, &names, &o.rules)? {
-            if let Some((_, w)) = witness {
+            for (_, w) in witnesses {
                 value = intersect(self.ctx, &value, w)?;
             }
             if value.is_never() {

@@ -211,9 +211,14 @@ impl<'a> Reader<'a> {
             acc = intersect(ctx, &acc, &u).map_err(|f| fail_at(ptr, f))?;
         }
         if let Some(v) = m.get("oneOf") {
-            let branches = self.branches(ctx, v, ptr, "oneOf")?;
-            let u = one_of(ctx, &branches).map_err(|f| fail_at(&child(ptr, "oneOf"), f))?;
-            acc = intersect(ctx, &acc, &u).map_err(|f| fail_at(ptr, f))?;
+            // the values of `acc` in exactly one branch are those in exactly one branch
+            // met with `acc`: meeting first lets siblings (a `required` tag, a `type`)
+            // make branches disjoint that are not on their own
+            let mut branches = self.branches(ctx, v, ptr, "oneOf")?;
+            for b in branches.iter_mut() {
+                *b = intersect(ctx, &acc, b).map_err(|f| fail_at(ptr, f))?;
+            }
+            acc = one_of(ctx, &branches).map_err(|f| fail_at(&child(ptr, "oneOf"), f))?;
         }
         if let Some(v) = m.get("not") {
             let n = self.complement(ctx, v, &child(ptr, "not"))?;
