@@ -718,6 +718,17 @@ fn negated_item_schemas_ask_for_an_item_outside_them() {
         &["[2,2,2]", "[1,1]", "[1,1,1,1,1]", "[]"],
     );
     check(
+        r#"{"type":"array","allOf":[{"contains":{"type":"integer"}},{"contains":{"minimum":5}}]}"#,
+        &["[7]", "[1,\"a\",5.5]", "[5.5,1]", "[\"a\",6,\"b\"]"],
+        &["[]", "[1,2]", "[5.5]", "[\"a\"]"],
+    );
+    check(
+        r#"{"oneOf":[{"items":{"multipleOf":10,"maximum":20}},{"items":{"multipleOf":5,"maximum":80}},
+            {"items":{"multipleOf":5,"maximum":60}}]}"#,
+        &["[70]", "[5,65]", "[75,null]"],
+        &["[10]", "[]", "[5]", "[90]", "[50]"],
+    );
+    check(
         r#"{"type":"array","contains":{"const":1},"minItems":3}"#,
         &["[1,2,3]", "[2,2,2,2,2,1]", "[2,2,1]", "[2,1,2,2]"],
         &["[2,2,2]", "[1,1]", "[2,2,2,2]"],

@@ -188,27 +188,39 @@ impl<'c> Emitter<'c> {
         ])
     }
 
-    /// Arrays with at least one item meeting the one `contains` schema, every item
-    /// meeting `items`: [`Emitter::some_of`] with the items meeting both as the hits.
-    /// Only that form: no prefix, no uniqueness, `minContains: 1` without
-    /// `maxContains`; the rest is refused.
+    /// Arrays with at least one item meeting each `contains` schema (one or two), every
+    /// item meeting `items`: [`Emitter::some_of`] or [`Emitter::some_of_each`] with the
+    /// items meeting both as the hits. No prefix, no uniqueness, `minContains: 1`
+    /// without `maxContains`; the rest is refused.
     fn containing(&mut self, a: &ArrCons) -> Step<Rx> {
-        let simple = matches!(a.contains.as_slice(), [c] if c.min == 1 && c.max.is_none())
+        let simple = a.contains.len() <= 2
+            && a.contains.iter().all(|c| c.min == 1 && c.max.is_none())
             && a.prefix.is_empty()
             && !a.unique;
         if !simple {
             return Err(Fail::unsupported(
                 "contains",
-                "only one `contains` over plain `items` is implemented",
+                "only one or two `contains` over plain `items` are implemented",
             ));
         }
-        let both = intersect(self.ctx, &a.items, &a.contains[0].shape)?;
         let item = self.value(&a.items)?;
-        let hit = self.value(&both)?;
-        if rx::is_never(&hit) {
+        let mut hits = Vec::new();
+        let mut all = a.items.clone();
+        for c in &a.contains {
+            let hit = intersect(self.ctx, &a.items, &c.shape)?;
+            all = intersect(self.ctx, &all, &c.shape)?;
+            hits.push(self.value(&hit)?);
+        }
+        let body = if let [hit] = hits.as_slice() {
+            self.some_of(&item, hit, a.min, a.max)?
+        } else {
+            let both = self.value(&all)?;
+            let (p, q) = (&hits[0], &hits[1]);
+            self.some_of_each(&item, p, q, &both, a.min, a.max, "contains")?
+        };
+        if rx::is_never(&body) {
             return Ok(rx::never());
         }
-        let body = self.some_of(&item, &hit, a.min, a.max)?;
         Ok(self.tok.container("[", Some(body), false, "]"))
     }
 
@@ -238,6 +250,51 @@ impl<'c> Emitter<'c> {
             splits.push(rx::concat([before, w.clone(), after]));
         }
         Ok(rx::alt(splits))
+    }
+
+    /// `lo..=hi` comma-separated `x` with at least one `a` and at least one `b` (both
+    /// within `x`; `both` the `x` that are both): one member that is both
+    /// ([`Emitter::some_of`]), or an `a` before a `b`, or a `b` before an `a`:
+    /// `(x,)* a (,x)* ,b (,x)*`. Those two need an unbounded count whose minimum is at
+    /// most 2; other counts are refused as `keyword`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn some_of_each(
+        &self,
+        x: &Rx,
+        a: &Rx,
+        b: &Rx,
+        both: &Rx,
+        lo: u64,
+        hi: Option<u64>,
+        keyword: &str,
+    ) -> Step<Rx> {
+        if rx::is_never(a) || rx::is_never(b) {
+            return Ok(rx::never());
+        }
+        if hi.is_some() || lo > 2 {
+            return Err(Fail::unsupported(
+                keyword,
+                "a count beside two members that must be present",
+            ));
+        }
+        let mut alts = Vec::new();
+        if !rx::is_never(both) {
+            alts.push(self.some_of(x, both, lo, hi)?);
+        }
+        let any = rx::repeat(rx::concat([x.clone(), self.tok.comma.clone()]), 0, None);
+        for (p, q) in [(a, b), (b, a)] {
+            let (mid, tail) = (self.more(x, 0, None)?, self.more(x, 0, None)?);
+            let comma = self.tok.comma.clone();
+            alts.push(rx::concat([
+                any.clone(),
+                p.clone(),
+                mid,
+                comma,
+                q.clone(),
+                tail,
+            ]));
+        }
+        Ok(rx::alt(alts))
     }
 
     /// `(, x){lo,hi}`.

@@ -110,9 +110,8 @@ impl Emitter<'_> {
     }
 
     /// The undeclared members (`lo..=hi` of `x`) when the object's witnesses
-    /// ([`ObjCons::some`]) must be among them. One witness: [`Emitter::some_of`]. Two:
-    /// one member that is both, or one of each in either order, `(x,)* a (,x)* ,b (,x)*`
-    /// (no count then but `minProperties` up to 2). More are refused.
+    /// ([`ObjCons::some`]) must be among them: one witness by [`Emitter::some_of`], two
+    /// by [`Emitter::some_of_each`]; more are refused.
     fn witnessed(&mut self, o: &ObjCons, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
         let two = |why: &str| Fail::unsupported("not", why.to_string());
         match o.some.as_slice() {
@@ -121,31 +120,13 @@ impl Emitter<'_> {
                 None => Ok(rx::never()),
             },
             [a, b] => {
-                let mut alts = Vec::new();
-                if let Some(both) = self.extras(o, &o.some)? {
-                    alts.push(self.some_of(x, &both, lo, hi)?);
-                }
+                let both = self.extras(o, &o.some)?.unwrap_or_else(rx::never);
                 let one_a = self.extras(o, std::slice::from_ref(a))?;
                 let one_b = self.extras(o, std::slice::from_ref(b))?;
-                if let (Some(one_a), Some(one_b)) = (one_a, one_b) {
-                    if hi.is_some() || lo > 2 {
-                        return Err(two("a property count beside two keys that must be present"));
-                    }
-                    let any = rx::repeat(rx::concat([x.clone(), self.tok.comma.clone()]), 0, None);
-                    let comma = self.tok.comma.clone();
-                    for (p, q) in [(&one_a, &one_b), (&one_b, &one_a)] {
-                        let (mid, tail) = (self.more(x, 0, None)?, self.more(x, 0, None)?);
-                        alts.push(rx::concat([
-                            any.clone(),
-                            p.clone(),
-                            mid,
-                            comma.clone(),
-                            q.clone(),
-                            tail,
-                        ]));
-                    }
+                match (one_a, one_b) {
+                    (Some(p), Some(q)) => self.some_of_each(x, &p, &q, &both, lo, hi, "not"),
+                    _ => Ok(rx::never()),
                 }
-                Ok(rx::alt(alts))
             }
             _ => Err(two(
                 "more than two keys that must be present among the undeclared ones",
