@@ -29,6 +29,8 @@ use super::rx::{self, Rx};
 use super::shape::{KeyRule, Lang, ObjCons, ShapeRef};
 use super::spell::canonical;
 
+/// Optional members chained together before the runs are ([`Emitter::all_optional`]).
+const CHAIN_RUN: usize = 16;
 /// The most `patternProperties` patterns one object may have.
 pub const MAX_PATTERNS: usize = 3;
 
@@ -150,9 +152,8 @@ impl Emitter<'_> {
 
     /// Members in order, then the undeclared ones (`lo..=hi` of them): the nonempty
     /// body, and whether the empty body is allowed. Undeclared members are written
-    /// twice at most; declared ones are linear up to the first required member, and
-    /// after it (or without one) an optional member is written once per way the body
-    /// can start, so all-optional objects grow quadratically.
+    /// twice at most; declared ones once where one is required, four times at most
+    /// where none is ([`Emitter::all_optional`]).
     fn sequence(
         &self,
         members: &[(Rx, bool)],
@@ -184,26 +185,14 @@ impl Emitter<'_> {
 
     /// The declared members alone: the nonempty body, and whether it may be empty.
     fn declared(&self, members: &[(Rx, bool)]) -> (Option<Rx>, bool) {
-        let first_required = members.iter().position(|m| m.1);
-        let split = first_required.map_or(0, |r| r + 1);
-        let (mut tail, mut first) = (rx::empty(), None);
-        for (m, required) in members[split..].iter().rev() {
-            let here = rx::concat([m.clone(), tail.clone()]);
-            let step = rx::concat([self.tok.comma.clone(), m.clone()]);
-            if *required {
-                tail = rx::concat([step, tail]);
-                first = Some(here);
-            } else {
-                tail = rx::concat([rx::opt(step), tail]);
-                first = Some(match first {
-                    Some(f) => rx::alt([here, f]),
-                    None => here,
-                });
-            }
-        }
-        let Some(r) = first_required else {
-            return (first, true);
+        let Some(r) = members.iter().position(|m| m.1) else {
+            return (self.all_optional(members), true);
         };
+        let mut tail = rx::empty();
+        for (m, required) in members[r + 1..].iter().rev() {
+            let step = rx::concat([self.tok.comma.clone(), m.clone()]);
+            tail = rx::concat([if *required { step } else { rx::opt(step) }, tail]);
+        }
         // Members before the first required one are each followed by a comma.
         let mut parts: Vec<Rx> = members[..r]
             .iter()
@@ -212,6 +201,35 @@ impl Emitter<'_> {
         parts.push(members[r].0.clone());
         parts.push(tail);
         (Some(rx::concat(parts)), false)
+    }
+
+    /// Optional members only: any nonempty selection in order, comma-joined. Chained
+    /// ([`Emitter::chain`]) within runs of [`CHAIN_RUN`] members, the runs chained in
+    /// turn, so each member is written four times at most and the groups nest one per
+    /// member of a run plus one per run.
+    fn all_optional(&self, members: &[(Rx, bool)]) -> Option<Rx> {
+        let runs: Vec<Rx> = members
+            .chunks(CHAIN_RUN)
+            .filter_map(|run| self.chain(run.iter().map(|(m, _)| m.clone())))
+            .collect();
+        self.chain(runs)
+    }
+
+    /// Any nonempty selection of `parts` in order, comma-joined:
+    /// `E(k) = E(k-1) (,p_k)? | p_k`, each part written twice. (Starting the body at
+    /// each part instead writes part `k` once per earlier part: quadratic.)
+    fn chain(&self, parts: impl IntoIterator<Item = Rx>) -> Option<Rx> {
+        let mut acc: Option<Rx> = None;
+        for p in parts {
+            acc = Some(match acc {
+                None => p,
+                Some(e) => {
+                    let more = rx::opt(rx::concat([self.tok.comma.clone(), p.clone()]));
+                    rx::alt([rx::concat([e, more]), p])
+                }
+            });
+        }
+        acc
     }
 
     /// The member regex of an undeclared key, if any is allowed; with `witnesses`, of an
