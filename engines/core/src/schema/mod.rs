@@ -25,6 +25,7 @@ mod emit;
 mod error;
 mod exclusive;
 mod formats;
+mod keys;
 mod keywords;
 mod merge;
 mod negate;

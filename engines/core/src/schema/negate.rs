@@ -210,19 +210,33 @@ fn arrays(ctx: &mut Ctx, alts: &[ArrCons]) -> Step<Vec<ArrCons>> {
     if alts.is_empty() || alts.iter().any(ArrCons::is_any) {
         return whole_or_none(alts, ArrCons::is_any, ArrCons::any, "an array constraint");
     }
+    let wrap = |arrays| Shape {
+        arrays,
+        ..Shape::never()
+    };
+    met(ctx, alts, complement_array, wrap, |s| s.arrays.clone())
+}
+
+/// The meet of the alternatives' complements (`one`) for a compound type, met as
+/// shapes (`wrap` puts a list of that type's alternatives in one, `take` reads it
+/// back), since meeting arrays or objects meets their nested values too.
+fn met<T>(
+    ctx: &mut Ctx,
+    alts: &[T],
+    one: fn(&mut Ctx, &T) -> Step<Vec<T>>,
+    wrap: impl Fn(Vec<T>) -> Shape,
+    take: impl Fn(&Shape) -> Vec<T>,
+) -> Step<Vec<T>> {
     let mut acc: Option<ShapeRef> = None;
     for a in alts {
-        let arrays = complement_array(ctx, a)?;
-        let s = ctx.shape(Shape {
-            arrays,
-            ..Shape::never()
-        })?;
+        let s = one(ctx, a)?;
+        let s = ctx.shape(wrap(s))?;
         acc = Some(match acc {
             Some(x) => intersect(ctx, &x, &s)?,
             None => s,
         });
     }
-    Ok(acc.map(|s| s.arrays.clone()).unwrap_or_default())
+    Ok(acc.map(|s| take(&s)).unwrap_or_default())
 }
 
 /// Arrays of a length outside the bounds, with a prefix item outside its schema, with
@@ -285,25 +299,16 @@ fn complement_array(ctx: &mut Ctx, a: &ArrCons) -> Step<Vec<ArrCons>> {
     Ok(out)
 }
 
-/// Objects: the complement of a union is the meet of the alternatives' complements;
-/// an alternative with only `properties` and `required` is complemented key by key.
+/// Objects: the complement of a union is the meet of the alternatives' complements.
 fn objects(ctx: &mut Ctx, alts: &[ObjCons]) -> Step<Vec<ObjCons>> {
     if alts.is_empty() || alts.iter().any(ObjCons::is_any) {
         return whole_or_none(alts, ObjCons::is_any, ObjCons::any, "an object constraint");
     }
-    let mut acc: Option<ShapeRef> = None;
-    for o in alts {
-        let objects = complement_object(ctx, o)?;
-        let s = ctx.shape(Shape {
-            objects,
-            ..Shape::never()
-        })?;
-        acc = Some(match acc {
-            Some(a) => intersect(ctx, &a, &s)?,
-            None => s,
-        });
-    }
-    Ok(acc.map(|s| s.objects.clone()).unwrap_or_default())
+    let wrap = |objects| Shape {
+        objects,
+        ..Shape::never()
+    };
+    met(ctx, alts, complement_object, wrap, |s| s.objects.clone())
 }
 
 /// Objects that miss a required key, have a declared key with a value outside its
