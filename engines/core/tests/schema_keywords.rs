@@ -776,6 +776,29 @@ fn optional_members_are_written_a_bounded_number_of_times() {
 }
 
 #[test]
+fn many_exclusive_patterns_split_keys_one_region_each() {
+    let pats: Vec<String> = (0..12)
+        .map(|i| format!(r#""^k{i}$":{{"type":"integer","minimum":{i}}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"type":"object","patternProperties":{{{},"^k":{{"maximum":20}}}},"additionalProperties":false}}"#,
+        pats.join(",")
+    );
+    check(
+        &schema,
+        &["{}", "{\"k3\":3,\"k11\":20}", "{\"kx\":\"s\"}"],
+        &["{\"k3\":2}", "{\"k11\":21}", "{\"k1\":1.5}", "{\"x\":1}"],
+    );
+    // seven patterns that overlap freely make 128 regions: refused, not approximated
+    let free: Vec<String> = "abcdefg"
+        .chars()
+        .map(|c| format!(r#""{c}":{{"not":{{"const":"{c}"}}}}"#))
+        .collect();
+    let many = format!(r#"{{"patternProperties":{{{}}}}}"#, free.join(","));
+    assert_eq!(refused(&many).keyword(), Some("patternProperties"));
+}
+
+#[test]
 fn a_negated_negation_needs_no_complement() {
     // an enumerated object's complement is not built; `not not` reads it as it is
     check(

@@ -5,7 +5,7 @@
 //! possibly absent (optional), then any number of undeclared keys. An undeclared key
 //! is any string but the declared ones, within `propertyNames`; its value is the
 //! additional schema, or the meet of the `patternProperties` schemas whose patterns
-//! match it (key languages split by which of at most [`MAX_PATTERNS`] patterns match).
+//! match it (key languages split by which patterns match, in at most [`MAX_REGIONS`]).
 //! `minProperties`/`maxProperties` are exact when they hold for every such object,
 //! when every declared key is required (the count then bounds the undeclared keys),
 //! or for `minProperties: 1` with no key required (the object is not empty); other
@@ -29,8 +29,8 @@ use super::spell::canonical;
 
 /// Optional members chained together before the runs are ([`Emitter::all_optional`]).
 const CHAIN_RUN: usize = 16;
-/// The most `patternProperties` patterns one object may have.
-pub const MAX_PATTERNS: usize = 3;
+/// The most key regions `patternProperties` may split an object's keys into.
+pub const MAX_REGIONS: usize = 64;
 
 fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a property-name language needs too many automaton states".into())
@@ -287,54 +287,63 @@ pub type Witness = (Lang, ShapeRef);
 /// which patterns of the key `rules` match them: each nonempty region's keys, with the
 /// value every key there must have (per rule, the meet of its matching patterns'
 /// schemas, or its additional schema where none matches; the rules' values met).
-/// Refused past [`MAX_PATTERNS`] patterns in all (2^n regions).
+/// Regions are split pattern by pattern and empty ones dropped, so patterns that
+/// exclude each other make one region each; past [`MAX_REGIONS`] it is refused.
 pub(super) fn key_regions(
     ctx: &mut Ctx,
     o: &ObjCons,
     names: &[Lang],
     rules: &[KeyRule],
 ) -> Step<Vec<(Dfa, ShapeRef)>> {
-    let patterns: Vec<(usize, &Lang, &ShapeRef)> = rules
-        .iter()
-        .enumerate()
-        .flat_map(|(r, rule)| rule.patterns.iter().map(move |(l, s)| (r, l, s)))
-        .collect();
-    if patterns.len() > MAX_PATTERNS {
-        return Err(Fail::unsupported(
-            "patternProperties",
-            format!("more than {MAX_PATTERNS} patterns"),
-        ));
-    }
     let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
     let mut base = Dfa::from_rx(&declared).map_err(too_large)?.complement();
     for n in names {
         let d = ctx.dfa(&n.rx)?;
         base = base.intersect(&d).map_err(too_large)?.minimize();
     }
-    let mut out = Vec::new();
-    for mask in 0..1usize << patterns.len() {
-        let mut keys = base.clone();
-        let mut matched = vec![false; rules.len()];
-        let mut value = ctx.any();
-        for (j, (r, lang, shape)) in patterns.iter().enumerate() {
+    // each region: its keys, and per rule the meet of the patterns that matched
+    let mut regions: Vec<(Dfa, Vec<Option<ShapeRef>>)> = Vec::new();
+    if !base.is_empty() {
+        regions.push((base, vec![None; rules.len()]));
+    }
+    for (r, rule) in rules.iter().enumerate() {
+        for (lang, shape) in &rule.patterns {
             let p = ctx.dfa(&lang.rx)?;
-            let side = if mask & (1 << j) != 0 {
-                matched[*r] = true;
-                value = intersect(ctx, &value, shape)?;
-                Dfa::clone(&p)
-            } else {
-                p.complement()
-            };
-            keys = keys.intersect(&side).map_err(too_large)?.minimize();
-        }
-        for (r, rule) in rules.iter().enumerate() {
-            if !matched[r] {
-                value = intersect(ctx, &value, &rule.additional)?;
+            let mut next = Vec::with_capacity(regions.len() * 2);
+            for (keys, values) in regions {
+                let inside = keys.intersect(&p).map_err(too_large)?.minimize();
+                let outside = keys
+                    .intersect(&p.complement())
+                    .map_err(too_large)?
+                    .minimize();
+                if !inside.is_empty() {
+                    let mut v = values.clone();
+                    v[r] = Some(match &v[r] {
+                        Some(x) => intersect(ctx, x, shape)?,
+                        None => shape.clone(),
+                    });
+                    next.push((inside, v));
+                }
+                if !outside.is_empty() {
+                    next.push((outside, values));
+                }
             }
+            if next.len() > MAX_REGIONS {
+                return Err(Fail::unsupported(
+                    "patternProperties",
+                    format!("the patterns split the keys into more than {MAX_REGIONS} regions"),
+                ));
+            }
+            regions = next;
         }
-        if !keys.is_empty() {
-            out.push((keys, value));
+    }
+    let mut out = Vec::with_capacity(regions.len());
+    for (keys, values) in regions {
+        let mut value = ctx.any();
+        for (v, rule) in values.iter().zip(rules) {
+            value = intersect(ctx, &value, v.as_ref().unwrap_or(&rule.additional))?;
         }
+        out.push((keys, value));
     }
     Ok(out)
 }
