@@ -110,6 +110,18 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
         },
         [{}, {"a1": 7}, {"a1": 3}, {"b": 7}, {"a1": "x"}],
     ),
+    (  # the complement of a complement that asks for a key: a key rule
+        {
+            "type": "object",
+            "not": {
+                "allOf": [
+                    {"not": {"additionalProperties": {"type": "integer"}}},
+                    {"required": ["a"]},
+                ]
+            },
+        },
+        [{}, {"b": "s"}, {"a": 1}, {"a": 1, "b": 2}, {"a": "s"}, {"a": 1, "b": "s"}],
+    ),
     (  # a negated negation
         {"type": "object", "not": {"not": {"enum": [{"a": True}]}}},
         [{"a": True}, {"a": False}, {}],

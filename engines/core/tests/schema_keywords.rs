@@ -666,6 +666,16 @@ fn negated_key_rules_and_names_ask_for_a_witness_key() {
         &["{\"a\":1}", "{\"b\":2}"],
         &["{}", "{\"a\":1,\"b\":2}", "{\"c\":1}", "{\"a\":\"x\"}"],
     );
+    // the complement of a witness is a key rule
+    check(
+        r#"{"type":"object","not":{"allOf":[{"not":{"additionalProperties":{"type":"integer"}}},{"required":["a"]}]}}"#,
+        &["{}", "{\"b\":\"s\"}", "{\"a\":1}", "{\"a\":1,\"b\":2}"],
+        &[
+            "{\"a\":\"s\"}",
+            "{\"a\":1,\"b\":\"s\"}",
+            "{\"b\":\"s\",\"a\":1}",
+        ],
+    );
     // two witnesses: one key that is both, or one of each in either order
     check(
         r#"{"type":"object","allOf":[{"not":{"additionalProperties":{"type":"integer"}}},

@@ -18,8 +18,8 @@
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num, meet_str};
-use super::objects::{key_regions, lang_of};
-use super::shape::{ArrCons, Contains, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::objects::{key_regions, lang_of, undeclared};
+use super::shape::{ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 
 /// The objects with some undeclared key in `lang` whose value is in `value`.
 fn witness(lang: Lang, value: ShapeRef) -> ObjCons {
@@ -313,13 +313,31 @@ fn objects(ctx: &mut Ctx, alts: &[ObjCons]) -> Step<Vec<ObjCons>> {
 
 /// Objects that miss a required key, have a declared key with a value outside its
 /// schema, have fewer keys than `minProperties` or more than `maxProperties`, have a
-/// key outside a `propertyNames` language, or have an undeclared key whose value its
-/// key rule rejects (one witness per region of the rule's patterns).
+/// key outside a `propertyNames` language, have an undeclared key whose value its
+/// key rule rejects (one witness per region of the rule's patterns), or lack a
+/// witness it asks for (a key rule: every such key's value outside the witness's).
 fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
-    if !o.some.is_empty() {
-        return Err(refuse("an object that must have certain undeclared keys"));
-    }
     let mut out = Vec::new();
+    for (lang, value) in &o.some {
+        // no undeclared key in the witness's language has a value in its shape
+        let in_lang = ctx.dfa(&lang.rx)?;
+        let keys = undeclared(o)?.intersect(&in_lang);
+        let keys = keys.map_err(|_| Fail::Limit("a witness's keys need too many states".into()))?;
+        if keys.is_empty() {
+            return Ok(vec![ObjCons::any()]);
+        }
+        let rule = KeyRule {
+            patterns: vec![(
+                lang_of(&keys.minimize(), lang.label.clone()),
+                negate(ctx, value)?,
+            )],
+            additional: ctx.any(),
+        };
+        out.push(ObjCons {
+            rules: vec![rule],
+            ..ObjCons::any()
+        });
+    }
     for n in &o.names {
         let outside = ctx.dfa(&n.rx)?.complement();
         if !outside.is_empty() {

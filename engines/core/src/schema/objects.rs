@@ -295,8 +295,7 @@ pub(super) fn key_regions(
     names: &[Lang],
     rules: &[KeyRule],
 ) -> Step<Vec<(Dfa, ShapeRef)>> {
-    let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
-    let mut base = Dfa::from_rx(&declared).map_err(too_large)?.complement();
+    let mut base = undeclared(o)?;
     for n in names {
         let d = ctx.dfa(&n.rx)?;
         base = base.intersect(&d).map_err(too_large)?.minimize();
@@ -346,6 +345,12 @@ pub(super) fn key_regions(
         out.push((keys, value));
     }
     Ok(out)
+}
+
+/// The keys `o` does not declare.
+pub(super) fn undeclared(o: &ObjCons) -> Step<Dfa> {
+    let declared = rx::alt(o.props.iter().map(|(k, _)| rx::lit(k)).collect::<Vec<_>>());
+    Ok(Dfa::from_rx(&declared).map_err(too_large)?.complement())
 }
 
 /// The language of the strings `dfa` accepts, labelled.
