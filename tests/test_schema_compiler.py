@@ -122,6 +122,38 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
         },
         [{}, {"b": "s"}, {"a": 1}, {"a": 1, "b": 2}, {"a": "s"}, {"a": 1, "b": "s"}],
     ),
+    (  # three overlapping object branches: witnesses another implies are dropped
+        {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"a": {"type": "integer"}},
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {"b": {"type": "integer"}},
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {"c": {}},
+                    "not": {"patternProperties": {"^t": {"type": "string"}}},
+                },
+            ]
+        },
+        [
+            {},
+            {"a": 1},
+            {"b": 2},
+            {"t": 1},
+            {"t": "s"},
+            {"a": 1, "t": 2},
+            {"c": 1, "t": 3},
+            {"a": "x"},
+            {"x": 1},
+        ],
+    ),
     (  # a negated negation
         {"type": "object", "not": {"not": {"enum": [{"a": True}]}}},
         [{"a": True}, {"a": False}, {}],

@@ -666,6 +666,13 @@ fn negated_key_rules_and_names_ask_for_a_witness_key() {
         &["{\"a\":1}", "{\"b\":2}"],
         &["{}", "{\"a\":1,\"b\":2}", "{\"c\":1}", "{\"a\":\"x\"}"],
     );
+    // witnesses another implies are dropped: three become one
+    check(
+        r#"{"type":"object","allOf":[{"not":{"additionalProperties":false}},{"not":{"additionalProperties":false}},
+            {"not":{"additionalProperties":{"type":"integer"}}}]}"#,
+        &["{\"a\":\"s\"}", "{\"a\":1,\"b\":null}"],
+        &["{}", "{\"a\":1}"],
+    );
     // the complement of a witness is a key rule
     check(
         r#"{"type":"object","not":{"allOf":[{"not":{"additionalProperties":{"type":"integer"}}},{"required":["a"]}]}}"#,

@@ -14,6 +14,7 @@ use std::rc::Rc;
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::numbers::{integer_bounds, Bound};
+use super::objects::Witness;
 use super::shape::{ArrCons, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons};
 
 /// The values both shapes admit.
@@ -316,17 +317,43 @@ fn place_witnesses(ctx: &mut Ctx, c: ObjCons, fresh_for: &[Vec<String>]) -> Step
         }
         alts = next;
     }
-    Ok(alts
-        .into_iter()
-        .map(|(mut x, done)| {
-            let mut i = 0;
-            x.some.retain(|_| {
-                i += 1;
-                !done[i - 1]
-            });
-            x
-        })
-        .collect())
+    let mut out = Vec::with_capacity(alts.len());
+    for (mut x, done) in alts {
+        let mut i = 0;
+        x.some.retain(|_| {
+            i += 1;
+            !done[i - 1]
+        });
+        x.some = implied_dropped(ctx, &x.some)?;
+        out.push(x);
+    }
+    Ok(out)
+}
+
+/// Witnesses (of one object, so over the same undeclared keys) without those another
+/// implies: `a` implies `b` when `a`'s keys lie within `b`'s and `b` takes any value
+/// or both take the same values. A witness is dropped only for one still kept or not
+/// yet decided, so of witnesses that imply each other one stays.
+fn implied_dropped(ctx: &mut Ctx, some: &[Witness]) -> Step<Vec<Witness>> {
+    let mut dropped = vec![false; some.len()];
+    for (j, b) in some.iter().enumerate() {
+        for (i, a) in some.iter().enumerate() {
+            if i == j || dropped[i] || !(b.1.is_any() || a.1 == b.1) {
+                continue;
+            }
+            let outside_b = ctx.dfa(&b.0.rx)?.complement();
+            if ctx
+                .dfa(&a.0.rx)?
+                .intersect(&outside_b)
+                .is_ok_and(|d| d.is_empty())
+            {
+                dropped[j] = true;
+                break;
+            }
+        }
+    }
+    let kept = some.iter().zip(&dropped).filter(|(_, d)| !**d);
+    Ok(kept.map(|(w, _)| w.clone()).collect())
 }
 
 pub fn obj_is_empty(ctx: &mut Ctx, c: &ObjCons) -> Step<bool> {
