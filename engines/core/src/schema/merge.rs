@@ -14,8 +14,7 @@ use std::rc::Rc;
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::numbers::{integer_bounds, Bound};
-use super::objects::Witness;
-use super::shape::{ArrCons, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::shape::{ArrCons, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons, Witness};
 
 /// The values both shapes admit.
 pub fn intersect(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<ShapeRef> {
@@ -337,11 +336,11 @@ fn place_witnesses(ctx: &mut Ctx, c: ObjCons, fresh_for: &[Vec<String>]) -> Step
 fn implied_dropped(ctx: &mut Ctx, some: &[Witness]) -> Step<Vec<Witness>> {
     let mut dropped = vec![false; some.len()];
     for (j, b) in some.iter().enumerate() {
+        let outside_b = ctx.dfa(&b.0.rx)?.complement();
         for (i, a) in some.iter().enumerate() {
             if i == j || dropped[i] || !(b.1.is_any() || a.1 == b.1) {
                 continue;
             }
-            let outside_b = ctx.dfa(&b.0.rx)?.complement();
             if ctx
                 .dfa(&a.0.rx)?
                 .intersect(&outside_b)

@@ -18,13 +18,15 @@
 
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num, meet_str};
-use super::objects::{key_regions, lang_of, undeclared};
-use super::shape::{ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::objects::{key_regions, lang_of, too_large, undeclared};
+use super::shape::{
+    ArrCons, Contains, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons, Witness,
+};
 
 /// The objects with some undeclared key in `lang` whose value is in `value`.
-fn witness(lang: Lang, value: ShapeRef) -> ObjCons {
+fn witness(w: Witness) -> ObjCons {
     ObjCons {
-        some: vec![(lang, value)],
+        some: vec![w],
         ..ObjCons::any()
     }
 }
@@ -321,8 +323,7 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
     for (lang, value) in &o.some {
         // no undeclared key in the witness's language has a value in its shape
         let in_lang = ctx.dfa(&lang.rx)?;
-        let keys = undeclared(o)?.intersect(&in_lang);
-        let keys = keys.map_err(|_| Fail::Limit("a witness's keys need too many states".into()))?;
+        let keys = undeclared(o)?.intersect(&in_lang).map_err(too_large)?;
         if keys.is_empty() {
             return Ok(vec![ObjCons::any()]);
         }
@@ -342,17 +343,15 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
         let outside = ctx.dfa(&n.rx)?.complement();
         if !outside.is_empty() {
             let lang = lang_of(&outside, format!("not {}", n.label));
-            out.push(witness(lang, ctx.any()));
+            out.push(witness((lang, ctx.any())));
         }
     }
     for rule in &o.rules {
         for (keys, value) in key_regions(ctx, o, &[], std::slice::from_ref(rule))? {
             let not_value = negate(ctx, &value)?;
             if !not_value.is_never() {
-                out.push(witness(
-                    lang_of(&keys, "an undeclared key".into()),
-                    not_value,
-                ));
+                let lang = lang_of(&keys, "an undeclared key".into());
+                out.push(witness((lang, not_value)));
             }
         }
     }

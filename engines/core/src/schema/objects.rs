@@ -24,7 +24,7 @@ use super::emit::Emitter;
 use super::keys::not_in;
 use super::merge::intersect;
 use super::rx::{self, Rx};
-use super::shape::{KeyRule, Lang, ObjCons, ShapeRef};
+use super::shape::{KeyRule, Lang, ObjCons, ShapeRef, Witness};
 use super::spell::canonical;
 
 /// Optional members chained together before the runs are ([`Emitter::all_optional`]).
@@ -32,7 +32,7 @@ const CHAIN_RUN: usize = 16;
 /// The most key regions `patternProperties` may split an object's keys into.
 pub const MAX_REGIONS: usize = 64;
 
-fn too_large(_: TooLarge) -> Fail {
+pub(super) fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a property-name language needs too many automaton states".into())
 }
 
@@ -113,7 +113,6 @@ impl Emitter<'_> {
     /// ([`ObjCons::some`]) must be among them: one witness by [`Emitter::some_of`], two
     /// by [`Emitter::some_of_each`]; more are refused.
     fn witnessed(&mut self, o: &ObjCons, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
-        let two = |why: &str| Fail::unsupported("not", why.to_string());
         match o.some.as_slice() {
             [w] => match self.extras(o, std::slice::from_ref(w))? {
                 Some(w) => self.some_of(x, &w, lo, hi),
@@ -128,7 +127,8 @@ impl Emitter<'_> {
                     _ => Ok(rx::never()),
                 }
             }
-            _ => Err(two(
+            _ => Err(Fail::unsupported(
+                "not",
                 "more than two keys that must be present among the undeclared ones",
             )),
         }
@@ -278,10 +278,6 @@ impl Emitter<'_> {
         Ok((!alts.is_empty()).then(|| rx::alt(alts)))
     }
 }
-
-/// A key that must be among an object's undeclared ones: its language and its value's
-/// shape ([`ObjCons::some`]).
-pub type Witness = (Lang, ShapeRef);
 
 /// The undeclared keys of `o` (not declared, in every language of `names`), split by
 /// which patterns of the key `rules` match them: each nonempty region's keys, with the

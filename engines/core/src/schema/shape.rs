@@ -116,8 +116,12 @@ pub struct ObjCons {
     /// Keys that must be present (complements of key rules and `propertyNames`): for
     /// each entry, some key not in `props`, in the entry's language, whose value is in
     /// the entry's shape (and meets the key rules, as every undeclared key's does).
-    pub some: Vec<(Lang, ShapeRef)>,
+    pub some: Vec<Witness>,
 }
+
+/// A key that must be among an object's undeclared ones: its language and its value's
+/// shape ([`ObjCons::some`]).
+pub type Witness = (Lang, ShapeRef);
 
 impl Shape {
     /// Every value, spelled out by type (array items and object values are [`Shape::top`]).
