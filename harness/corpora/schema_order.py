@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import regress
+
 from harness.corpora import judge
 
 
@@ -148,7 +150,7 @@ def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
             try:
                 if judge.ecma_search(pattern, key):
                     return sub
-            except Exception:  # a pattern no ECMA-262 mode reads
+            except regress.RegressError:  # a pattern no ECMA-262 mode reads
                 continue
     for node in nodes:
         if isinstance(node.get("additionalProperties"), dict):
