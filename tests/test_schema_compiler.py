@@ -227,3 +227,29 @@ def test_engine_dialects_name_only_known_options() -> None:
     for dialect in declared:
         assert dialect
         assert tokensdfa.schema_to_regex('{"type": "object"}', **dict(dialect))
+
+
+def test_the_lazy_index_takes_as_a_tree_what_is_too_long_as_text() -> None:
+    """`LazyIndex.from_schema` is limited by the compiled tree, not by its text: a schema
+    whose regex passes `max_regex_bytes` (one definition used in eight places) is refused
+    by `schema_to_regex` and served by the lazy index, whose whole NFA is then compiled
+    up front; its language still agrees with jsonschema, walked byte by byte."""
+    point = {"type": "object", "properties": {"x": {"type": "integer", "minimum": 0}}}
+    schema = {
+        "$defs": {"p": point},
+        "type": "object",
+        "properties": {k: {"$ref": "#/$defs/p"} for k in "abcdefgh"},
+        "required": ["a"],
+    }
+    text = json.dumps(schema)
+    cap = {"max_regex_bytes": 300}
+    with pytest.raises(tokensdfa.LimitError, match="bytes long"):
+        tokensdfa.schema_to_regex(text, **cap)
+    vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b""], 256, [256])
+    index = tokensdfa.LazyIndex.from_schema(text, vocab, cap)
+    for value in [{"a": {"x": 1}}, {"a": {}, "h": {"x": 0}}, {"a": {"x": -1}}, {"b": {}}]:
+        state = index.initial_state
+        for byte in json.dumps(value, separators=(",", ":")).encode():
+            state = index.next_state(state, byte) if state is not None else None
+        accepted = state is not None and bool(index.is_accepting(state))
+        assert accepted == jsonschema.Draft202012Validator(schema).is_valid(value), value

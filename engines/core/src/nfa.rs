@@ -33,6 +33,9 @@ use crate::regex_ast::{Ast, Node};
 const FAIL: u32 = u32::MAX;
 /// NFA states allowed at construction (12 bytes each).
 pub const NFA_STATE_LIMIT: usize = 1 << 25;
+/// States and split targets allowed when the whole NFA is compiled up front
+/// (`Ast::compile_whole`): with the hash-consing maps, some hundreds of megabytes.
+pub const WHOLE_NFA_LIMIT: usize = 1 << 23;
 /// Repetitions with more copies than this are unrolled on demand. (Debug builds, where
 /// the tests run unoptimized, compile nearly everything on demand, to exercise it.)
 const UNROLL: u32 = if cfg!(debug_assertions) { 1 } else { 4 };
@@ -103,7 +106,9 @@ pub struct Nfa {
 
 impl Nfa {
     /// Compile `ast`: only what the start state needs; larger pieces, and repetitions of
-    /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them.
+    /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them. With
+    /// `ast.compile_whole`, everything now, within [`NFA_STATE_LIMIT`], so that nothing
+    /// is left to compile on demand.
     pub fn compile(ast: Ast) -> Result<Nfa, Error> {
         let (matchable, size) = matchable(&ast);
         let mut body = Body::default();
@@ -121,6 +126,7 @@ impl Nfa {
             size: &size,
             body: &mut body,
             limit: true,
+            whole: ast.compile_whole,
         }
         .node(ast.root, 0)?;
         Ok(Nfa {
@@ -144,6 +150,7 @@ impl Nfa {
             size: &self.size,
             body: &mut self.body,
             limit: false,
+            whole: false,
         }
         .unrolled_once(l);
         self.body.lazies[lazy as usize].start = start;
@@ -248,6 +255,8 @@ struct Compiler<'a> {
     body: &'a mut Body,
     /// Enforce [`NFA_STATE_LIMIT`] (construction; not the later unrolling).
     limit: bool,
+    /// Leave nothing pending: compile large pieces and unroll repetitions now.
+    whole: bool,
 }
 
 impl Compiler<'_> {
@@ -271,6 +280,11 @@ impl Compiler<'_> {
         if self.limit && self.body.states.len() >= NFA_STATE_LIMIT {
             return Err(Error::LimitExceeded(format!(
                 "the pattern's NFA exceeds {NFA_STATE_LIMIT} states"
+            )));
+        }
+        if self.whole && self.body.states.len() + self.body.alts.len() >= WHOLE_NFA_LIMIT {
+            return Err(Error::LimitExceeded(format!(
+                "the tree's whole NFA exceeds {WHOLE_NFA_LIMIT} states and split targets"
             )));
         }
         self.body.states.push(NState { kind, byte, a, b });
@@ -310,7 +324,7 @@ impl Compiler<'_> {
         if let Some(&s) = self.body.compiled.get(&(id, next)) {
             return Ok(s);
         }
-        let s = if self.size[id as usize] > LAZY_NODE {
+        let s = if self.size[id as usize] > LAZY_NODE && !self.whole {
             self.pending(Lazy {
                 sub: id,
                 min: WHOLE,
@@ -378,7 +392,7 @@ impl Compiler<'_> {
             return Ok(if min == 0 { next } else { FAIL });
         }
         let copies = if max == u32::MAX { min } else { max };
-        if copies > UNROLL {
+        if copies > UNROLL && !self.whole {
             return self.pending(Lazy {
                 sub,
                 min,

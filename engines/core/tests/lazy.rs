@@ -316,6 +316,56 @@ fn schema_trees_match_naive_on_their_printed_regex() {
     }
 }
 
+/// The tree's limit is its own node count, not the printed text's length or nesting: a
+/// schema that shares one definition in many places is refused as text under a tight
+/// `max_regex_len` (and `max_nesting`), and compiled as a tree whose language is the
+/// regex printed without those limits, its NFA compiled whole up front; a tree that
+/// passes the node limit is refused naming it, and one whose whole NFA passes the
+/// NFA's limit is refused by the index (no on-demand compilation without a bound).
+#[test]
+fn schema_trees_are_limited_by_their_nodes_not_their_text() {
+    use tokensdfa_core::schema::{compile, compile_ast, Dialect};
+    let v = vocab(
+        &[
+            "{", "}", "\"", ":", ",", "a", "b", "x", "1", "0", "null", "\"a\":", "\"b\":",
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect::<Vec<_>>(),
+    );
+    let schema = r##"{"$defs":{"p":{"type":"object","properties":{"a":{"type":"integer"},"b":{"enum":["x",null]}}},
+        "q":{"type":"object","properties":{"a":{"$ref":"#/$defs/p"},"b":{"$ref":"#/$defs/p"}}},
+        "r":{"type":"object","properties":{"a":{"$ref":"#/$defs/q"},"b":{"$ref":"#/$defs/q"}}}},
+        "$ref":"#/$defs/r"}"##;
+    let roomy = Dialect::default();
+    let printed = compile(schema, &roomy).unwrap();
+    let tight = Dialect {
+        max_regex_len: printed.len() / 3,
+        max_nesting: 2,
+        ..Dialect::default()
+    };
+    let refused = compile(schema, &tight).unwrap_err().to_string();
+    assert!(refused.contains("bytes long"), "{refused}");
+    let tree = compile_ast(schema, &tight).unwrap();
+    assert!(tree.nodes.len() * 3 < printed.len(), "{}", tree.nodes.len());
+    assert!(tree.compile_whole && !compile_ast(schema, &roomy).unwrap().compile_whole);
+    let lazy = LazyIndex::from_ast(tree, &v, LazyOptions::default()).unwrap();
+    assert_same(&printed, &v, &lazy);
+    let few = Dialect {
+        max_tree_nodes: 8,
+        ..tight
+    };
+    let refused = compile_ast(schema, &few).err().unwrap().to_string();
+    assert!(refused.contains("tree would have"), "{refused}");
+    // a million optional characters, each a few states, unrolled whole
+    let long = compile_ast(r#"{"type":"string","maxLength":1000000}"#, &tight).unwrap();
+    let refused = LazyIndex::from_ast(long, &v, LazyOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(refused.contains("whole NFA"), "{refused}");
+}
+
 /// Letters and letter pairs, words, their quoted and colon-ended forms, digits and JSON
 /// punctuation: enough slice tokens that a state with a large live region of letters
 /// gives up the product search and prunes.

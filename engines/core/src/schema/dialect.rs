@@ -157,6 +157,10 @@ pub struct Dialect {
     /// Refuse a regex whose groups and repetitions nest deeper than this (regex-syntax
     /// refuses more than 250 by default).
     pub max_nesting: usize,
+    /// Refuse a tree ([`super::compile_ast`], the lazy index's form) with more distinct
+    /// nodes than this; a node costs the index a few dozen bytes. The tree holds each
+    /// shared piece once, so it is not bound by the text's two limits above.
+    pub max_tree_nodes: usize,
 }
 
 impl Default for Dialect {
@@ -177,6 +181,7 @@ impl Default for Dialect {
             max_recursion: 3,
             max_regex_len: 4 << 20,
             max_nesting: 250,
+            max_tree_nodes: 1 << 22,
         }
     }
 }

@@ -51,16 +51,53 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
     compile_rx(schema_json, dialect).map(|x| rx::print(&x))
 }
 
-/// The same language as [`compile`]'s regex (the same schemas refused, for the same
-/// reasons), as the lazy index's tree: no regex text printed or parsed.
+/// The same language as [`compile`]'s regex, as the lazy index's tree: no regex text
+/// printed or parsed. The same schemas are refused for the same reasons, except for
+/// size: the tree holds each shared piece once ([`to_ast`]), however often the text
+/// would repeat it, so it is limited by its own distinct nodes (`max_tree_nodes`), not
+/// by the text's `max_regex_len` and `max_nesting`. MaskBench's Kubernetes and GitHub
+/// schemas print gigabytes, some more than `usize::MAX` bytes, from trees of a few
+/// thousand nodes.
+///
+/// A tree past the text's limits is marked [`Ast::compile_whole`](crate::regex_ast::Ast):
+/// the lazy index compiles its NFA up front, within a state limit, since compiling
+/// pieces on demand is bounded only by the text the tree stands for.
 pub fn compile_ast(
     schema_json: &str,
     dialect: &Dialect,
 ) -> Result<crate::regex_ast::Ast, SchemaError> {
-    compile_rx(schema_json, dialect).map(|x| to_ast::to_ast(&x))
+    let x = compile_unbounded(schema_json, dialect)?;
+    let mut ast = to_ast::to_ast(&x);
+    if ast.nodes.len() > dialect.max_tree_nodes {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex tree would have {} nodes", ast.nodes.len()),
+        ));
+    }
+    ast.compile_whole =
+        x.printed_len() > dialect.max_regex_len || x.nesting() > dialect.max_nesting;
+    Ok(ast)
 }
 
 fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
+    let x = compile_unbounded(schema_json, dialect)?;
+    if x.printed_len() > dialect.max_regex_len {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would be {} bytes long", x.printed_len()),
+        ));
+    }
+    if x.nesting() > dialect.max_nesting {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would nest {} groups deep", x.nesting()),
+        ));
+    }
+    Ok(x)
+}
+
+/// The compiled language, before the size limits of its text or tree.
+fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
     let root: Value = serde_json::from_str(schema_json)
         .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
     let mut ctx = context::Ctx::new(dialect);
@@ -75,18 +112,5 @@ fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaErro
     r.check_meta_schema()?;
     let shape = r.read(&mut ctx, &root, "")?;
     let mut em = emit::Emitter::new(&mut ctx);
-    let x = em.value(&shape).map_err(|f| reader::fail_at("", f))?;
-    if x.printed_len() > dialect.max_regex_len {
-        return Err(SchemaError::limit(
-            "",
-            format!("the regex would be {} bytes long", x.printed_len()),
-        ));
-    }
-    if x.nesting() > dialect.max_nesting {
-        return Err(SchemaError::limit(
-            "",
-            format!("the regex would nest {} groups deep", x.nesting()),
-        ));
-    }
-    Ok(x)
+    em.value(&shape).map_err(|f| reader::fail_at("", f))
 }
