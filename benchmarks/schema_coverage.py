@@ -6,13 +6,22 @@ how exactly the converters' regexes judge the set's labelled instances.
 
 Subjects:
 - the two schema-to-regex converters of `harness.corpora.converter`: `ours` (the Rust
-  core's compiler, in the harness's dialect) and `outlines-core`, each through the one
-  guarded, cached conversion path;
+  core's compiler, in the harness's dialect) and `outlines-core`. outlines-core's is
+  taken through the one guarded, cached conversion path; ours as the lazy index's tree
+  (`LazyIndex.from_schema`, what tokensdfa-lazy serves), which has no text and so no
+  text size limit, only the tree's own (`engines/core/src/schema/mod.rs`,
+  `compile_ast`); how many of those it also writes as regex text within the size cap
+  (what the naive reference and the eager index need) is printed beside;
 - the engines with their own JSON grammar (`--engines`), each compiling every schema
   through its harness adapter on a small synthetic vocabulary (what a schema costs an
   engine does not depend on the vocabulary's size; what it accepts does not either) in
   a worker process (`harness.process`) under `--timeout`: a crash, a hang or a refusal
-  counts as not taken, with the reason tallied.
+  counts as not taken, with the reason tallied. Each schema an engine takes has its
+  labelled instances (keys in schema order) walked through the engine's masks by the
+  differ's own instance checks (`harness.diff.instances.check_instances`), so that an
+  engine that takes a schema by ignoring a keyword shows it: its row adds false
+  rejections, false acceptances, failures its declared policies explain, and how many
+  schemas it took with none of these.
 
 For each converter, every labelled instance of every schema it takes, its keys put in
 schema order (both converters' dialect), is walked through its regex byte by byte (the
@@ -47,8 +56,9 @@ from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora import converter, texts
 from harness.corpora.judge import validate
+from harness.corpora.paths import POLICY_LAYOUTS
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import walk
+from harness.diff.instances import check_instances, walk
 from harness.diff.minimize import tiny_vocabulary
 from harness.engines.base import Matcher
 from harness.errors import TokensieveError
@@ -61,36 +71,79 @@ EXAMPLES = 8
 
 
 class CompileService:
-    """The worker side: one engine, prepared once; answers a schema text with "ok" or
-    the reason it was not compiled."""
+    """The worker side: one engine, prepared once; answers a request (a JSON object: the
+    schema's text, and its labelled instances in schema order) with a JSON object:
+    `status` ("ok" or the reason it was not compiled) and, when compiled, the instance
+    counts of `harness.diff.instances.check_instances` (the differ's own checks: valid
+    instances in each layout the engine's whitespace policy promises, labels the judge
+    disputes set apart, failures its declared JSON-schema policies explain counted as
+    `policy`)."""
 
     def __init__(self, setup: dict[str, str]) -> None:
         self.engine = engines.get(setup["engine"])
-        self.prepared = self.engine.prepare(vocabularies.load(setup["vocab"]))
+        self.vocab = vocabularies.load(setup["vocab"])
+        self.prepared = self.engine.prepare(self.vocab)
         self.ready = self.engine.version()
 
-    def handle(self, text: str) -> str:
+    def handle(self, request: str) -> str:
+        asked = json.loads(request)
+        spec = Spec.schema("coverage/schema", asked["schema"])
         try:
-            self.engine.compile(self.prepared, Spec.schema("coverage/schema", text))
+            compiled = self.engine.compile(self.prepared, spec)
         except TokensieveError as exc:
-            return f"{type(exc).__name__}"
-        return "ok"
+            return json.dumps({"status": type(exc).__name__})
+        counts = check_instances(
+            self.engine.name,
+            compiled,
+            json.loads(asked["schema"]),
+            spec.id,
+            self.vocab,
+            asked["valid"],
+            asked["invalid"],
+            samples=0,
+            layouts=POLICY_LAYOUTS[self.engine.policies.json_whitespace],
+            schema_policies=self.engine.policies.json_schema,
+        )
+        row = counts.row()
+        return json.dumps({"status": "ok", **{k: row[k] for k in ENGINE_COUNTS}})
 
 
-def _engine_coverage(name: str, texts: list[str], timeout: float) -> Counter[str]:
+# What an engine's row adds up over the schemas it takes (`InstanceCounts`).
+ENGINE_COUNTS = ("valid", "invalid", "false_rejections", "false_acceptances", "policy", "disputed")
+
+
+def _engine_coverage(
+    name: str, found: list[corpora.Entry], timeout: float
+) -> tuple[Counter[str], Counter[str]]:
+    """(schemas by status, instance counts summed over the schemas taken, with `exact`:
+    the schemas taken with no false rejection, false acceptance or policy failure)."""
     service = Service(
         "benchmarks.schema_coverage:CompileService",
         {"engine": name, "vocab": SMALL_VOCAB},
         address_space=4 << 30,
     )
     tally: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
     try:
-        for text in texts:
-            reply = service.ask(text, timeout)
-            tally[str(reply.value) if reply.ok else reply.status.value] += 1
+        for entry in found:
+            schema = json.loads(entry.spec.text)
+            request = {
+                "schema": entry.spec.text,
+                "valid": [schema_order(v, schema) for v in entry.valid],
+                "invalid": [schema_order(v, schema) for v in entry.invalid],
+            }
+            reply = service.ask(json.dumps(request), timeout)
+            if not reply.ok:
+                tally[reply.status.value] += 1
+                continue
+            answer = json.loads(str(reply.value))
+            tally[answer.pop("status")] += 1
+            counts.update(answer)
+            errors = sum(answer.get(k, 0) for k in ("false_rejections", "false_acceptances"))
+            counts["exact"] += bool(answer) and errors + answer.get("policy", 0) == 0
     finally:
         service.stop()
-    return tally
+    return tally, counts
 
 
 class ByteLanguage:
@@ -106,6 +159,14 @@ class ByteLanguage:
     def matcher(self, regex: str) -> Matcher:
         """Raises TokensieveError for a regex the index cannot take."""
         spec = Spec.regex("coverage/regex", regex)
+        return self.engine.compile(self.prepared, spec).matcher()
+
+    def tree_matcher(self, schema: str) -> Matcher:
+        """Our compiler's language of `schema` as the lazy index's tree
+        (`LazyIndex.from_schema`, the converter's dialect), with no regex text, so
+        without the text's size limit: what tokensdfa-lazy serves. Raises
+        TokensieveError for a schema the compiler refuses."""
+        spec = Spec.schema("coverage/schema", schema)
         return self.engine.compile(self.prepared, spec).matcher()
 
     def accepts(self, matcher: Matcher, text: str) -> bool:
@@ -138,23 +199,30 @@ def _converter_row(
 ) -> dict[str, Any]:
     """Our tally for converter `name`: schemas taken, and each labelled instance (and each
     generated sample in `samples`, by spec id: valid by construction) judged by its regex,
-    compact and spaced. Generated samples are counted apart (`gen_checked`, `gen_fr`)."""
+    compact and spaced. Generated samples are counted apart (`gen_checked`, `gen_fr`).
+    `exact` counts the schemas taken with no false rejection or false acceptance on
+    their labelled instances (the engines' rows count the same)."""
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
-    row.update(gen_checked=0, gen_fr=0)
+    row.update(gen_checked=0, gen_fr=0, as_text=0, exact=0)
     started = time.monotonic()
     for entry in found:
         status, regex = converter.convert_schema(entry.spec.text, name)
-        if status != "ok":
-            row["reasons"][status] += 1
+        row["as_text"] += status == "ok"
+        try:
+            if name == converter.OURS:  # as a tree: no text, so no text size limit
+                index = walker.tree_matcher(entry.spec.text)
+            elif status != "ok":
+                row["reasons"][status] += 1
+                continue
+            else:
+                index = walker.matcher(regex)
+        except TokensieveError as exc:  # refused, or a regex the index cannot take
+            row["reasons"][f"{type(exc).__name__}"] += 1
             continue
         row["taken"] += 1
-        try:
-            index = walker.matcher(regex)
-        except TokensieveError as exc:  # a regex the index cannot take: not judged
-            row["reasons"][f"index: {type(exc).__name__}"] += 1
-            continue
         judged = [(v, ok, "") for v, ok in _instances(entry)]
         judged += [(v, True, "gen_") for v in samples.get(entry.spec.id, [])]
+        errors_before = row["fr"] + row["fa"]
         for value, valid, kind in judged:
             for separators in ((",", ":"), (", ", ": ")):
                 text = json.dumps(value, separators=separators, ensure_ascii=False)
@@ -163,24 +231,29 @@ def _converter_row(
                 if valid and not accepted:
                     row[f"{kind}fr"] += 1
                     if name == converter.OURS:
-                        cause = _outside_dialect(entry.spec.text, regex, text, walker)
+                        cause = _outside_dialect(entry.spec.text, index, text, walker)
                         row.setdefault(f"{kind}causes", Counter())[cause] += 1
                         if cause == UNEXPLAINED:
                             row.setdefault("examples", []).append((entry.spec.id, text[:120]))
                 if accepted and not valid:
                     row["fa"] += 1
                     row.setdefault("fa_examples", []).append((entry.spec.id, text[:120]))
+        row["exact"] += row["fr"] + row["fa"] == errors_before
     row["seconds"] = time.monotonic() - started
     return row
 
 
-def _samples(found: list[corpora.Entry], n: int, seed: int) -> tuple[dict[str, list[Any]], int]:
+def _samples(
+    found: list[corpora.Entry], n: int, seed: int, walker: ByteLanguage
+) -> tuple[dict[str, list[Any]], int]:
     """`n` hypothesis-jsonschema instances per schema our converter takes (fewer where the
     generator gives up or times out), and how many schemas yielded none."""
     out: dict[str, list[Any]] = {}
     empty = 0
     for entry in found:
-        if converter.convert_schema(entry.spec.text, converter.OURS)[0] != "ok":
+        try:
+            walker.tree_matcher(entry.spec.text)
+        except TokensieveError:
             continue
         values, _notes = texts.generated_instances(entry.spec.text, seed, n)
         out[entry.spec.id] = values[:n]
@@ -201,9 +274,9 @@ RELAXED = [
 EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
 
 
-def _outside_dialect(schema: str, regex: str, text: str, walker: ByteLanguage) -> str:
+def _outside_dialect(schema: str, matcher: Matcher, text: str, walker: ByteLanguage) -> str:
     """Which of the dialect's stated restrictions a refused valid instance breaks (our
-    converter's `regex` of `schema` refused it), or UNEXPLAINED."""
+    converter's language of `schema`, `matcher`, refused it), or UNEXPLAINED."""
     import tokensdfa
 
     for cause, relaxed in RELAXED:
@@ -222,7 +295,7 @@ def _outside_dialect(schema: str, regex: str, text: str, walker: ByteLanguage) -
             return cause
     if EXPONENT.search(text):
         return "number written with an exponent (the dialect writes plain decimals)"
-    if _refused_at_container(regex, text, walker):
+    if _refused_at_container(matcher, text, walker):
         return DEEPER
     return UNEXPLAINED
 
@@ -233,11 +306,11 @@ DEEPER = (
 )
 
 
-def _refused_at_container(regex: str, text: str, walker: ByteLanguage) -> bool:
-    """Whether `regex` refuses `text` exactly at a `[` or `{` outside strings that opens
+def _refused_at_container(matcher: Matcher, text: str, walker: ByteLanguage) -> bool:
+    """Whether `matcher` refuses `text` exactly at a `[` or `{` outside strings that opens
     a third (or deeper) level: an unconstrained value's nesting is never more than the
     text's, so a refusal at the first two levels is never the `any_depth` bound."""
-    matcher = walker.matcher(regex)
+    matcher.reset()
     depth, in_string, escaped = 0, False, False
     data = text.encode()
     for byte, token in zip(data, walker.vocab.encode(text), strict=True):
@@ -272,16 +345,16 @@ def main() -> None:
     found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
     found = corpora.catalog.spread(found, args.limit)
     print(f"{args.corpus}: {len(found)} schemas")
+    walker = ByteLanguage()
     samples: dict[str, list[Any]] = {}
     if args.samples > 0:
         started = time.monotonic()
-        samples, empty = _samples(found, args.samples, args.seed)
+        samples, empty = _samples(found, args.samples, args.seed, walker)
         print(
             f"samples: {sum(map(len, samples.values()))} drawn for {len(samples)} schemas "
             f"({empty} yielded none); {time.monotonic() - started:.0f} s",
             flush=True,
         )
-    walker = ByteLanguage()
     for name in converter.NAMES:
         r = _converter_row(name, found, walker, samples)
         print(
@@ -291,6 +364,9 @@ def main() -> None:
             f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
             flush=True,
         )
+        print(f"    schemas taken with no instance error: {r['exact']}")
+        if name == converter.OURS:
+            print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
         if samples:
             print(f"    samples checked {r['gen_checked']}: false rejections {r['gen_fr']}")
         for cause, n in r.get("causes", Counter()).most_common():
@@ -301,16 +377,24 @@ def main() -> None:
             print(f"    unexplained: {spec_id} {text!r}")
         for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():
             print(f"    false acceptance: {spec_id} {text!r}")
-    texts = [e.spec.text for e in found]
     for name in filter(None, args.engines.split(",")):
         started = time.monotonic()
-        tally = _engine_coverage(name, texts, args.timeout)
+        tally, counts = _engine_coverage(name, found, args.timeout)
         taken = tally.pop("ok", 0)
         print(
             f"engine    {name:<14} takes {taken:>5} of {len(found)} "
             f"({100 * taken / max(1, len(found)):.1f}%); not taken: {dict(tally)}; "
             f"{time.monotonic() - started:.0f} s",
             flush=True,
+        )
+        print(
+            f"    instances: valid {counts['valid']}, invalid {counts['invalid']}: false "
+            f"rejections {counts['false_rejections']}, false acceptances "
+            f"{counts['false_acceptances']}, failures its declared policies explain "
+            f"{counts['policy']}, labels the judge disputes {counts['disputed']}"
+        )
+        print(
+            f"    schemas taken with no instance error (none of the first three): {counts['exact']}"
         )
 
 
