@@ -35,10 +35,10 @@ pub fn translate(pattern: &str) -> Result<Rx, Refusal> {
         .parse(pattern)
         .map_err(|e| format!("pattern {pattern:?} is not translatable: {}", e.kind()))?;
     let t = Translator { pattern };
-    let branches: Vec<&Ast> = match unwrap_group(&ast) {
-        Ast::Alternation(a) => a.asts.iter().collect(),
-        other => vec![other],
-    };
+    let mut branches = Vec::new();
+    for top in alternatives_of(&ast) {
+        expand(items_of(top), &mut branches);
+    }
     let parts = branches
         .into_iter()
         .map(|b| t.branch(b))
@@ -51,15 +51,56 @@ pub fn any_string() -> Rx {
     rx::star(rx::set(CharSet::full()))
 }
 
-/// A top-level group around the whole pattern (`(^a|b$)`) is looked through.
-fn unwrap_group(ast: &Ast) -> &Ast {
+fn alternatives_of(ast: &Ast) -> Vec<&Ast> {
+    match ast {
+        Ast::Alternation(a) => a.asts.iter().collect(),
+        other => vec![other],
+    }
+}
+
+fn items_of(ast: &Ast) -> Vec<&Ast> {
+    match ast {
+        Ast::Concat(c) => c.asts.iter().collect(),
+        other => vec![other],
+    }
+}
+
+/// The inside of a group without flags (capturing or not): it means what it holds.
+fn plain_group(ast: &Ast) -> Option<&Ast> {
     match ast {
         Ast::Group(g) => match &g.kind {
-            ast::GroupKind::NonCapturing(f) if !f.items.is_empty() => ast,
-            _ => unwrap_group(&g.ast),
+            ast::GroupKind::NonCapturing(f) if !f.items.is_empty() => None,
+            _ => Some(&g.ast),
         },
-        _ => ast,
+        _ => None,
     }
+}
+
+fn is_anchor(ast: &Ast) -> bool {
+    is_assertion(ast, ast::AssertionKind::StartLine)
+        || is_assertion(ast, ast::AssertionKind::EndLine)
+}
+
+/// Push the alternatives an alternative's `items` stand for, so that the anchors
+/// [`Translator::branch`] strips at the ends are found where the pattern has them: a
+/// group that is the alternative's only item besides anchors is opened, its own
+/// alternatives distributed over those anchors (`(^a$)` is `^a$`; `^(a|b$)` is `^a` or
+/// `^b$`, concatenation distributing over alternation). Each step opens one group, so
+/// it ends; an anchor left inside is refused by the translation, as before.
+fn expand<'a>(items: Vec<&'a Ast>, out: &mut Vec<Vec<&'a Ast>>) {
+    let mut others = items.iter().enumerate().filter(|(_, a)| !is_anchor(a));
+    if let (Some((at, only)), None) = (others.next(), others.next()) {
+        if let Some(inner) = plain_group(only) {
+            for alt in alternatives_of(inner) {
+                let mut v = items[..at].to_vec();
+                v.extend(items_of(alt));
+                v.extend_from_slice(&items[at + 1..]);
+                expand(v, out);
+            }
+            return;
+        }
+    }
+    out.push(items);
 }
 
 struct Translator<'a> {
@@ -67,21 +108,17 @@ struct Translator<'a> {
 }
 
 impl Translator<'_> {
-    fn branch(&self, ast: &Ast) -> Result<Rx, Refusal> {
-        let mut items: Vec<&Ast> = match ast {
-            Ast::Concat(c) => c.asts.iter().collect(),
-            other => vec![other],
-        };
-        let starts = items
-            .first()
-            .is_some_and(|a| is_assertion(a, ast::AssertionKind::StartLine));
-        if starts {
+    /// The strings holding a match of one alternative: anchors at its ends stripped (any
+    /// number: `^^a` is `^a`), and "any string" padded where there is none.
+    fn branch(&self, mut items: Vec<&Ast>) -> Result<Rx, Refusal> {
+        let start = |a: &&Ast| is_assertion(a, ast::AssertionKind::StartLine);
+        let end = |a: &&Ast| is_assertion(a, ast::AssertionKind::EndLine);
+        let starts = items.first().is_some_and(start);
+        while items.first().is_some_and(start) {
             items.remove(0);
         }
-        let ends = items
-            .last()
-            .is_some_and(|a| is_assertion(a, ast::AssertionKind::EndLine));
-        if ends {
+        let ends = items.last().is_some_and(end);
+        while items.last().is_some_and(end) {
             items.pop();
         }
         let body = items
@@ -290,6 +327,41 @@ mod tests {
         }
     }
 
+    /// Anchors inside groups that make up a whole alternative, as MaskBench's patterns
+    /// write them (`^([^,]|$)`, `(^[^0]*$)|0`, `^(x+\.x+$|%V%)`).
+    #[test]
+    fn anchors_inside_whole_groups_are_distributed() {
+        let d = lang("^([^,]|$)");
+        for (s, ok) in [
+            ("", true),
+            ("a", true),
+            ("ab,", true),
+            (",", false),
+            (",a", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("(^[^0]*$)|0");
+        for (s, ok) in [("", true), ("abc", true), ("a0b", true), ("a1", true)] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("(^a$)|(?:b$)");
+        for (s, ok) in [("a", true), ("xa", false), ("ab", true), ("ba", false)] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang(r"^([0-9]+\.[0-9]+$|%V%)");
+        for (s, ok) in [
+            ("1.2", true),
+            ("1.2x", false),
+            ("%V%x", true),
+            ("x%V%", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("^^a$$");
+        assert!(d.accepts("a") && !d.accepts("aa"));
+    }
+
     #[test]
     fn ecma_class_meanings() {
         let d = lang(r"^\d\w\s.$");
@@ -304,7 +376,7 @@ mod tests {
     fn untranslatable_patterns_are_refused() {
         for p in [
             r"(?=a)", r"(a)\1", r"\bx", "a^b", "(?i)a", "[[a]]", "[a&&b]", "[]a]", r"\Ax", r"\pL",
-            "(?P<n>a)", r"a\z",
+            "(?P<n>a)", r"a\z", "(a$)b", "^(a|b$)c", "(?i:^a)",
         ] {
             assert!(translate(p).is_err(), "{p}");
         }
