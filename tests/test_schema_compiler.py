@@ -55,6 +55,14 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
         {"type": "array", "contains": {"type": "string"}},
         [[1, "a"], [1, 2], [], ["x"]],
     ),
+    (  # a look-ahead at the start of an anchored pattern: a reserved prefix
+        {"type": "string", "pattern": "^(?!org\\.bukkit\\.)([a-z]+\\.)*[a-z]+$"},
+        ["org.x", "org.bukkit.x", "a.b", "a.", "", "org.bukkit"],
+    ),
+    (  # an anchor inside a group that is a whole alternative
+        {"type": "string", "pattern": "^([^,]|$)"},
+        ["", "a", "ab,", ",", ",a"],
+    ),
     (  # oneOf with overlapping branches
         {"oneOf": [{"type": "integer"}, {"minimum": 2}]},
         [1, 2, 2.5, 1.5, "a"],

@@ -22,7 +22,7 @@ use super::rx::{self, Rx};
 use super::shape::{NumCons, Shape, StrCons};
 
 /// The most states of a string automaton turned back into a regex.
-const MAX_ELIMINATED: usize = 2_000;
+pub(super) const MAX_ELIMINATED: usize = 2_000;
 
 fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a string language needs too many automaton states".into())
