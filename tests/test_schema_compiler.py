@@ -240,8 +240,8 @@ def test_engine_dialects_name_only_known_options() -> None:
 def test_the_lazy_index_takes_as_a_tree_what_is_too_long_as_text() -> None:
     """`LazyIndex.from_schema` is limited by the compiled tree, not by its text: a schema
     whose regex passes `max_regex_bytes` (one definition used in eight places) is refused
-    by `schema_to_regex` and served by the lazy index, whose whole NFA is then compiled
-    up front; its language still agrees with jsonschema, walked byte by byte."""
+    by `schema_to_regex` and served by the lazy index; its language still agrees with
+    jsonschema, walked byte by byte."""
     point = {"type": "object", "properties": {"x": {"type": "integer", "minimum": 0}}}
     schema = {
         "$defs": {"p": point},

@@ -268,7 +268,7 @@ impl LazyDfa {
         let nfa = Nfa::compile(ast)?;
         let (classes, n_classes) = nfa.byte_classes();
         let mut table = DfaTable::empty(classes, n_classes);
-        let det = Determinizer::new(nfa, &mut table);
+        let det = Determinizer::new(nfa, &mut table)?;
         let mut d = Self::with_table(table, Some(det));
         d.build = Build {
             fast_parse: false,

@@ -31,11 +31,13 @@ use crate::regex_ast::{Ast, Node};
 
 /// No state: the piece matches nothing.
 const FAIL: u32 = u32::MAX;
-/// NFA states allowed at construction (12 bytes each).
+/// NFA states allowed at construction (12 bytes each), and entries of the map of
+/// compiled pieces.
 pub const NFA_STATE_LIMIT: usize = 1 << 25;
-/// States and split targets allowed when the whole NFA is compiled up front
-/// (`Ast::compile_whole`): with the hash-consing maps, some hundreds of megabytes.
-pub const WHOLE_NFA_LIMIT: usize = 1 << 23;
+/// The same, while the start state's closure compiles pieces on demand: what a start
+/// state may cost is far less than what a pattern may (at this limit the NFA and its
+/// maps take about a gigabyte).
+pub const START_STATE_LIMIT: usize = 1 << 22;
 /// Repetitions with more copies than this are unrolled on demand. (Debug builds, where
 /// the tests run unoptimized, compile nearly everything on demand, to exercise it.)
 const UNROLL: u32 = if cfg!(debug_assertions) { 1 } else { 4 };
@@ -102,13 +104,20 @@ pub struct Nfa {
     body: Body,
     /// `FAIL` when the pattern matches nothing.
     pub start: u32,
+    /// Pieces compiled on demand count against [`START_STATE_LIMIT`] while the start
+    /// state is built ([`Determinizer::new`]), so a pattern whose start alone would
+    /// pass it is refused instead of taking all memory (a schema tree printing
+    /// 8 * 10^18 bytes of regex took 14 GB there). Later transitions cannot fail, so
+    /// they compile without a limit.
+    limited: bool,
+    /// A piece compiled on demand while `limited` passed the limit: the automaton is
+    /// wrong from there on, and must be discarded ([`Determinizer::new`] reports it).
+    exceeded: bool,
 }
 
 impl Nfa {
     /// Compile `ast`: only what the start state needs; larger pieces, and repetitions of
-    /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them. With
-    /// `ast.compile_whole`, everything now, within [`NFA_STATE_LIMIT`], so that nothing
-    /// is left to compile on demand.
+    /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them.
     pub fn compile(ast: Ast) -> Result<Nfa, Error> {
         let (matchable, size) = matchable(&ast);
         let mut body = Body::default();
@@ -125,8 +134,7 @@ impl Nfa {
             matchable: &matchable,
             size: &size,
             body: &mut body,
-            limit: true,
-            whole: ast.compile_whole,
+            limit: NFA_STATE_LIMIT,
         }
         .node(ast.root, 0)?;
         Ok(Nfa {
@@ -135,6 +143,8 @@ impl Nfa {
             size,
             body,
             start,
+            limited: true,
+            exceeded: false,
         })
     }
 
@@ -149,10 +159,17 @@ impl Nfa {
             matchable: &self.matchable,
             size: &self.size,
             body: &mut self.body,
-            limit: false,
-            whole: false,
+            limit: if self.limited {
+                START_STATE_LIMIT
+            } else {
+                usize::MAX
+            },
         }
-        .unrolled_once(l);
+        .unrolled_once(l)
+        .unwrap_or_else(|_| {
+            self.exceeded = true;
+            FAIL
+        });
         self.body.lazies[lazy as usize].start = start;
         start
     }
@@ -253,10 +270,10 @@ struct Compiler<'a> {
     matchable: &'a [bool],
     size: &'a [u32],
     body: &'a mut Body,
-    /// Enforce [`NFA_STATE_LIMIT`] (construction; not the later unrolling).
-    limit: bool,
-    /// Leave nothing pending: compile large pieces and unroll repetitions now.
-    whole: bool,
+    /// The most states, and entries of the compiled pieces' map, allowed
+    /// ([`NFA_STATE_LIMIT`] at construction, [`START_STATE_LIMIT`] for the start
+    /// state's closure, none for later unrolling).
+    limit: usize,
 }
 
 impl Compiler<'_> {
@@ -275,18 +292,21 @@ impl Compiler<'_> {
         Ok(s)
     }
 
+    /// An error once the states, or the compiled pieces (many pieces compile to states
+    /// that exist already), reach the limit.
+    fn within_limit(&self) -> Result<(), Error> {
+        if self.body.states.len().max(self.body.compiled.len()) >= self.limit {
+            return Err(Error::LimitExceeded(format!(
+                "the pattern's NFA exceeds {} states",
+                self.limit
+            )));
+        }
+        Ok(())
+    }
+
     /// A new state, never shared (a loop's entry, patched once its body is compiled).
     fn push_new(&mut self, kind: u8, byte: u8, a: u32, b: u32) -> Result<u32, Error> {
-        if self.limit && self.body.states.len() >= NFA_STATE_LIMIT {
-            return Err(Error::LimitExceeded(format!(
-                "the pattern's NFA exceeds {NFA_STATE_LIMIT} states"
-            )));
-        }
-        if self.whole && self.body.states.len() + self.body.alts.len() >= WHOLE_NFA_LIMIT {
-            return Err(Error::LimitExceeded(format!(
-                "the tree's whole NFA exceeds {WHOLE_NFA_LIMIT} states and split targets"
-            )));
-        }
+        self.within_limit()?;
         self.body.states.push(NState { kind, byte, a, b });
         Ok((self.body.states.len() - 1) as u32)
     }
@@ -324,7 +344,7 @@ impl Compiler<'_> {
         if let Some(&s) = self.body.compiled.get(&(id, next)) {
             return Ok(s);
         }
-        let s = if self.size[id as usize] > LAZY_NODE && !self.whole {
+        let s = if self.size[id as usize] > LAZY_NODE {
             self.pending(Lazy {
                 sub: id,
                 min: WHOLE,
@@ -335,6 +355,7 @@ impl Compiler<'_> {
         } else {
             self.node_now(id, next)?
         };
+        self.within_limit()?;
         self.body.compiled.insert((id, next), s);
         Ok(s)
     }
@@ -392,7 +413,7 @@ impl Compiler<'_> {
             return Ok(if min == 0 { next } else { FAIL });
         }
         let copies = if max == u32::MAX { min } else { max };
-        if copies > UNROLL && !self.whole {
+        if copies > UNROLL {
             return self.pending(Lazy {
                 sub,
                 min,
@@ -436,17 +457,17 @@ impl Compiler<'_> {
     }
 
     /// One copy of a pending repetition, the rest pending again. `sub` is matchable and
-    /// `next` live, so the result is never `FAIL`.
-    fn unrolled_once(&mut self, l: Lazy) -> u32 {
-        let infallible = |r: Result<u32, Error>| r.unwrap_or(FAIL);
+    /// `next` live, so the result is never `FAIL`; an error only past the limit, when
+    /// it is enforced (`Nfa::limited`).
+    fn unrolled_once(&mut self, l: Lazy) -> Result<u32, Error> {
         if l.min == WHOLE {
-            return infallible(self.node_now(l.sub, l.next));
+            return self.node_now(l.sub, l.next);
         }
         if l.max == 0 {
-            return l.next;
+            return Ok(l.next);
         }
         if l.min == 0 && l.max == u32::MAX {
-            return infallible(self.star(l.sub, l.next));
+            return self.star(l.sub, l.next);
         }
         let rest = Lazy {
             min: l.min.saturating_sub(1),
@@ -454,12 +475,12 @@ impl Compiler<'_> {
             start: UNCOMPILED,
             ..l
         };
-        let rest = infallible(self.pending(rest));
-        let copy = infallible(self.node(l.sub, rest));
+        let rest = self.pending(rest)?;
+        let copy = self.node(l.sub, rest)?;
         if l.min > 0 {
-            copy
+            Ok(copy)
         } else {
-            infallible(self.split(&[copy, l.next]))
+            self.split(&[copy, l.next])
         }
     }
 }
@@ -478,8 +499,9 @@ pub struct Determinizer {
 }
 
 impl Determinizer {
-    /// Also creates the start state, row 0 of `table`.
-    pub fn new(nfa: Nfa, table: &mut DfaTable) -> Self {
+    /// Also creates the start state, row 0 of `table`; a limit error when the pieces
+    /// its closure compiles on demand pass [`NFA_STATE_LIMIT`] (see `Nfa::limited`).
+    pub fn new(nfa: Nfa, table: &mut DfaTable) -> Result<Self, Error> {
         let mut det = Determinizer {
             mark: vec![0; nfa.num_states()],
             nfa,
@@ -494,13 +516,19 @@ impl Determinizer {
         if det.nfa.start != FAIL {
             det.close(det.nfa.start);
         }
+        if det.nfa.exceeded {
+            return Err(Error::LimitExceeded(format!(
+                "the pattern's NFA exceeds {START_STATE_LIMIT} states at its start"
+            )));
+        }
+        det.nfa.limited = false;
         det.scratch.sort_unstable();
         let set: Arc<[u64]> = det.scratch.as_slice().into();
         let accepting = set.first() == Some(&0);
         det.ids.insert(set.clone(), 0);
         det.sets.push(set);
         table.push_state(accepting);
-        det
+        Ok(det)
     }
 
     pub fn nfa_states(&self) -> usize {
@@ -535,7 +563,9 @@ impl Determinizer {
                     if self.mark.len() < self.nfa.num_states() {
                         self.mark.resize(self.nfa.num_states(), 0);
                     }
-                    self.stack.push(target);
+                    if target != FAIL {
+                        self.stack.push(target); // FAIL only past the limit, then refused
+                    }
                 }
                 _ => self.scratch.push((s as u64) << 32),
             }
@@ -643,7 +673,9 @@ impl Runs<'_> {
                 }
                 LAZY => {
                     let t = self.nfa.resolve_lazy(st.a);
-                    self.s.stack.push(t);
+                    if t != FAIL {
+                        self.s.stack.push(t);
+                    }
                 }
                 _ => self.s.buf.push(s),
             }

@@ -69,12 +69,6 @@ pub struct Ast {
     pub bytes: Vec<u8>,
     /// Children of `Concat` and `Alt` nodes.
     pub kids: Vec<u32>,
-    /// Compile the whole NFA up front, within its state limit ([`crate::nfa`]), instead
-    /// of large pieces on demand. Set by a front end whose tree may stand for more text
-    /// than any regex it would print ([`crate::schema::compile_ast`]): on-demand
-    /// compilation has no limit (a transition cannot fail), which is safe only while the
-    /// text bounds what it can compile.
-    pub compile_whole: bool,
     class_ids: FxHashMap<usize, u32>,
     /// Nodes by a hash of their content ([`Ast::push`]).
     interned: FxHashMap<u64, u32>,

@@ -316,14 +316,13 @@ fn schema_trees_match_naive_on_their_printed_regex() {
     }
 }
 
-/// The tree's limit is its own node count, not the printed text's length or nesting: a
+/// A tree has its own limits, not the printed text's length or nesting: a
 /// schema that shares one definition in many places is refused as text under a tight
 /// `max_regex_len` (and `max_nesting`), and compiled as a tree whose language is the
-/// regex printed without those limits, its NFA compiled whole up front; a tree that
-/// passes the node limit is refused naming it, and one whose whole NFA passes the
-/// NFA's limit is refused by the index (no on-demand compilation without a bound).
+/// regex printed without those limits; a tree that passes its own limits (distinct
+/// nodes, and the text it stands for) is refused naming them.
 #[test]
-fn schema_trees_are_limited_by_their_nodes_not_their_text() {
+fn schema_trees_have_their_own_limits_not_the_texts() {
     use tokensdfa_core::schema::{compile, compile_ast, Dialect};
     let v = vocab(
         &[
@@ -348,7 +347,6 @@ fn schema_trees_are_limited_by_their_nodes_not_their_text() {
     assert!(refused.contains("bytes long"), "{refused}");
     let tree = compile_ast(schema, &tight).unwrap();
     assert!(tree.nodes.len() * 3 < printed.len(), "{}", tree.nodes.len());
-    assert!(tree.compile_whole && !compile_ast(schema, &roomy).unwrap().compile_whole);
     let lazy = LazyIndex::from_ast(tree, &v, LazyOptions::default()).unwrap();
     assert_same(&printed, &v, &lazy);
     let few = Dialect {
@@ -357,13 +355,12 @@ fn schema_trees_are_limited_by_their_nodes_not_their_text() {
     };
     let refused = compile_ast(schema, &few).err().unwrap().to_string();
     assert!(refused.contains("tree would have"), "{refused}");
-    // a million optional characters, each a few states, unrolled whole
-    let long = compile_ast(r#"{"type":"string","maxLength":1000000}"#, &tight).unwrap();
-    let refused = LazyIndex::from_ast(long, &v, LazyOptions::default())
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(refused.contains("whole NFA"), "{refused}");
+    let short = Dialect {
+        max_tree_text_len: printed.len() - 1,
+        ..tight
+    };
+    let refused = compile_ast(schema, &short).err().unwrap().to_string();
+    assert!(refused.contains("stands for"), "{refused}");
 }
 
 /// Letters and letter pairs, words, their quoted and colon-ended forms, digits and JSON

@@ -161,6 +161,11 @@ pub struct Dialect {
     /// nodes than this; a node costs the index a few dozen bytes. The tree holds each
     /// shared piece once, so it is not bound by the text's two limits above.
     pub max_tree_nodes: usize,
+    /// Refuse a tree whose printed regex would be longer than this: the lazy index
+    /// compiles a piece once per continuation it is reached with, so what it may
+    /// compile on demand grows with the text the tree stands for (MaskBench trees
+    /// standing for 4 GB took more than 6 GB on their first steps), not with the tree.
+    pub max_tree_text_len: usize,
 }
 
 impl Default for Dialect {
@@ -182,6 +187,7 @@ impl Default for Dialect {
             max_regex_len: 4 << 20,
             max_nesting: 250,
             max_tree_nodes: 1 << 22,
+            max_tree_text_len: 1 << 30,
         }
     }
 }

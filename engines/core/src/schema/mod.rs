@@ -55,27 +55,30 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
 /// printed or parsed. The same schemas are refused for the same reasons, except for
 /// size: the tree holds each shared piece once ([`to_ast`]), however often the text
 /// would repeat it, so it is limited by its own distinct nodes (`max_tree_nodes`), not
-/// by the text's `max_regex_len` and `max_nesting`. MaskBench's Kubernetes and GitHub
-/// schemas print gigabytes, some more than `usize::MAX` bytes, from trees of a few
-/// thousand nodes.
-///
-/// A tree past the text's limits is marked [`Ast::compile_whole`](crate::regex_ast::Ast):
-/// the lazy index compiles its NFA up front, within a state limit, since compiling
-/// pieces on demand is bounded only by the text the tree stands for.
+/// by the text's `max_regex_len` and `max_nesting` but by `max_tree_text_len`, 16 times
+/// the harness's text limit: many MaskBench schemas (Kubernetes, GitHub) print hundreds
+/// of megabytes from trees of a few thousand nodes.
 pub fn compile_ast(
     schema_json: &str,
     dialect: &Dialect,
 ) -> Result<crate::regex_ast::Ast, SchemaError> {
     let x = compile_unbounded(schema_json, dialect)?;
-    let mut ast = to_ast::to_ast(&x);
+    if x.printed_len() > dialect.max_tree_text_len {
+        return Err(SchemaError::limit(
+            "",
+            format!(
+                "the regex tree stands for {} bytes of text",
+                x.printed_len()
+            ),
+        ));
+    }
+    let ast = to_ast::to_ast(&x);
     if ast.nodes.len() > dialect.max_tree_nodes {
         return Err(SchemaError::limit(
             "",
             format!("the regex tree would have {} nodes", ast.nodes.len()),
         ));
     }
-    ast.compile_whole =
-        x.printed_len() > dialect.max_regex_len || x.nesting() > dialect.max_nesting;
     Ok(ast)
 }
 
