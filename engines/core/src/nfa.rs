@@ -500,7 +500,7 @@ pub struct Determinizer {
 
 impl Determinizer {
     /// Also creates the start state, row 0 of `table`; a limit error when the pieces
-    /// its closure compiles on demand pass [`NFA_STATE_LIMIT`] (see `Nfa::limited`).
+    /// its closure compiles on demand pass [`START_STATE_LIMIT`] (see `Nfa::limited`).
     pub fn new(nfa: Nfa, table: &mut DfaTable) -> Result<Self, Error> {
         let mut det = Determinizer {
             mark: vec![0; nfa.num_states()],

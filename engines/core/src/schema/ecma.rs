@@ -12,9 +12,10 @@
 //! differently, or ECMA has a feature a regular language cannot express, the pattern
 //! is refused rather than guessed: look-around (but look-aheads at the start of an
 //! anchored pattern, `^(?!X)R`, which are intersections and complements of regular
-//! languages), back-references, word boundaries,
-//! anchors inside the pattern (but in a group that makes up a whole alternative), inline flags, nested classes and class set operations,
-//! `[]`/`[^]`, regex-syntax-only escapes (`\A`, `\z`, `\U`, `\pL`, `(?P<`).
+//! languages), back-references, word boundaries, anchors inside the pattern (but in a
+//! group that makes up a whole alternative), inline flags, nested classes and class
+//! set operations, `[]`/`[^]`, regex-syntax-only escapes (`\A`, `\z`, `\U`, `\pL`,
+//! `(?P<`).
 
 use regex_syntax::ast::{self, Ast};
 

@@ -54,10 +54,10 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
 /// The same language as [`compile`]'s regex, as the lazy index's tree: no regex text
 /// printed or parsed. The same schemas are refused for the same reasons, except for
 /// size: the tree holds each shared piece once ([`to_ast`]), however often the text
-/// would repeat it, so it is limited by its own distinct nodes (`max_tree_nodes`), not
-/// by the text's `max_regex_len` and `max_nesting` but by `max_tree_text_len`, 16 times
-/// the harness's text limit: many MaskBench schemas (Kubernetes, GitHub) print hundreds
-/// of megabytes from trees of a few thousand nodes.
+/// would repeat it, so the text's `max_regex_len` and `max_nesting` do not apply. The
+/// tree's own limits do: its distinct nodes (`max_tree_nodes`) and the text it stands
+/// for (`max_tree_text_len`, 16 times the harness's text limit). Many MaskBench schemas
+/// (Kubernetes, GitHub) print hundreds of megabytes from trees of a few thousand nodes.
 pub fn compile_ast(
     schema_json: &str,
     dialect: &Dialect,
