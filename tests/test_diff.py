@@ -338,19 +338,23 @@ def test_index_builds_in_a_child_forked_after_a_build() -> None:
 
 
 def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
+    """With no converted regex (a schema whose text passes the size limit), the native
+    engines and tokensdfa-lazy, which compiles the schema as a tree, face the instances;
+    the eager index, which needs the regex text, does not."""
     from harness.diff.service import InstancePlan, diff_cell
 
-    llg = _available("llguidance")
+    chosen = [_available("llguidance"), engines.get("tokensdfa-lazy"), engines.get("tokensdfa")]
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     spec = Spec.schema("test/no-regex", schema)
     plan = InstancePlan(valid=({"n": 1},), invalid=({"n": "x"},), samples=2, seed=0)
-    outcome = diff_cell(
-        spec, None, VOCAB, [llg], {"llguidance": llg.prepare(VOCAB)}, WalkPlan(), True, plan
-    )
+    prepared = {e.name: e.prepare(VOCAB) for e in chosen}
+    outcome = diff_cell(spec, None, VOCAB, chosen, prepared, WalkPlan(), True, plan)
     assert outcome.diff.disagreements == []
     assert [(c.engine, c.valid, c.invalid, c.samples) for c in outcome.instances] == [
-        ("llguidance", 1, 1, 2)
+        ("llguidance", 1, 1, 2),
+        ("tokensdfa-lazy", 1, 1, 2),
     ]
+    assert all(c.false_rejections == c.false_acceptances == 0 for c in outcome.instances)
 
 
 class HangingEngine(NaiveEngine):

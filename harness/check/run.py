@@ -248,8 +248,10 @@ def _add_diff(r: EngineResult, spec_id: str, diff: dict[str, Any], out_dir: Path
             r.findings.append(
                 Finding(f["id"], f["signature"], f["explanation"], repro, f["reproduces"])
             )
-    judged = r.engine if _native(r.engine) else "naive"  # regex engines: the converter's
-    r.instances = _tally(diff, spec_id, judged)
+    # regex engines: the converter's language (the naive index's), unless the engine was
+    # judged itself (tokensdfa-lazy, where the schema has no regex text to compare with)
+    own = _tally(diff, spec_id, r.engine)
+    r.instances = own if own is not None or _native(r.engine) else _tally(diff, spec_id, "naive")
 
 
 def _native(engine: str) -> bool:

@@ -188,13 +188,17 @@ def diff_cell(
     engines (and, with `check_exact`, TokensDFA exact against the naive index; with
     `reference_instances`, the reference on a schema's instances). `regex` is None for a
     schema the converter cannot turn into a regex: there is no reference language then,
-    and only the native engines' instance checks run. Raises SpecError or UnsupportedSpec
-    when the reference cannot build the regex."""
+    and only instance checks run, of the native engines and of the regex engines that
+    compile the schema themselves (tokensdfa-lazy takes, as a tree, schemas whose regex
+    text passes the size limit; nothing else checks it there). Raises SpecError or
+    UnsupportedSpec when the reference cannot build the regex."""
     if regex is None:
         outcome = CellOutcome(SpecDiff(spec.id, voc.name, ""))
         outcome.diff.skipped = {e.name: "no converted regex: instances only" for e in chosen}
         if instances is not None:
-            outcome.instances = instance_checks(spec, voc, chosen, prepared, instances, None)
+            outcome.instances = instance_checks(
+                spec, voc, chosen, prepared, instances, None, own_compilers=True
+            )
         return outcome
     refs = refs or References(regex, voc, spec.id)
     skipped: dict[str, str] = {}
@@ -266,12 +270,17 @@ def instance_checks(
     prepared: dict[str, Any],
     plan: InstancePlan,
     reference: Engine | None,
+    *,
+    own_compilers: bool = False,
 ) -> list[InstanceCounts]:
     """Native JSON engines, the reference (the converter's language) and outlines-core's
-    own converter where it is not the one in use (`converter_subjects`) on instances."""
+    own converter where it is not the one in use (`converter_subjects`) on instances;
+    with `own_compilers`, also the regex engines that compile schemas themselves
+    (`Engine.compiles_schemas_itself`), for a schema with no reference language."""
     schema = json.loads(spec.text)
     out = []
     judged = [e for e in chosen if e.capabilities.json_schema == "native"]
+    judged += [e for e in chosen if own_compilers and e.compiles_schemas_itself()]
     judged += [reference] if reference is not None else []
     judged += converter_subjects(chosen, prepared, voc)
     for e in judged:
