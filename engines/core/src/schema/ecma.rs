@@ -91,8 +91,9 @@ fn with_lookaheads(pattern: &str, looks: &[(bool, &str)], rest: &str) -> Result<
         return Err(refuse("a look-ahead not at the start of all of it"));
     }
     let automaton = |p: &str| -> Result<Dfa, Refusal> {
-        Dfa::from_rx(&translate_plain(p)?)
-            .map_err(|_| refuse("look-aheads needing too many automaton states"))
+        // the refusal names the pattern written, then the part that failed
+        let x = translate_plain(p).map_err(|why| format!("pattern {pattern:?}: {why}"))?;
+        Dfa::from_rx(&x).map_err(|_| refuse("look-aheads needing too many automaton states"))
     };
     let mut d = automaton(&body)?;
     for &(negated, x) in looks {
@@ -489,6 +490,9 @@ mod tests {
         for p in ["^(?!a)b|c", "a(?=b)", "^(?!a)b(?=c)", "^(?!(a)"] {
             assert!(translate(p).is_err(), "{p}");
         }
+        // a refusal from inside a look-ahead names the pattern as written first
+        let why = translate("^(?!(?!a))b").unwrap_err();
+        assert!(why.starts_with(r#"pattern "^(?!(?!a))b": "#), "{why}");
     }
 
     #[test]
