@@ -27,6 +27,7 @@ mod exclusive;
 mod formats;
 mod keys;
 mod keywords;
+mod lookahead;
 mod merge;
 mod negate;
 mod numbers;
