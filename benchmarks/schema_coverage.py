@@ -139,8 +139,8 @@ def _engine_coverage(
             answer = json.loads(str(reply.value))
             tally[answer.pop("status")] += 1
             counts.update(answer)
-            errors = sum(answer.get(k, 0) for k in ("false_rejections", "false_acceptances"))
-            counts["exact"] += bool(answer) and errors + answer.get("policy", 0) == 0
+            failed = ("false_rejections", "false_acceptances", "policy")
+            counts["exact"] += not any(answer[k] for k in failed)
     finally:
         service.stop()
     return tally, counts
@@ -158,15 +158,16 @@ class ByteLanguage:
 
     def matcher(self, regex: str) -> Matcher:
         """Raises TokensieveError for a regex the index cannot take."""
-        spec = Spec.regex("coverage/regex", regex)
-        return self.engine.compile(self.prepared, spec).matcher()
+        return self._compiled(Spec.regex("coverage/regex", regex))
 
     def tree_matcher(self, schema: str) -> Matcher:
         """Our compiler's language of `schema` as the lazy index's tree
         (`LazyIndex.from_schema`, the converter's dialect), with no regex text, so
         without the text's size limit: what tokensdfa-lazy serves. Raises
         TokensieveError for a schema the compiler refuses."""
-        spec = Spec.schema("coverage/schema", schema)
+        return self._compiled(Spec.schema("coverage/schema", schema))
+
+    def _compiled(self, spec: Spec) -> Matcher:
         return self.engine.compile(self.prepared, spec).matcher()
 
     def accepts(self, matcher: Matcher, text: str) -> bool:
