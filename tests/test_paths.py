@@ -234,6 +234,23 @@ def test_schema_order_follows_properties_refs_and_branches() -> None:
     )
 
 
+def test_schema_order_merges_a_keys_schemas_across_all_of() -> None:
+    """MaskBench Github_medium---o39168's shape: the value of "p" is declared in three
+    allOf parts; its keys follow their merge (the compiler's order), not the first
+    part's `properties` alone, which names none of them."""
+    schema = {
+        "allOf": [
+            {"type": "object", "properties": {"t": {}, "p": {"type": "object"}}},
+            {"properties": {"p": {"properties": {"id": {}}}}},
+            {"properties": {"p": {"properties": {"m": {}, "f": {}}}}},
+            {"patternProperties": {"^p$": {"properties": {"z": {}}}}},
+        ]
+    }
+    value = {"p": {"z": 0, "f": 1, "x": 2, "m": 3, "id": 4}, "t": 5}
+    ordered = schema_order.schema_order(value, schema)
+    assert json.dumps(ordered) == '{"t": 5, "p": {"id": 4, "m": 3, "f": 1, "z": 0, "x": 2}}'
+
+
 def test_maskbench_paths_use_its_valid_instances() -> None:
     try:
         found = corpora.entries("maskbench")

@@ -140,22 +140,30 @@ def schema_order(value: Any, schema: Any, root: Any | None = None, depth: int = 
 
 
 def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
+    """The schema `key`'s value meets in an object that every one of `nodes` describes
+    (they are the object's schema and the allOf parts and chosen branches it is merged
+    with): of each node, its `properties` schema for `key`, the `patternProperties`
+    schemas whose patterns match `key`, or, when neither names it, its schema object
+    `additionalProperties`. All of them apply, so the value is ordered by their `allOf`
+    (the keys of the first node that declares them first, as the compiler merges them),
+    not by the first one alone, whose declared keys may be a few of the merged ones."""
+    found: list[Any] = []
     for node in nodes:
         props = node.get("properties")
-        if isinstance(props, dict) and key in props:
-            return props[key]
-    for node in nodes:
+        named = isinstance(props, dict) and key in props
+        if named:
+            found.append(props[key])
         patterns = node.get("patternProperties")
         for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
             try:
                 if judge.ecma_search(pattern, key):
-                    return sub
+                    found.append(sub)
+                    named = True
             except regress.RegressError:  # a pattern no ECMA-262 mode reads
                 continue
-    for node in nodes:
-        if isinstance(node.get("additionalProperties"), dict):
-            return node["additionalProperties"]
-    return {}
+        if not named and isinstance(node.get("additionalProperties"), dict):
+            found.append(node["additionalProperties"])
+    return found[0] if len(found) == 1 else {"allOf": found}
 
 
 def _item_schema(nodes: list[dict[str, Any]], index: int) -> Any:
