@@ -52,7 +52,11 @@ fn disjoint(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<bool> {
         Err(Fail::Limit(_)) => return Ok(false),
         Err(e) => return Err(e),
     };
-    if m.is_any() || !m.numbers.is_empty() || !m.arrays.is_empty() || !m.objects.is_empty() {
+    let scalar = m.null || m.bools.contains(&true);
+    if m.is_any() || scalar || !m.numbers.is_empty() || !m.arrays.is_empty() {
+        return Ok(false);
+    }
+    if !m.objects.is_empty() {
         return Ok(false);
     }
     for c in &m.strings {
@@ -99,8 +103,8 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
     }
 }
 
-/// The first pair of parts not shown disjoint.
-fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(usize, usize)>> {
+/// The first pair of shapes (whole, or parts of one type) not shown disjoint.
+pub(super) fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(usize, usize)>> {
     for (i, a) in refs.iter().enumerate() {
         for (j, b) in refs.iter().enumerate().skip(i + 1) {
             if !disjoint(ctx, a, b)? {
@@ -114,12 +118,24 @@ fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(usize, usize)
 /// The union over `i` of part `i` meeting the complement of every other part: exact
 /// for parts that may overlap, where [`negate`] can build those complements.
 fn by_complements(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Shape> {
-    let complements = refs
+    within_complements(ctx, refs, refs)
+}
+
+/// The union over `i` of `narrow[i]` meeting the complement of every other `wide[j]`.
+/// With each `narrow[i]` inside the `i`th branch and each `wide[j]` around the `j`th,
+/// this lies inside the values valid against exactly one branch (the complement of a
+/// wider branch is narrower); with both equal to the branches, it is those values.
+pub(super) fn within_complements(
+    ctx: &mut Ctx,
+    narrow: &[ShapeRef],
+    wide: &[ShapeRef],
+) -> Step<Shape> {
+    let complements = wide
         .iter()
         .map(|r| negate(ctx, r))
         .collect::<Step<Vec<_>>>()?;
     let mut out = Shape::never();
-    for (i, part) in refs.iter().enumerate() {
+    for (i, part) in narrow.iter().enumerate() {
         let mut only = part.clone();
         for (j, not_j) in complements.iter().enumerate() {
             if j != i {

@@ -216,7 +216,7 @@ fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Re
             .ok_or_else(|| SchemaError::invalid(&at, "must be an array of schemas"))?;
         for (i, sub) in list.iter().enumerate() {
             c.prefix
-                .push(r.read(ctx, sub, &child(&at, &i.to_string()))?);
+                .push(r.read_member(ctx, sub, &child(&at, &i.to_string()))?);
         }
         let rest = if key == "items" {
             "additionalItems"
@@ -224,10 +224,10 @@ fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Re
             "items"
         };
         if let Some(sub) = m.get(rest) {
-            c.items = r.read(ctx, sub, &child(ptr, rest))?;
+            c.items = r.read_member(ctx, sub, &child(ptr, rest))?;
         }
     } else if let Some(sub) = m.get("items") {
-        c.items = r.read(ctx, sub, &child(ptr, "items"))?;
+        c.items = r.read_member(ctx, sub, &child(ptr, "items"))?;
     }
     c.min = count(m, "minItems", ptr)?.unwrap_or(0);
     c.max = count(m, "maxItems", ptr)?;
@@ -243,7 +243,7 @@ fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Re
         } else {
             (counts("minContains")?.unwrap_or(1), counts("maxContains")?)
         };
-        let shape = r.read(ctx, sub, &at)?;
+        let shape = r.read_member(ctx, sub, &at)?;
         if min > 0 || max.is_some() {
             c.contains.push(Contains { shape, min, max });
         }
@@ -267,12 +267,12 @@ fn key_rule(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) ->
                     rx,
                     label: p.clone(),
                 },
-                r.read(ctx, sub, &child(&at, p))?,
+                r.read_member(ctx, sub, &child(&at, p))?,
             ));
         }
     }
     let additional = match m.get("additionalProperties") {
-        Some(sub) => r.read(ctx, sub, &child(ptr, "additionalProperties"))?,
+        Some(sub) => r.read_member(ctx, sub, &child(ptr, "additionalProperties"))?,
         None => ctx.any(),
     };
     Ok(KeyRule {
@@ -290,7 +290,7 @@ fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> R
             .as_object()
             .ok_or_else(|| SchemaError::invalid(&at, "must be an object"))?;
         for (k, sub) in props {
-            let own = r.read(ctx, sub, &child(&at, k))?;
+            let own = r.read_member(ctx, sub, &child(&at, k))?;
             let mut v = own;
             for (lang, s) in &rule.patterns {
                 if ctx.matches(&lang.rx, k).map_err(|f| fail_at(&at, f))? {

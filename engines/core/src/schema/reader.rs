@@ -9,10 +9,11 @@
 //! References are JSON pointers (`#/...`, percent-decoded, `~0`/`~1` unescaped),
 //! anchors (`$anchor`, or a draft-07 `$id: "#name"`), or the root's own `$id`. Anything
 //! else (another document, a base changed by a nested `$id`) is refused. A target is
-//! expanded where it is used, at most [`Dialect::max_recursion`] times inside itself; at
-//! the bound it admits nothing (instances that deep are outside the dialect), and under
-//! `not` the bound is an error, since the negation of nothing would admit too much.
-//! Expansions that touched no cycle reaching outside themselves are cached per target.
+//! expanded where it is used, at most [`Dialect::max_recursion`] times inside itself
+//! ([`refs`]); at the bound it admits nothing (instances that deep are outside the
+//! dialect), and under `not` or an `if` the bound is an error, since the negation of
+//! nothing would admit too much. Under `oneOf` a cut is kept only where excluding the
+//! other branches stays exact up to the bound ([`one_of`]).
 //!
 //! [`Dialect::max_recursion`]: super::dialect::Dialect::max_recursion
 
@@ -22,11 +23,15 @@ use serde_json::{Map, Value};
 
 use super::context::{Ctx, Fail};
 use super::error::SchemaError;
-use super::exclusive::one_of;
 use super::keywords;
 use super::merge::intersect;
 use super::negate::negate;
 use super::shape::{Shape, ShapeRef};
+
+mod one_of;
+mod refs;
+
+use refs::{collect_anchors, Cache, Cuts};
 
 /// Keywords with assertion semantics the compiler does not implement.
 const REFUSED: [&str; 6] = [
@@ -46,11 +51,21 @@ pub struct Reader<'a> {
     legacy: bool,
     root_id: Option<String>,
     anchors: HashMap<String, String>,
-    stack: Vec<String>,
-    /// Expansions, with whether a recursion bound cut them.
-    cache: HashMap<String, (ShapeRef, bool)>,
-    /// Whether the current expansion reached the recursion bound.
-    cut: bool,
+    /// The targets being expanded, each with the member level it was reached at.
+    stack: Vec<(String, usize)>,
+    /// Expansions, with what recursion bounds did to them.
+    cache: Cache,
+    /// The same while over-approximating, where a cut admits everything.
+    over_cache: Cache,
+    /// Over-approximating: a cut admits everything and `oneOf` is read as `anyOf`
+    /// (both only widen), to show a `oneOf`'s cut branches disjoint.
+    over: bool,
+    /// Widened readings so far ([`one_of`]).
+    widenings: usize,
+    /// Whether (and how) the current expansion reached the recursion bound.
+    cut: Cuts,
+    /// How many properties or items deep the value being read lies.
+    members: usize,
     /// The outermost stack position a cycle closed at, during the current expansion.
     cycle_floor: usize,
     negations: usize,
@@ -68,6 +83,15 @@ pub fn fail_at(ptr: &str, f: Fail) -> SchemaError {
         Fail::Unsupported { keyword, reason } => SchemaError::unsupported(&keyword, ptr, reason),
         Fail::Limit(what) => SchemaError::limit(ptr, what),
     }
+}
+
+/// The union of `branches` (at least one), as `anyOf` at `ptr` admits.
+fn union(ctx: &mut Ctx, branches: &[ShapeRef], ptr: &str) -> Result<ShapeRef, SchemaError> {
+    let u = branches
+        .iter()
+        .skip(1)
+        .fold(Shape::clone(&branches[0]), |u, b| u.union(b));
+    ctx.shape(u).map_err(|f| fail_at(ptr, f))
 }
 
 impl<'a> Reader<'a> {
@@ -92,7 +116,11 @@ impl<'a> Reader<'a> {
             anchors,
             stack: Vec::new(),
             cache: HashMap::new(),
-            cut: false,
+            over_cache: HashMap::new(),
+            over: false,
+            widenings: 0,
+            cut: Cuts::default(),
+            members: 0,
             cycle_floor: usize::MAX,
             negations: 0,
             rebased: false,
@@ -151,6 +179,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads the schema of an object's member or an array's item.
+    pub fn read_member(
+        &mut self,
+        ctx: &mut Ctx,
+        v: &Value,
+        ptr: &str,
+    ) -> Result<ShapeRef, SchemaError> {
+        self.members += 1;
+        let r = self.read(ctx, v, ptr);
+        self.members -= 1;
+        r
+    }
+
     /// Reads a subschema under `not`-like negation.
     pub fn read_negated(
         &mut self,
@@ -188,7 +229,21 @@ impl<'a> Reader<'a> {
         self.read_siblings(ctx, m, ptr)
     }
 
+    /// The conjunction of an object's keywords; `self.cut` is reset while reading them,
+    /// so that [`one_of`](Reader::one_of) sees whether its siblings were cut.
     fn read_siblings(
+        &mut self,
+        ctx: &mut Ctx,
+        m: &Map<String, Value>,
+        ptr: &str,
+    ) -> Result<ShapeRef, SchemaError> {
+        let outer = std::mem::take(&mut self.cut);
+        let r = self.conjoin(ctx, m, ptr);
+        self.cut |= outer;
+        r
+    }
+
+    fn conjoin(
         &mut self,
         ctx: &mut Ctx,
         m: &Map<String, Value>,
@@ -203,22 +258,11 @@ impl<'a> Reader<'a> {
         }
         if let Some(v) = m.get("anyOf") {
             let branches = self.branches(ctx, v, ptr, "anyOf")?;
-            let u = branches
-                .iter()
-                .skip(1)
-                .fold(Shape::clone(&branches[0]), |u, b| u.union(b));
-            let u = ctx.shape(u).map_err(|f| fail_at(ptr, f))?;
+            let u = union(ctx, &branches, ptr)?;
             acc = intersect(ctx, &acc, &u).map_err(|f| fail_at(ptr, f))?;
         }
         if let Some(v) = m.get("oneOf") {
-            // the values of `acc` in exactly one branch are those in exactly one branch
-            // met with `acc`: meeting first lets siblings (a `required` tag, a `type`)
-            // make branches disjoint that are not on their own
-            let mut branches = self.branches(ctx, v, ptr, "oneOf")?;
-            for b in branches.iter_mut() {
-                *b = intersect(ctx, &acc, b).map_err(|f| fail_at(ptr, f))?;
-            }
-            acc = one_of(ctx, &branches).map_err(|f| fail_at(&child(ptr, "oneOf"), f))?;
+            acc = self.one_of(ctx, acc, v, ptr)?;
         }
         if let Some(v) = m.get("not") {
             let n = self.complement(ctx, v, &child(ptr, "not"))?;
@@ -296,9 +340,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The branches of `anyOf` or `oneOf`. [`one_of`] excludes values that other
-    /// branches admit, which acts like a negation, so a recursion cut inside a `oneOf`
-    /// branch is an error.
+    /// The branches of `anyOf` or `oneOf`.
     fn branches(
         &mut self,
         ctx: &mut Ctx,
@@ -308,150 +350,9 @@ impl<'a> Reader<'a> {
     ) -> Result<Vec<ShapeRef>, SchemaError> {
         let at = child(ptr, key);
         let list = self.list(v, ptr, key)?;
-        let negatable = (key == "oneOf") as usize;
-        self.negations += negatable;
-        let r = list
-            .iter()
+        list.iter()
             .enumerate()
             .map(|(i, sub)| self.read(ctx, sub, &child(&at, &i.to_string())))
-            .collect();
-        self.negations -= negatable;
-        r
-    }
-
-    fn reference(&mut self, ctx: &mut Ctx, r: &Value, ptr: &str) -> Result<ShapeRef, SchemaError> {
-        let r = r
-            .as_str()
-            .ok_or_else(|| SchemaError::invalid(ptr, "$ref must be a string"))?;
-        if self.rebased {
-            return Err(SchemaError::unsupported("$ref", ptr, "a nested $id changes the base URI; only references within the root document are followed"));
-        }
-        let target = self.target_pointer(r).ok_or_else(|| {
-            SchemaError::unsupported(
-                "$ref",
-                ptr,
-                format!("{r:?} is not a reference within this document"),
-            )
-        })?;
-        let value = lookup(self.root, &target)
-            .ok_or_else(|| SchemaError::invalid(ptr, format!("$ref {r:?} points to nothing")))?;
-        let cut_error = || {
-            SchemaError::limit(
-                ptr,
-                "a recursive $ref under `not`, `if` or `oneOf` would need unbounded depth",
-            )
-        };
-        if let Some(first) = self.stack.iter().position(|t| *t == target) {
-            self.cycle_floor = self.cycle_floor.min(first);
-            let depth = self.stack.iter().filter(|t| **t == target).count();
-            if depth > ctx.dialect.max_recursion as usize {
-                if self.negations > 0 {
-                    return Err(cut_error());
-                }
-                self.cut = true;
-                return Ok(ctx.never());
-            }
-        } else if let Some((hit, cut)) = self.cache.get(&target) {
-            if *cut && self.negations > 0 {
-                return Err(cut_error());
-            }
-            self.cut |= *cut;
-            return Ok(hit.clone());
-        }
-        let pos = self.stack.len();
-        self.stack.push(target.clone());
-        let saved = (
-            std::mem::replace(&mut self.cycle_floor, usize::MAX),
-            std::mem::replace(&mut self.cut, false),
-        );
-        let r = self.read(ctx, value, &target);
-        self.stack.pop();
-        let (floor, cut) = (self.cycle_floor, self.cut);
-        self.cycle_floor = saved.0.min(floor);
-        self.cut = saved.1 || cut;
-        let shape = r?;
-        if floor >= pos {
-            self.cache.insert(target, (shape.clone(), cut));
-        }
-        Ok(shape)
-    }
-
-    /// The JSON pointer a reference names, if it is within this document.
-    fn target_pointer(&self, r: &str) -> Option<String> {
-        let frag = match r.split_once('#') {
-            Some(("", f)) => f,
-            Some((base, f)) if Some(base) == self.root_id.as_deref() => f,
-            None if Some(r.trim_end_matches('#')) == self.root_id.as_deref() => "",
-            _ => return None,
-        };
-        let frag = percent_decode(frag)?;
-        if frag.is_empty() || frag.starts_with('/') {
-            Some(frag)
-        } else {
-            self.anchors.get(&frag).cloned()
-        }
-    }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// The value at a JSON pointer.
-pub fn lookup<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    let mut at = root;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
-        at = match at {
-            Value::Object(m) => m.get(&token)?,
-            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(at)
-}
-
-fn collect_anchors(v: &Value, ptr: &str, out: &mut HashMap<String, String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(a) = m.get("$anchor").and_then(Value::as_str) {
-                out.entry(a.to_string()).or_insert_with(|| ptr.to_string());
-            }
-            for key in ["$id", "id"] {
-                if let Some(a) = m
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .and_then(|s| s.strip_prefix('#'))
-                {
-                    out.entry(a.to_string()).or_insert_with(|| ptr.to_string());
-                }
-            }
-            for (k, sub) in m {
-                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    collect_anchors(sub, &child(ptr, k), out);
-                }
-            }
-        }
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .for_each(|(i, sub)| collect_anchors(sub, &child(ptr, &i.to_string()), out)),
-        _ => {}
+            .collect()
     }
 }
