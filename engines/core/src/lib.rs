@@ -56,6 +56,7 @@ pub use error::Error;
 pub use index::{Index, Limits, Mode, Stats};
 pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
 pub use naive::NaiveIndex;
+pub use regex_ast::Ast;
 pub use slices::JSON_SLICES;
 pub use trie::TokenTrie;
 pub use vocab::Vocabulary;

@@ -439,3 +439,25 @@ fn pruned_masks_clear_what_dies() {
     assert_same(&pattern, &v, &lazy);
     assert!(lazy.stats().pruned_masks >= 1, "{:?}", lazy.stats());
 }
+
+/// A tree whose start state alone needs more NFA states compiled on demand than
+/// `START_STATE_LIMIT` (2^22) is refused with `LimitExceeded` naming the start, instead
+/// of compiling until memory runs out: 8,388,608 optional bytes, every one of which the
+/// start state's closure passes through (so every copy is compiled while it is built).
+#[test]
+fn a_start_state_past_its_limit_is_refused() {
+    use tokensdfa_core::{Ast, Error};
+    let mut ast = Ast::default();
+    let a = ast.bytes_node(b"a");
+    let optional = ast.repeat_node(a, 0, Some(1));
+    let inner = ast.repeat_node(optional, 2048, Some(2048));
+    ast.root = ast.repeat_node(inner, 4096, Some(4096));
+    let v = vocab(&[b"a".to_vec(), b"aa".to_vec()]);
+    let err = LazyIndex::from_ast(ast, &v, LazyOptions::default())
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(&err, Error::LimitExceeded(m) if m.contains("at its start")),
+        "{err:?}"
+    );
+}
