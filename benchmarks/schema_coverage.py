@@ -2,7 +2,8 @@
 how exactly the converters' regexes judge the set's labelled instances.
 
     .venv/bin/python -m benchmarks.schema_coverage [--corpus maskbench] [--limit N]
-        [--engines llguidance,xgrammar] [--timeout 60] [--samples N] [--seed 0]
+        [--engines llguidance,xgrammar] [--timeout 60] [--samples N] [--outputs 2]
+        [--seed 0]
 
 Subjects:
 - the two schema-to-regex converters of `harness.corpora.converter`: `ours` (the Rust
@@ -22,6 +23,12 @@ Subjects:
   engine that takes a schema by ignoring a keyword shows it: its row adds false
   rejections, false acceptances, failures its declared policies explain, and how many
   schemas it took with none of these.
+
+Every subject also writes `--outputs` completions of its own per schema it takes
+(`InstanceChecker.sample`: tokens drawn at random from its masks until EOS): each must
+parse and be valid per the judge, else it is an *invalid output*, a false acceptance
+that no labelled instance had to exhibit. A schema counts as exact when it has none
+of these errors.
 
 For each converter, every labelled instance of every schema it takes, its keys put in
 schema order (both converters' dialect), is walked through its regex byte by byte (the
@@ -58,9 +65,9 @@ from harness.corpora import converter, texts
 from harness.corpora.judge import validate
 from harness.corpora.paths import POLICY_LAYOUTS
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import check_instances, walk
+from harness.diff.instances import UNVERIFIABLE, check_instances, walk
 from harness.diff.minimize import tiny_vocabulary
-from harness.engines.base import Matcher
+from harness.engines.base import Compiled, Matcher
 from harness.errors import TokensieveError
 from harness.process import Service
 from harness.spec import Spec
@@ -72,7 +79,8 @@ EXAMPLES = 8
 
 class CompileService:
     """The worker side: one engine, prepared once; answers a request (a JSON object: the
-    schema's text, and its labelled instances in schema order) with a JSON object:
+    schema's text, its labelled instances in schema order, and how many completions to
+    draw from its masks) with a JSON object:
     `status` ("ok" or the reason it was not compiled) and, when compiled, the instance
     counts of `harness.diff.instances.check_instances` (the differ's own checks: valid
     instances in each layout the engine's whitespace policy promises, labels the judge
@@ -100,7 +108,8 @@ class CompileService:
             self.vocab,
             asked["valid"],
             asked["invalid"],
-            samples=0,
+            samples=asked["outputs"],
+            max_tokens=OUTPUT_TOKENS,
             layouts=POLICY_LAYOUTS[self.engine.policies.json_whitespace],
             schema_policies=self.engine.policies.json_schema,
         )
@@ -109,14 +118,25 @@ class CompileService:
 
 
 # What an engine's row adds up over the schemas it takes (`InstanceCounts`).
-ENGINE_COUNTS = ("valid", "invalid", "false_rejections", "false_acceptances", "policy", "disputed")
+ENGINE_COUNTS = (
+    "valid",
+    "invalid",
+    "false_rejections",
+    "false_acceptances",
+    "policy",
+    "disputed",
+    "samples",
+    "invalid_outputs",
+    "unfinished",
+)
 
 
 def _engine_coverage(
-    name: str, found: list[corpora.Entry], timeout: float
+    name: str, found: list[corpora.Entry], timeout: float, outputs: int = 0
 ) -> tuple[Counter[str], Counter[str]]:
     """(schemas by status, instance counts summed over the schemas taken, with `exact`:
-    the schemas taken with no false rejection, false acceptance or policy failure)."""
+    the schemas taken with no false rejection, false acceptance, policy failure or
+    invalid output among `outputs` completions drawn from the engine's masks)."""
     service = Service(
         "benchmarks.schema_coverage:CompileService",
         {"engine": name, "vocab": SMALL_VOCAB},
@@ -131,15 +151,19 @@ def _engine_coverage(
                 "schema": entry.spec.text,
                 "valid": [schema_order(v, schema) for v in entry.valid],
                 "invalid": [schema_order(v, schema) for v in entry.invalid],
+                "outputs": outputs,
             }
             reply = service.ask(json.dumps(request), timeout)
             if not reply.ok:
                 tally[reply.status.value] += 1
                 continue
             answer = json.loads(str(reply.value))
-            tally[answer.pop("status")] += 1
+            status = answer.pop("status")
+            tally[status] += 1
+            if status != "ok":  # refused: no counts
+                continue
             counts.update(answer)
-            failed = ("false_rejections", "false_acceptances", "policy")
+            failed = ("false_rejections", "false_acceptances", "policy", "invalid_outputs")
             counts["exact"] += not any(answer[k] for k in failed)
     finally:
         service.stop()
@@ -165,10 +189,17 @@ class ByteLanguage:
         (`LazyIndex.from_schema`, the converter's dialect), with no regex text, so
         without the text's size limit: what tokensdfa-lazy serves. Raises
         TokensieveError for a schema the compiler refuses."""
-        return self._compiled(Spec.schema("coverage/schema", schema))
+        return self.tree(schema).matcher()
+
+    def tree(self, schema: str) -> Compiled:
+        """`tree_matcher`'s compiled index."""
+        return self.compiled(Spec.schema("coverage/schema", schema))
+
+    def compiled(self, spec: Spec) -> Compiled:
+        return self.engine.compile(self.prepared, spec)
 
     def _compiled(self, spec: Spec) -> Matcher:
-        return self.engine.compile(self.prepared, spec).matcher()
+        return self.compiled(spec).matcher()
 
     def accepts(self, matcher: Matcher, text: str) -> bool:
         try:
@@ -197,33 +228,38 @@ def _converter_row(
     found: list[corpora.Entry],
     walker: ByteLanguage,
     samples: dict[str, list[Any]],
+    outputs: int = 0,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Our tally for converter `name`: schemas taken, and each labelled instance (and each
     generated sample in `samples`, by spec id: valid by construction) judged by its regex,
     compact and spaced. Generated samples are counted apart (`gen_checked`, `gen_fr`).
     `exact` counts the schemas taken with no false rejection or false acceptance on
-    their labelled instances (the engines' rows count the same)."""
+    their labelled instances and no invalid output among `outputs` completions drawn
+    from its masks per schema (the engines' rows count the same)."""
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
     row.update(gen_checked=0, gen_fr=0, as_text=0, exact=0)
+    row.update(outputs=0, invalid_outputs=0, unfinished=0)
     started = time.monotonic()
     for entry in found:
         status, regex = converter.convert_schema(entry.spec.text, name)
         row["as_text"] += status == "ok"
         try:
             if name == converter.OURS:  # as a tree: no text, so no text size limit
-                index = walker.tree_matcher(entry.spec.text)
+                compiled = walker.tree(entry.spec.text)
             elif status != "ok":
                 row["reasons"][status] += 1
                 continue
             else:
-                index = walker.matcher(regex)
+                compiled = walker.compiled(Spec.regex("coverage/regex", regex))
+            index = compiled.matcher()
         except TokensieveError as exc:  # refused, or a regex the index cannot take
             row["reasons"][f"{type(exc).__name__}"] += 1
             continue
         row["taken"] += 1
         judged = [(v, ok, "") for v, ok in _instances(entry)]
         judged += [(v, True, "gen_") for v in samples.get(entry.spec.id, [])]
-        errors_before = row["fr"] + row["fa"]
+        errors_before = row["fr"] + row["fa"] + row["invalid_outputs"]
         for value, valid, kind in judged:
             for separators in ((",", ":"), (", ", ": ")):
                 text = json.dumps(value, separators=separators, ensure_ascii=False)
@@ -239,9 +275,49 @@ def _converter_row(
                 if accepted and not valid:
                     row["fa"] += 1
                     row.setdefault("fa_examples", []).append((entry.spec.id, text[:120]))
-        row["exact"] += row["fr"] + row["fa"] == errors_before
+        if outputs:
+            _own_outputs(row, name, compiled, entry, walker, outputs, seed)
+        row["exact"] += row["fr"] + row["fa"] + row["invalid_outputs"] == errors_before
     row["seconds"] = time.monotonic() - started
     return row
+
+
+# Bytes a converter's completion may take (one token per byte) before it counts as
+# unfinished.
+OUTPUT_BYTES = 2048
+# Tokens an engine's completion may take on the small vocabulary.
+OUTPUT_TOKENS = 512
+
+
+def _own_outputs(
+    row: dict[str, Any],
+    name: str,
+    compiled: Compiled,
+    entry: corpora.Entry,
+    walker: ByteLanguage,
+    outputs: int,
+    seed: int,
+) -> None:
+    """Adds to `row` `outputs` completions drawn from a converter's language of `entry`
+    (the differ's `InstanceChecker.sample`), each judged as JSON against the schema."""
+    counts = check_instances(
+        name,
+        compiled,
+        json.loads(entry.spec.text),
+        entry.spec.id,
+        walker.vocab,
+        [],
+        [],
+        samples=outputs,
+        seed=seed,
+        max_tokens=OUTPUT_BYTES,
+    )
+    row["outputs"] += counts.samples
+    row["invalid_outputs"] += counts.invalid_outputs
+    row["unfinished"] += counts.unfinished
+    for f in counts.failures:
+        if f.kind != UNVERIFIABLE:
+            row.setdefault("output_examples", []).append((entry.spec.id, f.text[:120], f.detail))
 
 
 def _samples(
@@ -341,7 +417,13 @@ def main() -> None:
         default=0,
         help="hypothesis-jsonschema instances per schema our converter takes (default 0)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the samples")
+    parser.add_argument(
+        "--outputs",
+        type=int,
+        default=2,
+        help="completions drawn from each subject's masks per schema it takes (default 2)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of samples and outputs")
     args = parser.parse_args()
     found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
     found = corpora.catalog.spread(found, args.limit)
@@ -357,7 +439,7 @@ def main() -> None:
             flush=True,
         )
     for name in converter.NAMES:
-        r = _converter_row(name, found, walker, samples)
+        r = _converter_row(name, found, walker, samples, args.outputs, args.seed)
         print(
             f"converter {name:<14} takes {r['taken']:>5} of {len(found)} "
             f"({100 * r['taken'] / max(1, len(found)):.1f}%); instances checked "
@@ -365,7 +447,11 @@ def main() -> None:
             f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
             flush=True,
         )
-        print(f"    schemas taken with no instance error: {r['exact']}")
+        print(
+            f"    own outputs {r['outputs']}: invalid {r['invalid_outputs']}, unfinished "
+            f"{r['unfinished']}"
+        )
+        print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
         if name == converter.OURS:
             print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
         if samples:
@@ -378,9 +464,11 @@ def main() -> None:
             print(f"    unexplained: {spec_id} {text!r}")
         for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():
             print(f"    false acceptance: {spec_id} {text!r}")
+        for spec_id, text, why in r.get("output_examples", [])[:EXAMPLES]:
+            print(f"    invalid output: {spec_id} {text!r}: {why[:160]}")
     for name in filter(None, args.engines.split(",")):
         started = time.monotonic()
-        tally, counts = _engine_coverage(name, found, args.timeout)
+        tally, counts = _engine_coverage(name, found, args.timeout, args.outputs)
         taken = tally.pop("ok", 0)
         print(
             f"engine    {name:<14} takes {taken:>5} of {len(found)} "
@@ -395,7 +483,12 @@ def main() -> None:
             f"{counts['policy']}, labels the judge disputes {counts['disputed']}"
         )
         print(
-            f"    schemas taken with no instance error (none of the first three): {counts['exact']}"
+            f"    own outputs {counts['samples']}: invalid {counts['invalid_outputs']}, "
+            f"unfinished {counts['unfinished']}"
+        )
+        print(
+            f"    schemas taken with no instance error or invalid output (none of the "
+            f"first three, nor these): {counts['exact']}"
         )
 
 
