@@ -1,0 +1,61 @@
+"""The schema coverage benchmark's tallies (`benchmarks.schema_coverage`), on schemas
+written here: an engine's refusal is tallied without counts, a schema taken counts its
+instances and its own completions, and ours judges its completions against the
+schema."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import schema_coverage
+from harness.corpora import converter
+from harness.corpora.catalog import Entry
+from harness.spec import Spec
+
+# llguidance refuses a look-ahead; ours reads it at the start of an anchored pattern
+LOOKAHEAD = {"type": "string", "pattern": "^(?!internal-)[a-z]+$"}
+POINT = {
+    "type": "object",
+    "properties": {"x": {"type": "integer", "minimum": 0}, "y": {"enum": ["a", "b"]}},
+    "required": ["x"],
+    "additionalProperties": False,
+}
+
+
+def _entries() -> list[Entry]:
+    return [
+        Entry(Spec.schema("t/lookahead", LOOKAHEAD), "test", (), ("ab",), ("internal-x", "A")),
+        Entry(Spec.schema("t/point", POINT), "test", (), ({"x": 1, "y": "a"},), ({"x": -1},)),
+    ]
+
+
+def test_an_engine_refusal_is_tallied_and_a_taken_schema_counted() -> None:
+    pytest.importorskip("llguidance")
+    tally, counts = schema_coverage._engine_coverage("llguidance", _entries(), 60.0, outputs=3)
+    assert tally["ok"] == 1 and sum(tally.values()) == 2, tally
+    assert counts["valid"] == 1 and counts["invalid"] == 1
+    assert counts["samples"] == 3
+    assert counts["exact"] == 1, counts
+
+
+def test_our_row_checks_instances_and_its_own_outputs() -> None:
+    walker = schema_coverage.ByteLanguage()
+    row = schema_coverage._converter_row(converter.OURS, _entries(), walker, {}, outputs=4)
+    assert row["taken"] == 2
+    assert row["checked"] == 2 * 5  # five instances, compact and spaced
+    assert row["fr"] == row["fa"] == 0
+    assert row["outputs"] == 8 and row["invalid_outputs"] == 0
+    assert row["exact"] == 2
+
+
+def test_outputs_wider_than_the_schema_are_invalid() -> None:
+    """outlines-core's converter reads `\\w` as Unicode word characters, where the judge
+    (ECMA-262) takes ASCII ones only: completions drawn from its masks show it."""
+    pytest.importorskip("outlines_core")
+    word = {"type": "string", "pattern": "^\\w{3}$"}
+    entries = [Entry(Spec.schema("t/word", word), "test", (), ("abc",), ("ab",))]
+    walker = schema_coverage.ByteLanguage()
+    theirs = schema_coverage._converter_row("outlines-core", entries, walker, {}, outputs=8)
+    assert theirs["invalid_outputs"] > 0 and theirs["exact"] == 0, theirs
+    ours = schema_coverage._converter_row(converter.OURS, entries, walker, {}, outputs=8)
+    assert ours["invalid_outputs"] == 0 and ours["exact"] == 1, ours
