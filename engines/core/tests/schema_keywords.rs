@@ -484,6 +484,36 @@ fn refs_and_recursion() {
     );
 }
 
+/// A nested `$id` changes the base its subschemas' references resolve against: a
+/// pointer fragment is then within that resource, and an anchor within it is found by
+/// the resource's URI.
+#[test]
+fn ids_change_the_base_of_references() {
+    let nested = r##"{"$id":"http://example.com/root.json",
+        "$defs":{"a":{"$id":"nested/a.json","$defs":{"b":{"type":"integer"}},"$ref":"#/$defs/b"},
+                 "s":{"$id":"http://example.com/s.json","$anchor":"str","type":"string"}},
+        "properties":{"x":{"$ref":"nested/a.json"},"y":{"$ref":"s.json#str"},"z":{"$ref":"#/$defs/s"}}}"##;
+    check(
+        nested,
+        &["{\"x\":1,\"y\":\"a\",\"z\":\"b\"}"],
+        &["{\"x\":\"a\"}", "{\"y\":1}", "{\"z\":1}"],
+    );
+    // relative to the document's own place when it has no id
+    check(
+        r##"{"$defs":{"a":{"$id":"a.json","type":"boolean"}},"$ref":"a.json"}"##,
+        &["true"],
+        &["1"],
+    );
+    // draft-07: an `$id` beside `$ref` is ignored, so `#/definitions/t` stays the root's
+    let d7 = r##"{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"t":{"type":"null"}},
+        "allOf":[{"$id":"http://example.com/other.json","$ref":"#/definitions/t"}]}"##;
+    check(d7, &["null"], &["1"]);
+    assert_eq!(
+        refused(r##"{"$ref":"http://example.com/elsewhere.json#/x"}"##).keyword(),
+        Some("$ref")
+    );
+}
+
 #[test]
 fn recursion_cut_under_one_of_only_where_branches_are_disjoint() {
     let d = Dialect {

@@ -6,9 +6,11 @@
 //! `if`/`then`/`else`. Draft-04 to draft-07 documents
 //! (named by `$schema`) ignore the siblings of `$ref`, as those drafts say.
 //!
-//! References are JSON pointers (`#/...`, percent-decoded, `~0`/`~1` unescaped),
-//! anchors (`$anchor`, or a draft-07 `$id: "#name"`), or the root's own `$id`. Anything
-//! else (another document, a base changed by a nested `$id`) is refused. A target is
+//! References are URI references resolved against the base where they stand (the ids
+//! of the enclosing schemas, [`uris`]) to a resource of this document, then a JSON
+//! pointer within it (`#/...`, percent-decoded, `~0`/`~1` unescaped) or an anchor
+//! (`$anchor`, or a draft-07 `$id: "#name"`). Another document is refused (nothing is
+//! fetched). A target is
 //! expanded where it is used, at most [`Dialect::max_recursion`] times inside itself
 //! ([`refs`]); at the bound it admits nothing (instances that deep are outside the
 //! dialect), and under `not` or an `if` the bound is an error, since the negation of
@@ -30,8 +32,10 @@ use super::shape::{Shape, ShapeRef};
 
 mod one_of;
 mod refs;
+mod uris;
 
-use refs::{collect_anchors, Cache, Cuts};
+use refs::{Cache, Cuts};
+use uris::Resources;
 
 /// Keywords with assertion semantics the compiler does not implement.
 const REFUSED: [&str; 6] = [
@@ -49,8 +53,7 @@ const LEGACY: [&str; 4] = ["draft-03", "draft-04", "draft-06", "draft-07"];
 pub struct Reader<'a> {
     root: &'a Value,
     legacy: bool,
-    root_id: Option<String>,
-    anchors: HashMap<String, String>,
+    resources: Resources,
     /// The targets being expanded, each with the member level it was reached at.
     stack: Vec<(String, usize)>,
     /// Expansions, with what recursion bounds did to them.
@@ -69,8 +72,6 @@ pub struct Reader<'a> {
     /// The outermost stack position a cycle closed at, during the current expansion.
     cycle_floor: usize,
     negations: usize,
-    /// Inside a subschema whose nested `$id` changed the base URI.
-    rebased: bool,
 }
 
 /// The JSON pointer of `key` below `ptr`.
@@ -102,18 +103,14 @@ impl<'a> Reader<'a> {
             Some(schema) => LEGACY.iter().any(|d| schema.contains(d)),
             None => legacy,
         };
-        let root_id = root
-            .get("$id")
-            .or_else(|| root.get("id"))
+        let old_ids = root
+            .get("$schema")
             .and_then(Value::as_str)
-            .map(|s| s.trim_end_matches('#').to_string());
-        let mut anchors = HashMap::new();
-        collect_anchors(root, "", &mut anchors);
+            .is_some_and(|s| s.contains("draft-03") || s.contains("draft-04"));
         Reader {
             root,
             legacy,
-            root_id,
-            anchors,
+            resources: Resources::collect(root, legacy, old_ids),
             stack: Vec::new(),
             cache: HashMap::new(),
             over_cache: HashMap::new(),
@@ -123,7 +120,6 @@ impl<'a> Reader<'a> {
             members: 0,
             cycle_floor: usize::MAX,
             negations: 0,
-            rebased: false,
         }
     }
 
@@ -161,17 +157,7 @@ impl<'a> Reader<'a> {
         match v {
             Value::Bool(true) => Ok(ctx.any()),
             Value::Bool(false) => Ok(ctx.never()),
-            Value::Object(m) => {
-                let nested_id = !ptr.is_empty()
-                    && m.get("$id")
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| !id.starts_with('#'));
-                let rebased = self.rebased || nested_id;
-                let saved = std::mem::replace(&mut self.rebased, rebased);
-                let r = self.read_object(ctx, m, ptr);
-                self.rebased = saved;
-                r
-            }
+            Value::Object(m) => self.read_object(ctx, m, ptr),
             _ => Err(SchemaError::invalid(
                 ptr,
                 "a schema must be an object or a boolean",

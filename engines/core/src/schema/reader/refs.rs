@@ -1,4 +1,5 @@
-//! `$ref`: finding a reference's target, and expanding it within the recursion bound.
+//! `$ref`: expanding a reference's target ([`super::uris`] finds it) within the
+//! recursion bound.
 //!
 //! A target is expanded where it is used, at most [`Dialect::max_recursion`] times
 //! inside itself. At the bound the expansion is cut: it admits nothing, or everything
@@ -19,7 +20,7 @@ use serde_json::Value;
 use super::super::context::Ctx;
 use super::super::error::SchemaError;
 use super::super::shape::ShapeRef;
-use super::{child, Reader};
+use super::Reader;
 
 /// What recursion bounds did to an expansion.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -59,10 +60,7 @@ impl Reader<'_> {
         let r = r
             .as_str()
             .ok_or_else(|| SchemaError::invalid(ptr, "$ref must be a string"))?;
-        if self.rebased {
-            return Err(SchemaError::unsupported("$ref", ptr, "a nested $id changes the base URI; only references within the root document are followed"));
-        }
-        let target = self.target_pointer(r).ok_or_else(|| {
+        let target = self.resources.target(r, ptr).ok_or_else(|| {
             SchemaError::unsupported(
                 "$ref",
                 ptr,
@@ -114,39 +112,6 @@ impl Reader<'_> {
         }
         Ok(shape)
     }
-
-    /// The JSON pointer a reference names, if it is within this document.
-    fn target_pointer(&self, r: &str) -> Option<String> {
-        let frag = match r.split_once('#') {
-            Some(("", f)) => f,
-            Some((base, f)) if Some(base) == self.root_id.as_deref() => f,
-            None if Some(r.trim_end_matches('#')) == self.root_id.as_deref() => "",
-            _ => return None,
-        };
-        let frag = percent_decode(frag)?;
-        if frag.is_empty() || frag.starts_with('/') {
-            Some(frag)
-        } else {
-            self.anchors.get(&frag).cloned()
-        }
-    }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The value at a JSON pointer.
@@ -164,33 +129,4 @@ pub fn lookup<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
         };
     }
     Some(at)
-}
-
-pub(super) fn collect_anchors(v: &Value, ptr: &str, out: &mut HashMap<String, String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(a) = m.get("$anchor").and_then(Value::as_str) {
-                out.entry(a.to_string()).or_insert_with(|| ptr.to_string());
-            }
-            for key in ["$id", "id"] {
-                if let Some(a) = m
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .and_then(|s| s.strip_prefix('#'))
-                {
-                    out.entry(a.to_string()).or_insert_with(|| ptr.to_string());
-                }
-            }
-            for (k, sub) in m {
-                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    collect_anchors(sub, &child(ptr, k), out);
-                }
-            }
-        }
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .for_each(|(i, sub)| collect_anchors(sub, &child(ptr, &i.to_string()), out)),
-        _ => {}
-    }
 }
