@@ -27,8 +27,10 @@ Subjects:
 Every subject also writes `--outputs` completions of its own per schema it takes
 (`InstanceChecker.sample`: tokens drawn at random from its masks until EOS): each must
 parse and be valid per the judge, else it is an *invalid output*, a false acceptance
-that no labelled instance had to exhibit. A schema counts as exact when it has none
-of these errors.
+that no labelled instance had to exhibit (a subject that allows nothing at the start
+writes none: an empty language, counted apart; one that repeats a name in an object
+is counted apart too and not judged, since parsers differ on which member wins). A
+schema counts as exact when it has none of these errors.
 
 For each converter, every labelled instance of every schema it takes, its keys put in
 schema order (both converters' dialect), is walked through its regex byte by byte (the
@@ -65,7 +67,13 @@ from harness.corpora import converter, texts
 from harness.corpora.judge import validate
 from harness.corpora.paths import POLICY_LAYOUTS
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import UNVERIFIABLE, check_instances, walk
+from harness.diff.instances import (
+    EMPTY_LANGUAGE,
+    REPEATED_KEYS,
+    UNVERIFIABLE,
+    check_instances,
+    walk,
+)
 from harness.diff.minimize import tiny_vocabulary
 from harness.engines.base import Compiled, Matcher
 from harness.errors import TokensieveError
@@ -128,6 +136,8 @@ ENGINE_COUNTS = (
     "samples",
     "invalid_outputs",
     "unfinished",
+    "empty",
+    "repeated_keys",
 )
 
 
@@ -239,7 +249,7 @@ def _converter_row(
     from its masks per schema (the engines' rows count the same)."""
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
     row.update(gen_checked=0, gen_fr=0, as_text=0, exact=0)
-    row.update(outputs=0, invalid_outputs=0, unfinished=0)
+    row.update(outputs=0, invalid_outputs=0, unfinished=0, empty=0, repeated_keys=0)
     started = time.monotonic()
     for entry in found:
         status, regex = converter.convert_schema(entry.spec.text, name)
@@ -315,8 +325,10 @@ def _own_outputs(
     row["outputs"] += counts.samples
     row["invalid_outputs"] += counts.invalid_outputs
     row["unfinished"] += counts.unfinished
+    row["empty"] += counts.empty
+    row["repeated_keys"] += counts.repeated_keys
     for f in counts.failures:
-        if f.kind != UNVERIFIABLE:
+        if f.kind not in (UNVERIFIABLE, EMPTY_LANGUAGE, REPEATED_KEYS):
             row.setdefault("output_examples", []).append((entry.spec.id, f.text[:120], f.detail))
 
 
@@ -449,7 +461,8 @@ def main() -> None:
         )
         print(
             f"    own outputs {r['outputs']}: invalid {r['invalid_outputs']}, unfinished "
-            f"{r['unfinished']}"
+            f"{r['unfinished']}, none (an empty language) {r['empty']}, a name repeated "
+            f"(not judged) {r['repeated_keys']}"
         )
         print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
         if name == converter.OURS:
@@ -484,7 +497,8 @@ def main() -> None:
         )
         print(
             f"    own outputs {counts['samples']}: invalid {counts['invalid_outputs']}, "
-            f"unfinished {counts['unfinished']}"
+            f"unfinished {counts['unfinished']}, none (an empty language) {counts['empty']}, "
+            f"a name repeated (not judged) {counts['repeated_keys']}"
         )
         print(
             f"    schemas taken with no instance error or invalid output (none of the "

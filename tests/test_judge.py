@@ -119,3 +119,13 @@ def test_the_official_suite_dependencies_compatibility_cases() -> None:
         [SUITE / "draft2020-12" / "optional" / name for name in COMPATIBILITY_FILES]
     )
     assert cases >= 30 and python_not_right >= 5
+
+
+@pytest.mark.parametrize("draft", ["draft2020-12", "draft7"])
+def test_the_official_suite_date_time_and_time_cases(draft: str) -> None:
+    """RFC 3339 with leap seconds (`harness.corpora.rfc3339`): the suite's `date-time`
+    and `time` files, which `jsonschema`'s own checker gets wrong on second 60."""
+    cases, python_not_right = _run_suite_files(
+        [SUITE / draft / "optional" / "format" / f for f in ("date-time.json", "time.json")]
+    )
+    assert cases >= 60 and python_not_right >= 3

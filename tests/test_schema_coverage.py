@@ -59,3 +59,31 @@ def test_outputs_wider_than_the_schema_are_invalid() -> None:
     assert theirs["invalid_outputs"] > 0 and theirs["exact"] == 0, theirs
     ours = schema_coverage._converter_row(converter.OURS, entries, walker, {}, outputs=8)
     assert ours["invalid_outputs"] == 0 and ours["exact"] == 1, ours
+
+
+def test_a_schema_nothing_satisfies_has_no_outputs_and_no_invalid_ones() -> None:
+    """MaskBench's Glaiveai2K calculate_area schemas require all five keys beside a
+    `oneOf` of three `required` lists, so every object meets all three branches and
+    none is valid: an exact subject allows nothing, and writes no completion."""
+    unsatisfiable = {
+        "type": "object",
+        "required": ["a", "b"],
+        "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+    }
+    entries = [Entry(Spec.schema("t/none", unsatisfiable), "test", (), (), ({"a": 1, "b": 2},))]
+    walker = schema_coverage.ByteLanguage()
+    row = schema_coverage._converter_row(converter.OURS, entries, walker, {}, outputs=2)
+    assert row["taken"] == 1 and row["fa"] == 0
+    assert row["empty"] == 2 and row["invalid_outputs"] == 0 and row["exact"] == 1, row
+
+
+def test_an_output_that_repeats_a_name_is_counted_apart_not_judged() -> None:
+    """Only the name "a", at least two members: every object our language (members
+    counted, names not kept distinct) writes repeats it. json.loads would keep one
+    member and call the text invalid; parsers differ on which member wins."""
+    repeats = {"type": "object", "propertyNames": {"const": "a"}, "minProperties": 2}
+    entries = [Entry(Spec.schema("t/repeats", repeats), "test", (), (), ({"a": 1},))]
+    walker = schema_coverage.ByteLanguage()
+    row = schema_coverage._converter_row(converter.OURS, entries, walker, {}, outputs=3)
+    assert row["repeated_keys"] + row["unfinished"] == 3 and row["repeated_keys"] >= 1, row
+    assert row["invalid_outputs"] == 0, row

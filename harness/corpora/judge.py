@@ -21,6 +21,9 @@ dialect cannot read.
 `multipleOf` is decided on the number each text denotes, exactly: `jsonschema` divides
 floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01.
 
+`date-time` and `time` follow RFC 3339 with its leap seconds, as the test suite does
+(`harness.corpora.rfc3339`); `jsonschema`'s own checker refuses every second 60.
+
 From draft 2019-09 on, `dependencies` is no longer a keyword (`dependentRequired` and
 `dependentSchemas` replaced it) and `jsonschema` ignores it; the judge applies it with
 its draft-07 meaning, as the JSON-Schema-Test-Suite's optional
@@ -37,6 +40,8 @@ from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+from harness.corpora import rfc3339
 
 
 @functools.lru_cache(maxsize=4096)
@@ -152,13 +157,18 @@ def _validator_class(base: type) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _format_checker(base: type) -> Any:
-    """`base`'s format checker with `regex` read as ECMA-262."""
+    """`base`'s format checker with `regex` read as ECMA-262, and `date-time` and (from
+    draft-06 on; draft-03's `time` has no offset) `time` as RFC 3339 and the test suite
+    read them, leap seconds included (`harness.corpora.rfc3339`)."""
     import jsonschema
     import regress
 
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = dict(base.FORMAT_CHECKER.checkers)
     checker.checkers["regex"] = (_is_ecma_regex, (regress.RegressError,))
+    checker.checkers["date-time"] = (rfc3339.is_date_time, ())
+    if "time" in checker.checkers and base is not jsonschema.Draft3Validator:
+        checker.checkers["time"] = (rfc3339.is_time, ())
     return checker
 
 

@@ -210,6 +210,8 @@ class Collector:
             "invalid",
             "samples",
             "unfinished",
+            "empty",
+            "repeated_keys",
             "false_rejections",
             "false_acceptances",
             "invalid_outputs",

@@ -11,7 +11,15 @@ so their masks are not compared state by state. They are held to the schema inst
   the judge finds the instance valid: the label is then *disputed*, not counted; so is
   a refused valid instance the judge finds invalid);
 - completions sampled at random from the engine's own masks parse and validate (else an
-  *invalid output*).
+  *invalid output*). An engine that allows nothing at the start and refuses EOS there
+  writes no completion at all: its language is empty, counted as `empty`, not as an
+  invalid output (it is wrong only where the schema has a valid instance, which a
+  labelled one then shows as a false rejection; MaskBench has schemas nothing
+  satisfies). A completion that repeats a name within an object is counted as
+  `repeated_keys`, not judged: RFC 8259 says names SHOULD be unique and parsers differ
+  on which member wins, and no regular language keeps the names of an unbounded key
+  language distinct (a grammar engine, or our compiler's undeclared keys, lets one
+  repeat, as `minProperties` counted over members shows).
 The judge is `harness.corpora.judge`: `jsonschema`, with `pattern` read as ECMA-262.
 The reference (naive, over the run's converted regex, `--converter`) is checked the same
 way: its failures are that converter's. With our converter, outlines-core's own is checked
@@ -29,6 +37,7 @@ explain a failure only when their rule explains all of it. Policy failures count
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Sequence
@@ -50,6 +59,8 @@ INVALID_OUTPUT = "invalid-output"
 LABEL_DISPUTED = "label-disputed"
 MASK_ADVANCE = "mask-advance-mismatch"
 UNVERIFIABLE = "unverifiable"
+EMPTY_LANGUAGE = "empty-language"
+REPEATED_KEYS = "repeated-keys"
 # Bytes that close or separate JSON values: the sampler leans on them so that a walk over
 # a 128k-token vocabulary ends strings and objects instead of rambling.
 _STRUCTURAL = frozenset(b'"}],:')
@@ -89,6 +100,8 @@ class InstanceCounts:
     invalid: int = 0
     samples: int = 0
     unfinished: int = 0
+    empty: int = 0
+    repeated_keys: int = 0
     false_rejections: int = 0
     false_acceptances: int = 0
     invalid_outputs: int = 0
@@ -243,6 +256,11 @@ class InstanceChecker:
             allowed = allowed[allowed != self.vocab.eos_id]
             if m.is_accepting() and (not allowed.size or rng.random() < 0.5):
                 break
+            if not allowed.size and not ids:
+                self.counts.empty += 1
+                detail = "nothing allowed and EOS refused at the start: an empty language"
+                self._fail(EMPTY_LANGUAGE, "", 0, detail)
+                return
             if not allowed.size:
                 self._fail(
                     INVALID_OUTPUT,
@@ -264,11 +282,16 @@ class InstanceChecker:
             return
         raw = self.vocab.decode(ids)
         text = raw.decode("utf-8", "replace")
+        repeated: list[str] = []
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, object_pairs_hook=functools.partial(_members, repeated))
         except ValueError as exc:
             self.counts.invalid_outputs += 1
             self._fail(INVALID_OUTPUT, text, None, f"not JSON: {exc}")
+            return
+        if repeated:
+            self.counts.repeated_keys += 1
+            self._fail(REPEATED_KEYS, text, None, f"repeats the name {repeated[0]!r}")
             return
         try:
             why = validate(self.schema, value)
@@ -290,6 +313,17 @@ class InstanceChecker:
             sample = [int(allowed[rng.randrange(allowed.size)]) for _ in range(8)]
             return max(sample, key=lambda t: (len(tokens[t]), t))
         return int(allowed[rng.randrange(allowed.size)])
+
+
+def _members(repeated: list[str], pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members as `json.loads` keeps them (the last of a repeated name
+    wins), noting the names that repeat in `repeated`."""
+    seen: set[str] = set()
+    for name, _ in pairs:
+        if name in seen:
+            repeated.append(name)
+        seen.add(name)
+    return dict(pairs)
 
 
 def check_instances(
