@@ -129,3 +129,9 @@ def test_the_official_suite_date_time_and_time_cases(draft: str) -> None:
         [SUITE / draft / "optional" / "format" / f for f in ("date-time.json", "time.json")]
     )
     assert cases >= 60 and python_not_right >= 3
+
+
+def test_the_official_suite_duration_cases() -> None:
+    """RFC 3339's duration grammar, which `jsonschema` checks only with `isoduration`."""
+    cases, _ = _run_suite_files([SUITE / "draft2020-12" / "optional" / "format" / "duration.json"])
+    assert cases >= 20

@@ -159,7 +159,8 @@ def _validator_class(base: type) -> Any:
 def _format_checker(base: type) -> Any:
     """`base`'s format checker with `regex` read as ECMA-262, and `date-time` and (from
     draft-06 on; draft-03's `time` has no offset) `time` as RFC 3339 and the test suite
-    read them, leap seconds included (`harness.corpora.rfc3339`)."""
+    read them, leap seconds included, and (2019-09 on) `duration`
+    (`harness.corpora.rfc3339`)."""
     import jsonschema
     import regress
 
@@ -169,6 +170,8 @@ def _format_checker(base: type) -> Any:
     checker.checkers["date-time"] = (rfc3339.is_date_time, ())
     if "time" in checker.checkers and base is not jsonschema.Draft3Validator:
         checker.checkers["time"] = (rfc3339.is_time, ())
+    if base in (jsonschema.Draft201909Validator, jsonschema.Draft202012Validator):
+        checker.checkers["duration"] = (rfc3339.is_duration, ())
     return checker
 
 

@@ -1,4 +1,4 @@
-"""RFC 3339's `date-time` and `time` as JSON Schema's test suite reads them.
+"""RFC 3339's `date-time`, `time` and `duration` as JSON Schema's test suite reads them.
 
 `jsonschema` checks both formats with `rfc3339-validator`, whose seconds stop at 59: it
 refuses every leap second, where RFC 3339 (section 5.7) allows second 60 and the
@@ -8,6 +8,11 @@ The judge uses these checkers instead, so an engine that writes a real leap seco
 not blamed for it. Everything else is as strict as before: ASCII digits, `T`/`Z` in
 either case, a real calendar date, hours to 23, minutes to 59, an offset of at most
 23:59 (or `Z`).
+
+`duration` (2019-09 on) is RFC 3339's appendix A grammar, which `jsonschema` checks only
+with `isoduration` installed: `P` then a date part (days; months and days; years,
+months and days, each part optional after the first) with an optional time part, or a
+time part alone (`T` then hours, minutes and seconds in the same way), or weeks alone.
 """
 
 from __future__ import annotations
@@ -63,3 +68,13 @@ def is_date_time(value: object) -> bool:
     if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1]:
         return False
     return _time_ok(*match.groups()[3:])
+
+
+_DUR_TIME = r"T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S)"
+_DUR_DATE = r"(\d+D|\d+M(\d+D)?|\d+Y(\d+M(\d+D)?)?)"
+DURATION = re.compile(rf"P({_DUR_DATE}({_DUR_TIME})?|{_DUR_TIME}|\d+W)", re.ASCII)
+
+
+def is_duration(value: object) -> bool:
+    """The `duration` format. Non-strings pass."""
+    return not isinstance(value, str) or DURATION.fullmatch(value) is not None

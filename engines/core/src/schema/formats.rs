@@ -35,6 +35,22 @@ const HEX: &str = "[0-9a-fA-F]";
 const UNRESERVED: &str = r"A-Za-z0-9\-._~";
 const SUB_DELIMS: &str = r"!$&'()*+,;=";
 
+/// Whether draft `draft` (3, 4, 6, 7, 2019 or 2020) defines format `name`; elsewhere it
+/// is an unknown format, which validators of that draft ignore. Draft-03's formats are
+/// taken as draft-04's, except its `date` (its `time` has no offset, so is not ours).
+pub fn defined_in(name: &str, draft: u16) -> bool {
+    let since = match name {
+        "date-time" | "email" | "hostname" | "ipv4" | "ipv6" | "uri" => 4,
+        "date" if draft == 3 => 3,
+        "uri-reference" | "uri-template" | "json-pointer" => 6,
+        "date" | "time" | "iri" | "iri-reference" | "idn-email" | "idn-hostname" => 7,
+        "relative-json-pointer" | "regex" => 7,
+        "duration" | "uuid" => 2019,
+        _ => return true, // unknown to every draft: `format` says Unknown
+    };
+    draft >= since || (draft == 3 && since == 4)
+}
+
 pub fn format(name: &str) -> Format {
     let pattern = match name {
         "date" => format!("^{}$", date()),

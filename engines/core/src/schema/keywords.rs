@@ -74,7 +74,7 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
     }
     if t[4] {
         let assert = ctx.dialect.formats == Formats::Assert;
-        s.strings = vec![string(m, ptr, assert)?];
+        s.strings = vec![string(m, ptr, assert.then_some(ctx.format_draft))?];
     }
     if t[5] {
         s.arrays = vec![array(r, ctx, m, ptr)?];
@@ -166,7 +166,9 @@ fn tighter(old: Option<Bound>, new: Bound, low: bool) -> Bound {
     }
 }
 
-fn string(m: &Map<String, Value>, ptr: &str, formats: bool) -> Res<StrCons> {
+/// The string assertions of `m`; `formats`, the draft whose formats are asserted, or
+/// `None` where formats are annotations.
+fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCons> {
     let mut c = StrCons {
         min: count(m, "minLength", ptr)?.unwrap_or(0),
         max: count(m, "maxLength", ptr)?,
@@ -183,7 +185,8 @@ fn string(m: &Map<String, Value>, ptr: &str, formats: bool) -> Res<StrCons> {
             label: p.to_string(),
         });
     }
-    if let Some(f) = m.get("format").and_then(Value::as_str).filter(|_| formats) {
+    let asserted = |f: &&str| formats.is_some_and(|draft| formats::defined_in(f, draft));
+    if let Some(f) = m.get("format").and_then(Value::as_str).filter(asserted) {
         match formats::format(f) {
             formats::Format::Known(rx) => c.langs.push(Lang {
                 rx,

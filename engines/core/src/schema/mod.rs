@@ -110,6 +110,24 @@ fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, Sch
         .iter()
         .find(|(name, _)| named.contains(name))
         .map_or(0, |&(_, n)| n);
+    ctx.format_draft = [
+        ("draft-03", 3),
+        ("draft-04", 4),
+        ("draft-06", 6),
+        ("draft-07", 7),
+        ("/2019-09/", 2019),
+        ("/2020-12/", 2020),
+    ]
+    .iter()
+    .find(|(name, _)| named.contains(name))
+    .map_or(
+        if dialect.draft == Draft::Draft7 {
+            7
+        } else {
+            2020
+        },
+        |&(_, n)| n,
+    );
     ctx.integers_without_fraction =
         dialect.integers_without_fraction || matches!(ctx.legacy_draft, 3 | 4);
     let mut r = reader::Reader::new(&root, dialect.draft == Draft::Draft7);
