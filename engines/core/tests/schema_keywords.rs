@@ -1005,12 +1005,20 @@ fn formats_are_asserted_by_the_drafts_that_define_them() {
     let d4 = "http://json-schema.org/draft-04/schema#";
     let d7 = "http://json-schema.org/draft-07/schema#";
     let d2019 = "https://json-schema.org/draft/2019-09/schema";
-    check(&under(d4, "date"), &["\"Invalid Date\"", "\"2019-12-31\""], &["1"]);
+    check(
+        &under(d4, "date"),
+        &["\"Invalid Date\"", "\"2019-12-31\""],
+        &["1"],
+    );
     check(&under(d7, "date"), &["\"2019-12-31\""], &["\"2019-12-32\""]);
     check(&under(d7, "uuid"), &["\"not-a-uuid\""], &[]);
     let uuid = "\"123e4567-e89b-12d3-a456-426614174000\"";
     check(&under(d2019, "uuid"), &[uuid], &["\"not-a-uuid\""]);
-    check(&under(d4, "date-time"), &["\"2019-12-31T00:00:00Z\""], &["\"2019-12-31\""]);
+    check(
+        &under(d4, "date-time"),
+        &["\"2019-12-31T00:00:00Z\""],
+        &["\"2019-12-31\""],
+    );
     // a draft-04 `regex` format is no format there: taken, not refused
     check(&under(d4, "regex"), &["\"(\""], &[]);
     assert_eq!(refused(&under(d7, "regex")).keyword(), Some("format"));

@@ -203,28 +203,23 @@ fn parts(s: &str) -> Parts<'_> {
     }
 }
 
-/// RFC 3986, section 5.2.4.
+/// RFC 3986, section 5.2.4: `.` and `..` segments taken out of `path` (a path that
+/// ends in one of them ends in `/`).
 fn remove_dot_segments(path: &str) -> String {
-    let mut input = path;
-    let mut out: Vec<&str> = Vec::new();
     let absolute = path.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
     let mut trailing = false;
-    for (i, seg) in input.split('/').enumerate() {
-        if i == 0 && absolute {
-            continue;
-        }
-        trailing = false;
+    for seg in path.split('/').skip(absolute as usize) {
+        trailing = matches!(seg, "." | "..");
         match seg {
-            "." => trailing = true,
+            "." => {}
             ".." => {
                 out.pop();
-                trailing = true;
             }
             s => out.push(s),
         }
     }
-    input = if absolute { "/" } else { "" };
-    let mut joined = format!("{input}{}", out.join("/"));
+    let mut joined = format!("{}{}", if absolute { "/" } else { "" }, out.join("/"));
     if trailing && !joined.ends_with('/') {
         joined.push('/');
     }
@@ -235,37 +230,35 @@ fn remove_dot_segments(path: &str) -> String {
 pub fn resolve(base: &str, r: &str) -> String {
     let b = parts(base);
     let r = parts(r);
-    let mut t = Parts::default();
-    let path: String;
-    if r.scheme.is_some() {
-        t.scheme = r.scheme;
+    // a reference with a scheme or an authority of its own keeps its path, else the
+    // base's scheme and authority are kept and the paths merge
+    let own = r.scheme.is_some() || r.authority.is_some();
+    let mut t = Parts {
+        scheme: r.scheme.or(b.scheme),
+        ..Parts::default()
+    };
+    let path = if own {
         t.authority = r.authority;
-        path = remove_dot_segments(r.path);
         t.query = r.query;
+        remove_dot_segments(r.path)
     } else {
-        t.scheme = b.scheme;
-        if r.authority.is_some() {
-            t.authority = r.authority;
-            path = remove_dot_segments(r.path);
-            t.query = r.query;
+        t.authority = b.authority;
+        t.query = if r.path.is_empty() {
+            r.query.or(b.query)
         } else {
-            t.authority = b.authority;
-            if r.path.is_empty() {
-                path = b.path.to_string();
-                t.query = r.query.or(b.query);
-            } else {
-                path = if r.path.starts_with('/') {
-                    remove_dot_segments(r.path)
-                } else if b.authority.is_some() && b.path.is_empty() {
-                    remove_dot_segments(&format!("/{}", r.path))
-                } else {
-                    let dir = b.path.rfind('/').map_or("", |i| &b.path[..=i]);
-                    remove_dot_segments(&format!("{dir}{}", r.path))
-                };
-                t.query = r.query;
-            }
+            r.query
+        };
+        if r.path.is_empty() {
+            b.path.to_string()
+        } else if r.path.starts_with('/') {
+            remove_dot_segments(r.path)
+        } else if b.authority.is_some() && b.path.is_empty() {
+            remove_dot_segments(&format!("/{}", r.path))
+        } else {
+            let dir = b.path.rfind('/').map_or("", |i| &b.path[..=i]);
+            remove_dot_segments(&format!("{dir}{}", r.path))
         }
-    }
+    };
     let mut out = String::new();
     if let Some(s) = t.scheme {
         out.push_str(s);
