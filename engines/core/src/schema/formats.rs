@@ -38,13 +38,16 @@ const SUB_DELIMS: &str = r"!$&'()*+,;=";
 /// Whether draft `draft` (3, 4, 6, 7, 2019 or 2020) defines format `name`; elsewhere it
 /// is an unknown format, which validators of that draft ignore. Draft-03's formats are
 /// taken as draft-04's, except its `date` (its `time` has no offset, so is not ours).
+/// `regex` (draft-03's, then draft-07's) and `idn-email` count in every draft, as
+/// `jsonschema` checks them in every draft: both are refused, never ignored.
 pub fn defined_in(name: &str, draft: u16) -> bool {
     let since = match name {
+        "regex" | "idn-email" => 3,
         "date-time" | "email" | "hostname" | "ipv4" | "ipv6" | "uri" => 4,
         "date" if draft == 3 => 3,
         "uri-reference" | "uri-template" | "json-pointer" => 6,
-        "date" | "time" | "iri" | "iri-reference" | "idn-email" | "idn-hostname" => 7,
-        "relative-json-pointer" | "regex" => 7,
+        "date" | "time" | "iri" | "iri-reference" | "idn-hostname" => 7,
+        "relative-json-pointer" => 7,
         "duration" | "uuid" => 2019,
         _ => return true, // unknown to every draft: `format` says Unknown
     };
