@@ -69,6 +69,7 @@ from harness.corpora.paths import POLICY_LAYOUTS
 from harness.corpora.schema_order import schema_order
 from harness.diff.instances import (
     EMPTY_LANGUAGE,
+    INVALID_OUTPUT,
     REPEATED_KEYS,
     UNVERIFIABLE,
     check_instances,
@@ -122,7 +123,12 @@ class CompileService:
             schema_policies=self.engine.policies.json_schema,
         )
         row = counts.row()
-        return json.dumps({"status": "ok", **{k: row[k] for k in ENGINE_COUNTS}})
+        shown = [
+            f"{f.text[:120]!r}: {f.detail[:160]}"
+            for f in counts.failures
+            if f.kind == INVALID_OUTPUT
+        ]
+        return json.dumps({"status": "ok", **{k: row[k] for k in ENGINE_COUNTS}, "shown": shown})
 
 
 # What an engine's row adds up over the schemas it takes (`InstanceCounts`).
@@ -143,10 +149,11 @@ ENGINE_COUNTS = (
 
 def _engine_coverage(
     name: str, found: list[corpora.Entry], timeout: float, outputs: int = 0
-) -> tuple[Counter[str], Counter[str]]:
+) -> tuple[Counter[str], Counter[str], list[str]]:
     """(schemas by status, instance counts summed over the schemas taken, with `exact`:
     the schemas taken with no false rejection, false acceptance, policy failure or
-    invalid output among `outputs` completions drawn from the engine's masks)."""
+    invalid output among `outputs` completions drawn from the engine's masks, and the
+    invalid outputs, each with its spec id, for display)."""
     service = Service(
         "benchmarks.schema_coverage:CompileService",
         {"engine": name, "vocab": SMALL_VOCAB},
@@ -154,6 +161,7 @@ def _engine_coverage(
     )
     tally: Counter[str] = Counter()
     counts: Counter[str] = Counter()
+    shown: list[str] = []
     try:
         for entry in found:
             schema = json.loads(entry.spec.text)
@@ -172,12 +180,13 @@ def _engine_coverage(
             tally[status] += 1
             if status != "ok":  # refused: no counts
                 continue
+            shown += [f"{entry.spec.id} {text}" for text in answer.pop("shown")]
             counts.update(answer)
             failed = ("false_rejections", "false_acceptances", "policy", "invalid_outputs")
             counts["exact"] += not any(answer[k] for k in failed)
     finally:
         service.stop()
-    return tally, counts
+    return tally, counts, shown
 
 
 class ByteLanguage:
@@ -481,7 +490,7 @@ def main() -> None:
             print(f"    invalid output: {spec_id} {text!r}: {why[:160]}")
     for name in filter(None, args.engines.split(",")):
         started = time.monotonic()
-        tally, counts = _engine_coverage(name, found, args.timeout, args.outputs)
+        tally, counts, shown = _engine_coverage(name, found, args.timeout, args.outputs)
         taken = tally.pop("ok", 0)
         print(
             f"engine    {name:<14} takes {taken:>5} of {len(found)} "
@@ -504,6 +513,8 @@ def main() -> None:
             f"    schemas taken with no instance error or invalid output (none of the "
             f"first three, nor these): {counts['exact']}"
         )
+        for line in shown[:EXAMPLES]:
+            print(f"    invalid output: {line}")
 
 
 if __name__ == "__main__":

@@ -31,11 +31,13 @@ def _entries() -> list[Entry]:
 
 def test_an_engine_refusal_is_tallied_and_a_taken_schema_counted() -> None:
     pytest.importorskip("llguidance")
-    tally, counts = schema_coverage._engine_coverage("llguidance", _entries(), 60.0, outputs=3)
+    tally, counts, shown = schema_coverage._engine_coverage(
+        "llguidance", _entries(), 60.0, outputs=3
+    )
     assert tally["ok"] == 1 and sum(tally.values()) == 2, tally
     assert counts["valid"] == 1 and counts["invalid"] == 1
     assert counts["samples"] == 3
-    assert counts["exact"] == 1, counts
+    assert counts["exact"] == 1 and shown == [], counts
 
 
 def test_our_row_checks_instances_and_its_own_outputs() -> None:
