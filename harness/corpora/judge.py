@@ -22,7 +22,8 @@ dialect cannot read.
 floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01.
 
 `date-time` and `time` follow RFC 3339 with its leap seconds, as the test suite does
-(`harness.corpora.rfc3339`); `jsonschema`'s own checker refuses every second 60.
+(`harness.corpora.rfc3339`); `jsonschema`'s own checker refuses every second 60. So does
+`duration`, which `jsonschema` checks only with `isoduration` installed.
 
 From draft 2019-09 on, `dependencies` is no longer a keyword (`dependentRequired` and
 `dependentSchemas` replaced it) and `jsonschema` ignores it; the judge applies it with
@@ -157,9 +158,9 @@ def _validator_class(base: type) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _format_checker(base: type) -> Any:
-    """`base`'s format checker with `regex` read as ECMA-262, and `date-time` and (from
-    draft-06 on; draft-03's `time` has no offset) `time` as RFC 3339 and the test suite
-    read them, leap seconds included, and (2019-09 on) `duration`
+    """`base`'s format checker with `regex` read as ECMA-262; `date-time`, and `time`
+    where the draft has it (draft-07 on; draft-03's `time` has no offset), as RFC 3339
+    and the test suite read them, leap seconds included; and (2019-09 on) `duration`
     (`harness.corpora.rfc3339`)."""
     import jsonschema
     import regress
