@@ -1,4 +1,5 @@
-"""The schema coverage benchmark's tallies (`benchmarks.schema_coverage`), on schemas
+"""The schema coverage benchmark's tallies (`benchmarks.schema_coverage` and
+`benchmarks.engine_coverage`), on schemas
 written here: an engine's refusal is tallied without counts, a schema taken counts its
 instances and its own completions, and ours judges its completions against the
 schema."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import schema_coverage
+from benchmarks import engine_coverage, schema_coverage
 from harness.corpora import converter
 from harness.corpora.catalog import Entry
 from harness.spec import Spec
@@ -31,9 +32,7 @@ def _entries() -> list[Entry]:
 
 def test_an_engine_refusal_is_tallied_and_a_taken_schema_counted() -> None:
     pytest.importorskip("llguidance")
-    tally, counts, shown = schema_coverage._engine_coverage(
-        "llguidance", _entries(), 60.0, outputs=3
-    )
+    tally, counts, shown = engine_coverage.coverage("llguidance", _entries(), 60.0, outputs=3)
     assert tally["ok"] == 1 and sum(tally.values()) == 2, tally
     assert counts["valid"] == 1 and counts["invalid"] == 1
     assert counts["samples"] == 3

@@ -10,7 +10,7 @@
 
 use regex_automata::meta::Regex;
 use serde_json::Value;
-use tokensdfa_core::schema::{Dialect, Draft, Formats, Whitespace};
+use tokensdfa_core::schema::{compile, Dialect, Draft, Formats, SchemaError, Whitespace};
 
 /// The most key orders [`texts`] writes for one value.
 pub const MAX_ORDERS: usize = 200;
@@ -240,4 +240,27 @@ pub fn depth(v: &Value) -> u32 {
         Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
         _ => 0,
     }
+}
+
+/// Asserts that `schema`, compiled in dialect `d`, fully matches each of `good` and none
+/// of `bad`.
+pub fn check_in(d: &Dialect, schema: &str, good: &[&str], bad: &[&str]) {
+    let re = compile(schema, d).unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let m = matcher(&re).unwrap();
+    for t in good {
+        assert!(m.is_match(*t), "{schema} should accept {t}\n{re}");
+    }
+    for t in bad {
+        assert!(!m.is_match(*t), "{schema} should reject {t}\n{re}");
+    }
+}
+
+/// [`check_in`] in the default dialect.
+pub fn check(schema: &str, good: &[&str], bad: &[&str]) {
+    check_in(&Dialect::default(), schema, good, bad);
+}
+
+/// The error compiling `schema` in the default dialect gives (it must be refused).
+pub fn refused(schema: &str) -> SchemaError {
+    compile(schema, &Dialect::default()).expect_err(schema)
 }

@@ -1,0 +1,218 @@
+//! Full-match checks of compiled regexes: objects (schema order, members, key rules,
+//! counts) and arrays (positions, bounds, `contains`).
+
+#[path = "schema_common/mod.rs"]
+mod common;
+
+use common::{check, check_in, refused};
+use tokensdfa_core::schema::{compile, Dialect, Draft};
+
+#[test]
+fn objects_follow_schema_order() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"null"}},"required":["b"],"additionalProperties":false}"#;
+    check(
+        s,
+        &[
+            "{\"b\":\"x\"}",
+            "{\"a\":1,\"b\":\"x\",\"c\":null}",
+            "{\"b\":\"\",\"c\":null}",
+        ],
+        &[
+            "{}",
+            "{\"a\":1}",
+            "{\"b\":\"x\",\"a\":1}",
+            "{\"b\":\"x\",\"d\":1}",
+            "{\"a\":1,,\"b\":\"x\"}",
+        ],
+    );
+    let open = r#"{"properties":{"a":{"type":"integer"}},"additionalProperties":{"type":"boolean"},"type":"object"}"#;
+    check(
+        open,
+        &["{}", "{\"a\":1,\"z\":true}", "{\"z\":false,\"y\":true}"],
+        &["{\"a\":true}", "{\"z\":1}", "{\"z\":true,\"a\":1}"],
+    );
+}
+
+#[test]
+fn optional_required_and_undeclared_members_combine() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"null"},"b":{"type":"null"},"c":{"type":"null"}},"required":["b"],"additionalProperties":{"type":"integer"}}"#;
+    check(
+        s,
+        &[
+            "{\"b\":null}",
+            "{\"a\":null,\"b\":null}",
+            "{\"b\":null,\"c\":null,\"z\":1}",
+            "{\"a\":null,\"b\":null,\"x\":1,\"y\":2}",
+        ],
+        &[
+            "{}",
+            "{\"a\":null}",
+            "{\"z\":1}",
+            "{\"b\":null,\"z\":null}",
+            "{\"b\":null,\"a\":null}",
+            "{\"a\":null,,\"b\":null}",
+            "{\"b\":null,\"z\":1,\"c\":null}",
+        ],
+    );
+    let all_optional = r#"{"type":"object","properties":{"a":{"type":"null"},"b":{"type":"null"}},"additionalProperties":{"type":"integer"}}"#;
+    check(
+        all_optional,
+        &[
+            "{}",
+            "{\"b\":null}",
+            "{\"z\":1}",
+            "{\"a\":null,\"z\":1}",
+            "{\"y\":2,\"z\":1}",
+        ],
+        &["{,\"z\":1}", "{\"z\":1,\"a\":null}"],
+    );
+}
+
+#[test]
+fn pattern_properties_split_keys() {
+    let s = r#"{"type":"object","patternProperties":{"^x":{"type":"integer"}},"additionalProperties":{"type":"string"}}"#;
+    check(
+        s,
+        &["{\"xa\":1,\"b\":\"s\"}"],
+        &["{\"xa\":\"s\"}", "{\"b\":1}"],
+    );
+}
+
+#[test]
+fn property_counts() {
+    check(
+        r#"{"type":"object","minProperties":1,"maxProperties":2}"#,
+        &["{\"a\":1}", "{\"a\":1,\"b\":2}"],
+        &["{}", "{\"a\":1,\"b\":2,\"c\":3}"],
+    );
+    // `minProperties: 1` over optional keys: not empty
+    let s = r#"{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false,"minProperties":1}"#;
+    check(
+        s,
+        &["{\"a\":1}", "{\"b\":1}", "{\"a\":1,\"b\":2}"],
+        &["{}", "{\"c\":1}"],
+    );
+    check(
+        r#"{"type":"object","properties":{"a":{}},"minProperties":1}"#,
+        &["{\"a\":1}", "{\"c\":1}", "{\"a\":1,\"c\":1}"],
+        &["{}"],
+    );
+    // a count beyond one depends on which optional keys are present
+    let two = r#"{"type":"object","properties":{"a":{},"b":{}},"minProperties":2}"#;
+    assert_eq!(refused(two).keyword(), Some("minProperties"));
+}
+
+#[test]
+fn arrays_positional_and_bounded() {
+    let s =
+        r#"{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"items":false}"#;
+    check(
+        s,
+        &["[]", "[1]", "[1,\"a\"]"],
+        &["[\"a\"]", "[1,\"a\",2]", "[1,2]"],
+    );
+    let d7 = Dialect {
+        draft: Draft::Draft7,
+        ..Dialect::default()
+    };
+    check_in(
+        &d7,
+        r#"{"items":[{"type":"integer"}],"additionalItems":{"type":"boolean"},"minItems":2}"#,
+        &["[1,true]", "[1,false,true]"],
+        &["[1]", "[1,2]"],
+    );
+    check(
+        r#"{"type":"array","items":{"type":"null"},"minItems":1,"maxItems":2}"#,
+        &["[null]", "[null,null]"],
+        &["[]", "[null,null,null]"],
+    );
+    assert_eq!(
+        refused(r#"{"type":"array","uniqueItems":true}"#).keyword(),
+        Some("uniqueItems")
+    );
+}
+
+#[test]
+fn contains_one_matching_item() {
+    check(
+        r#"{"type":"array","items":{"type":"integer"},"contains":{"minimum":5}}"#,
+        &["[5]", "[1,7]", "[9,1,2]", "[1,2,6,3]"],
+        &["[]", "[1,2]", "[1,\"a\",6]", "[5.5]"],
+    );
+    check(
+        r#"{"contains":{"const":"x"},"minContains":0}"#,
+        &["[]", "[1]"],
+        &[],
+    );
+    let counted = r#"{"contains":{"const":1},"maxContains":2}"#;
+    assert_eq!(refused(counted).keyword(), Some("contains"));
+    // draft-04 had no `contains`
+    check(
+        r#"{"$schema":"http://json-schema.org/draft-04/schema#","contains":{"const":1}}"#,
+        &["[]", "[2]"],
+        &[],
+    );
+}
+
+#[test]
+fn key_rules_of_merged_schemas_all_apply() {
+    check(
+        r#"{"allOf":[{"type":"object","patternProperties":{"^a":{"type":"integer"}},"additionalProperties":false},
+            {"type":"object","patternProperties":{"1$":{"maximum":8}},"additionalProperties":{"minimum":5}}]}"#,
+        &["{}", "{\"a1\":7}", "{\"ab\":5,\"a1\":2}"],
+        &["{\"a1\":9}", "{\"ab\":3}", "{\"b\":7}", "{\"a1\":\"x\"}"],
+    );
+}
+
+#[test]
+fn optional_members_are_written_a_bounded_number_of_times() {
+    let props: Vec<String> = (0..40)
+        .map(|i| format!(r#""k{i}":{{"type":"integer"}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"type":"object","properties":{{{}}},"additionalProperties":false}}"#,
+        props.join(",")
+    );
+    let re = compile(&schema, &Dialect::default()).unwrap();
+    // starting the body at each member wrote member 17 eighteen times
+    assert!(re.matches("\"k17\"").count() <= 4, "{}", re.len());
+    check(
+        &schema,
+        &[
+            "{}",
+            "{\"k16\":1}",
+            "{\"k0\":1,\"k17\":2,\"k39\":3}",
+            "{\"k3\":1,\"k15\":2,\"k16\":3,\"k20\":4,\"k35\":5}",
+        ],
+        &[
+            "{\"k17\":1,\"k0\":2}",
+            "{\"k40\":1}",
+            "{\"k1\":1,\"k1\":2}",
+            "{\"k16\":1,}",
+            "{,\"k16\":1}",
+        ],
+    );
+}
+
+#[test]
+fn many_exclusive_patterns_split_keys_one_region_each() {
+    let pats: Vec<String> = (0..12)
+        .map(|i| format!(r#""^k{i}$":{{"type":"integer","minimum":{i}}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"type":"object","patternProperties":{{{},"^k":{{"maximum":20}}}},"additionalProperties":false}}"#,
+        pats.join(",")
+    );
+    check(
+        &schema,
+        &["{}", "{\"k3\":3,\"k11\":20}", "{\"kx\":\"s\"}"],
+        &["{\"k3\":2}", "{\"k11\":21}", "{\"k1\":1.5}", "{\"x\":1}"],
+    );
+    // seven patterns that overlap freely make 128 regions: refused, not approximated
+    let free: Vec<String> = "abcdefg"
+        .chars()
+        .map(|c| format!(r#""{c}":{{"not":{{"const":"{c}"}}}}"#))
+        .collect();
+    let many = format!(r#"{{"patternProperties":{{{}}}}}"#, free.join(","));
+    assert_eq!(refused(&many).keyword(), Some("patternProperties"));
+}

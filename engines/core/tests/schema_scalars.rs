@@ -1,0 +1,397 @@
+//! Full-match checks of compiled regexes: scalars (types, enums, numbers, strings,
+//! escapes, patterns, formats) and whitespace.
+
+#[path = "schema_common/mod.rs"]
+mod common;
+
+use common::{check, check_in, refused};
+use tokensdfa_core::schema::{Dialect, Escapes, Keys, NegativeZero, Numbers, Whitespace};
+
+#[test]
+fn types_and_type_lists() {
+    check(r#"{"type":"null"}"#, &["null"], &["nul", "0", "\"\""]);
+    check(
+        r#"{"type":["integer","string"]}"#,
+        &["1", "-0", "2.0", "\"x\""],
+        &["1.5", "null", "[]"],
+    );
+    check(r#"{"type":"boolean"}"#, &["true", "false"], &["1"]);
+    check("true", &["1", "{\"a\":[null]}"], &["", "nul"]);
+    check("false", &[], &["1", "null", ""]);
+}
+
+#[test]
+fn enum_and_const_take_any_values() {
+    check(
+        r#"{"enum":[1,"a",[1,{"b":null}],{"x":true}]}"#,
+        &[
+            "1",
+            "1.0",
+            "\"a\"",
+            "\"\\u0061\"",
+            "[1,{\"b\":null}]",
+            "{\"x\":true}",
+        ],
+        &["2", "\"b\"", "[1]", "{\"x\":false}", "{}"],
+    );
+    check(
+        r#"{"const":0.5,"type":"number"}"#,
+        &["0.5", "0.50"],
+        &["0.6", "-0.5", "5e-1"],
+    );
+    check(
+        r#"{"enum":["a","b"],"minLength":2}"#,
+        &[],
+        &["\"a\"", "\"b\""],
+    );
+}
+
+#[test]
+fn integer_bounds_are_exact_at_any_size() {
+    let s = r#"{"type":"integer","minimum":-12,"exclusiveMaximum":123456789012345678901234567890}"#;
+    check(
+        s,
+        &["-12", "0", "123456789012345678901234567889", "7.000"],
+        &["-13", "123456789012345678901234567890", "1.5"],
+    );
+    check(
+        r#"{"type":"number","exclusiveMinimum":1.5,"maximum":2}"#,
+        &["1.51", "2", "2.000", "1.5000001"],
+        &["1.5", "2.01", "1"],
+    );
+}
+
+#[test]
+fn multiple_of_small_steps() {
+    check(
+        r#"{"type":"integer","multipleOf":3,"minimum":0,"maximum":20}"#,
+        &["0", "3", "18"],
+        &["2", "21", "-3"],
+    );
+    check(
+        r#"{"type":"number","multipleOf":0.25}"#,
+        &["1.25", "-0.5", "3"],
+        &["0.1", "1.255"],
+    );
+}
+
+#[test]
+fn strings_count_characters_not_escapes() {
+    let s = r#"{"type":"string","minLength":2,"maxLength":3}"#;
+    check(
+        s,
+        &["\"ab\"", "\"a\\nb\"", "\"\\u00e9\\u00e9\"", "\"😀😀\""],
+        &["\"a\"", "\"abcd\"", "\"\\u00e\""],
+    );
+    let required = Dialect {
+        escapes: Escapes::Required,
+        ..Dialect::default()
+    };
+    check_in(
+        &required,
+        s,
+        &["\"a\\\"\"", "\"é/\""],
+        &["\"\\/a\"", "\"\\u0041b\""],
+    );
+}
+
+#[test]
+fn llguidance_spelling_escapes_only_what_must_be_and_del() {
+    let minimal = Dialect {
+        escapes: Escapes::Minimal,
+        ..Dialect::default()
+    };
+    check_in(
+        &minimal,
+        r#"{"type":"string","maxLength":2}"#,
+        &[
+            "\"a\\\"\"",
+            "\"\\\\\"",
+            "\"\\n\\u000a\"",
+            "\"\\u007F\"",
+            "\"é/\"",
+        ],
+        &[
+            "\"\u{7f}\"",
+            "\"\\u0022\"",
+            "\"\\u005c\"",
+            "\"\\/\"",
+            "\"\\u0041\"",
+        ],
+    );
+    check_in(
+        &minimal,
+        r#"{"enum":["a\u007f\"b"]}"#,
+        &["\"a\\u007f\\\"b\""],
+        &["\"a\u{7f}\\\"b\"", "\"a\\u007f\\u0022b\""],
+    );
+}
+
+#[test]
+fn exponents_only_on_unbounded_numbers_and_integers_without_fraction() {
+    let engines = Dialect {
+        numbers: Numbers::ExponentWhenUnbounded,
+        integers_without_fraction: true,
+        ..Dialect::default()
+    };
+    check_in(
+        &engines,
+        r#"{"type":"number"}"#,
+        &["1e5", "-2.5E-3", "0"],
+        &["1e"],
+    );
+    check_in(
+        &engines,
+        r#"{"type":"number","minimum":0}"#,
+        &["1.5", "0"],
+        &["1e5", "-1"],
+    );
+    check_in(
+        &engines,
+        r#"{"type":"integer","minimum":-3}"#,
+        &["-3", "-0", "12"],
+        &["3.0", "1e2", "-4"],
+    );
+    let llguidance = Dialect {
+        negative_zero: NegativeZero::UnboundedOnly,
+        ..engines.clone()
+    };
+    check_in(
+        &llguidance,
+        r#"{"type":"number"}"#,
+        &["-0", "-0.0", "-0e1"],
+        &[],
+    );
+    check_in(&llguidance, r#"{"type":"integer"}"#, &["-0"], &[]);
+    for bounded in [
+        r#"{"type":"number","minimum":0,"maximum":1}"#,
+        r#"{"type":"number","minimum":-5}"#,
+        r#"{"type":"integer","maximum":3}"#,
+    ] {
+        check_in(&llguidance, bounded, &["0"], &["-0", "-0.0", "-0.00"]);
+    }
+    check_in(
+        &llguidance,
+        r#"{"type":"number","minimum":-5}"#,
+        &["-0.5", "-5"],
+        &[],
+    );
+    let xgrammar = Dialect {
+        negative_zero: NegativeZero::WithFractionWhenBounded,
+        ..engines
+    };
+    check_in(&xgrammar, r#"{"type":"number"}"#, &["-0", "-0.0"], &[]);
+    check_in(&xgrammar, r#"{"type":"integer"}"#, &["0"], &["-0"]);
+    check_in(
+        &xgrammar,
+        r#"{"type":"number","maximum":0}"#,
+        &["-0.0", "0", "-0.5"],
+        &["-0"],
+    );
+}
+
+#[test]
+fn escapes_only_in_free_strings() {
+    let d = Dialect {
+        escapes: Escapes::FreeStringsOnly,
+        ..Dialect::default()
+    };
+    let s = r#"{"type":"object","properties":{"free":{"type":"string"},"short":{"type":"string","maxLength":2}},"required":["free","short"],"additionalProperties":false}"#;
+    check_in(
+        &d,
+        s,
+        &["{\"free\":\"\\u0041\\n\",\"short\":\"ab\"}"],
+        &[
+            "{\"free\":\"a\",\"short\":\"\\n\"}",
+            "{\"free\":\"a\",\"short\":\"\\u0061\"}",
+        ],
+    );
+}
+
+#[test]
+fn undeclared_keys_may_take_their_own_escapes() {
+    let d = Dialect {
+        escapes: Escapes::Minimal,
+        undeclared_keys: Some(Escapes::MinimalUnicode),
+        ..Dialect::default()
+    };
+    let s = r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#;
+    check_in(
+        &d,
+        s,
+        &[
+            r#"{"\u0062":"\n"}"#,
+            r#"{"a":1,"\ud83d\ude00":2}"#,
+            r#"{"\n":1}"#,
+        ],
+        // an escaped spelling of a declared key is that key, not an undeclared one
+        &[
+            r#"{"\u0061":"x"}"#,
+            r#"{"x\/":1}"#,
+            "{\"\u{7f}\":1}",
+            r#"{"b":"\u0041"}"#,
+        ],
+    );
+    // an object that declares no key spells its keys as other strings
+    check_in(
+        &d,
+        r#"{"type":"object"}"#,
+        &[r#"{"\n":1}"#],
+        &[r#"{"\u0062":1}"#],
+    );
+}
+
+#[test]
+fn canonical_keys_have_one_spelling() {
+    let d = Dialect {
+        keys: Keys::Canonical,
+        ..Dialect::default()
+    };
+    check_in(
+        &d,
+        r#"{"type":"object","properties":{"é\n":{"type":"string"}},"required":["é\n"],"additionalProperties":false}"#,
+        &["{\"é\\n\":\"\\u00e9\"}"],
+        &["{\"\\u00e9\\n\":\"x\"}", "{\"é\\u000a\":\"x\"}"],
+    );
+}
+
+#[test]
+fn patterns_are_ecma_and_unanchored() {
+    check(
+        r#"{"type":"string","pattern":"^[a-z]+\\d$"}"#,
+        &["\"ab1\""],
+        &["\"ab\"", "\"Ab1\"", "\"ab١\""],
+    );
+    check(
+        r#"{"type":"string","pattern":"x+"}"#,
+        &["\"axxb\"", "\"x\""],
+        &["\"ab\""],
+    );
+    check(
+        r#"{"type":"string","pattern":"^a","maxLength":2}"#,
+        &["\"a\"", "\"ab\""],
+        &["\"abc\"", "\"ba\""],
+    );
+    assert_eq!(
+        refused(r#"{"pattern":"(a)\\1"}"#).keyword(),
+        Some("pattern")
+    );
+}
+
+#[test]
+fn formats_have_real_grammars() {
+    check(
+        r#"{"format":"date","type":"string"}"#,
+        &["\"2024-02-29\""],
+        &["\"2023-02-29\"", "\"2024-13-01\""],
+    );
+    check(
+        r#"{"format":"uuid","type":"string"}"#,
+        &["\"123e4567-e89b-12d3-a456-426614174000\""],
+        &["\"123e4567\""],
+    );
+    check(
+        r#"{"format":"ipv4","type":"string"}"#,
+        &["\"10.0.0.255\""],
+        &["\"10.0.0.256\""],
+    );
+    check(
+        r#"{"format":"ipv6","type":"string"}"#,
+        &["\"::1\"", "\"fe80::1\""],
+        &["\"1::2::3\""],
+    );
+    check(
+        r#"{"format":"date-time","type":"string"}"#,
+        &["\"2020-01-01T00:00:00Z\""],
+        &["\"2020-01-01 00:00:00\""],
+    );
+    check(
+        r#"{"format":"email","type":"string"}"#,
+        &["\"a.b@c.org\""],
+        &["\"a..b@c.org\"", "\"abc\""],
+    );
+    check(
+        r#"{"format":"uri","type":"string"}"#,
+        &["\"https://x.org/a?b#c\""],
+        &["\"no scheme\""],
+    );
+    assert_eq!(
+        refused(r#"{"format":"hostname"}"#).keyword(),
+        Some("format")
+    );
+}
+
+#[test]
+fn whitespace_dialects() {
+    let s = r#"{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}"#;
+    let space = Dialect {
+        whitespace: Whitespace::OptionalSpace,
+        ..Dialect::default()
+    };
+    check_in(
+        &space,
+        s,
+        &["{\"a\": [1, 2]}", "{\"a\":[1,2]}"],
+        &["{ \"a\": [1]}", "{\"a\":  [1]}"],
+    );
+    let any = Dialect {
+        whitespace: Whitespace::Any { max_run: Some(2) },
+        ..Dialect::default()
+    };
+    check_in(
+        &any,
+        s,
+        &["{ \"a\" :\n[ 1 ,2 ] }", "{\"a\":[]}", "{\"a\":[  ]}"],
+        &["{\"a\":[   ]}", " {\"a\":[]}", "{\"a\":[1,   2]}"],
+    );
+}
+
+#[test]
+fn exponents_only_where_exact() {
+    let e = Dialect {
+        numbers: Numbers::ExponentWhereExact,
+        ..Dialect::default()
+    };
+    check_in(
+        &e,
+        r#"{"type":"number","exclusiveMinimum":0}"#,
+        &["1e5", "2.5E-3"],
+        &["0", "-1e5", "0e9"],
+    );
+    check_in(
+        &e,
+        r#"{"type":"number","maximum":10}"#,
+        &["10", "9.5"],
+        &["1e1"],
+    );
+}
+
+/// A format is asserted only by the drafts that define it; elsewhere it is an unknown
+/// format, which that draft's validators ignore (`date` came with draft-07, `uuid`
+/// with 2019-09, so a draft-04 `date` or a draft-07 `uuid` constrains nothing).
+#[test]
+fn formats_are_asserted_by_the_drafts_that_define_them() {
+    let under = |draft: &str, format: &str| {
+        format!(r#"{{"$schema":"{draft}","type":"string","format":"{format}"}}"#)
+    };
+    let d4 = "http://json-schema.org/draft-04/schema#";
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let d2019 = "https://json-schema.org/draft/2019-09/schema";
+    check(
+        &under(d4, "date"),
+        &["\"Invalid Date\"", "\"2019-12-31\""],
+        &["1"],
+    );
+    check(&under(d7, "date"), &["\"2019-12-31\""], &["\"2019-12-32\""]);
+    check(&under(d7, "uuid"), &["\"not-a-uuid\""], &[]);
+    let uuid = "\"123e4567-e89b-12d3-a456-426614174000\"";
+    check(&under(d2019, "uuid"), &[uuid], &["\"not-a-uuid\""]);
+    check(
+        &under(d4, "date-time"),
+        &["\"2019-12-31T00:00:00Z\""],
+        &["\"2019-12-31\""],
+    );
+    // `regex` counts in every draft (jsonschema checks it in every draft): refused
+    assert_eq!(refused(&under(d4, "regex")).keyword(), Some("format"));
+    assert_eq!(refused(&under(d7, "regex")).keyword(), Some("format"));
+}
