@@ -54,10 +54,10 @@ pub struct Ctx {
     /// later (`if`/`then`/`else` in 7, `const` and `propertyNames` in 6) are not
     /// keywords there, and validators ignore them.
     pub legacy_draft: u8,
-    /// The draft whose formats are asserted (3, 4, 6, 7, 2019 or 2020: the `$schema`,
-    /// else the dialect's draft): a format the draft does not define is unknown there,
-    /// an annotation, as its validators treat it ([`super::formats::defined_in`]).
-    pub format_draft: u16,
+    /// The document's draft (3, 4, 6, 7, 2019 or 2020: the `$schema`'s, else the
+    /// dialect's): its formats are asserted, one it does not define is unknown there, an
+    /// annotation, as its validators treat it ([`super::formats::defined_in`]).
+    pub draft: u16,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -74,7 +74,7 @@ impl Ctx {
             shapes_built: 0,
             integers_without_fraction: false,
             legacy_draft: 0,
-            format_draft: 2020,
+            draft: 2020,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),
         }

@@ -74,7 +74,7 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
     }
     if t[4] {
         let assert = ctx.dialect.formats == Formats::Assert;
-        s.strings = vec![string(m, ptr, assert.then_some(ctx.format_draft))?];
+        s.strings = vec![string(m, ptr, assert.then_some(ctx.draft))?];
     }
     if t[5] {
         s.arrays = vec![array(r, ctx, m, ptr)?];

@@ -100,37 +100,42 @@ fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaErro
     Ok(x)
 }
 
-/// The compiled language, before the size limits of its text or tree.
-fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
-    let root: Value = serde_json::from_str(schema_json)
-        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
-    let mut ctx = context::Ctx::new(dialect);
+/// The draft `root` follows (3, 4, 6, 7, 2019 or 2020): the one its `$schema` names,
+/// else the dialect's. (A `$schema` naming no draft is refused by the reader.)
+fn document_draft(root: &Value, dialect: &Dialect) -> u16 {
     let named = root.get("$schema").and_then(Value::as_str).unwrap_or("");
-    ctx.legacy_draft = [("draft-03", 3), ("draft-04", 4), ("draft-06", 6)]
-        .iter()
-        .find(|(name, _)| named.contains(name))
-        .map_or(0, |&(_, n)| n);
-    ctx.format_draft = [
+    let drafts = [
         ("draft-03", 3),
         ("draft-04", 4),
         ("draft-06", 6),
         ("draft-07", 7),
         ("/2019-09/", 2019),
         ("/2020-12/", 2020),
-    ]
-    .iter()
-    .find(|(name, _)| named.contains(name))
-    .map_or(
-        if dialect.draft == Draft::Draft7 {
-            7
-        } else {
-            2020
-        },
-        |&(_, n)| n,
-    );
+    ];
+    let own = drafts.iter().find(|(name, _)| named.contains(name));
+    let default = if dialect.draft == Draft::Draft7 {
+        7
+    } else {
+        2020
+    };
+    own.map_or(default, |&(_, n)| n)
+}
+
+/// The compiled language, before the size limits of its text or tree.
+fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
+    let root: Value = serde_json::from_str(schema_json)
+        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
+    let mut ctx = context::Ctx::new(dialect);
+    let draft = document_draft(&root, dialect);
+    ctx.draft = draft;
+    ctx.legacy_draft = if matches!(draft, 3 | 4 | 6) {
+        draft as u8
+    } else {
+        0
+    };
     ctx.integers_without_fraction =
         dialect.integers_without_fraction || matches!(ctx.legacy_draft, 3 | 4);
-    let mut r = reader::Reader::new(&root, dialect.draft == Draft::Draft7);
+    let mut r = reader::Reader::new(&root, draft);
     r.check_meta_schema()?;
     let shape = r.read(&mut ctx, &root, "")?;
     let mut em = emit::Emitter::new(&mut ctx);

@@ -96,17 +96,11 @@ fn union(ctx: &mut Ctx, branches: &[ShapeRef], ptr: &str) -> Result<ShapeRef, Sc
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of `root`; `legacy` says whether a document without `$schema` follows
-    /// draft-07 rules.
-    pub fn new(root: &'a Value, legacy: bool) -> Reader<'a> {
-        let legacy = match root.get("$schema").and_then(Value::as_str) {
-            Some(schema) => LEGACY.iter().any(|d| schema.contains(d)),
-            None => legacy,
-        };
-        let old_ids = root
-            .get("$schema")
-            .and_then(Value::as_str)
-            .is_some_and(|s| s.contains("draft-03") || s.contains("draft-04"));
+    /// A reader of `root`, a document of draft `draft` (3, 4, 6, 7, 2019 or 2020): up to
+    /// draft-07 its rules are legacy ones, and up to draft-04 its id keyword is `id`.
+    pub fn new(root: &'a Value, draft: u16) -> Reader<'a> {
+        let legacy = draft <= 7;
+        let old_ids = draft <= 4;
         Reader {
             root,
             legacy,
