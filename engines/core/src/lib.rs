@@ -31,6 +31,7 @@ mod bitmask;
 mod canonical;
 mod classauto;
 mod classtrie;
+mod counted;
 pub mod dfa;
 mod eager;
 mod error;
@@ -51,6 +52,7 @@ mod walktrie;
 
 pub use automaton::TokenAutomaton;
 pub use bitmask::{get_bit, ones, set_bit, Mask};
+pub use counted::{Counted, UNBOUNDED};
 pub use dfa::ByteDfa;
 pub use error::Error;
 pub use index::{Index, Limits, Mode, Stats};

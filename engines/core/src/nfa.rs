@@ -45,6 +45,9 @@ const UNROLL: u32 = if cfg!(debug_assertions) { 1 } else { 4 };
 const LAZY_NODE: u32 = if cfg!(debug_assertions) { 2 } else { 48 };
 /// `Lazy::min` of a pending node that is not a repetition.
 const WHOLE: u32 = u32::MAX;
+/// `Lazy::min` of a pending pair of a counted automaton: `sub` is the `Graph` node,
+/// `max` the count and `at` the automaton's state.
+const PAIR: u32 = u32::MAX - 1;
 
 /// An NFA state, 12 bytes: `kind` says how to read `a` and `b`.
 #[derive(Clone, Copy, Debug)]
@@ -65,13 +68,14 @@ const SPLIT: u8 = 3;
 /// Goes, without reading, to the compiled form of `lazies[a]`, compiled on first use.
 const LAZY: u8 = 4;
 
-/// `sub{min,max}` (or node `sub` itself when `min == WHOLE`) followed by `next`, not
-/// compiled yet (`start == UNCOMPILED`).
+/// `sub{min,max}` (or node `sub` itself when `min == WHOLE`, or a counted automaton's
+/// pair when `min == PAIR`) followed by `next`, not compiled yet (`start == UNCOMPILED`).
 #[derive(Clone, Copy, Debug)]
 struct Lazy {
     sub: u32,
     min: u32,
     max: u32,
+    at: u32,
     next: u32,
     start: u32,
 }
@@ -88,8 +92,8 @@ pub struct Body {
     lazies: Vec<Lazy>,
     /// `BYTE` and `CLASS` states by `(kind, byte, a, b)`.
     made: FxHashMap<(u8, u8, u32, u32), u32>,
-    /// `LAZY` states by their pending piece's `(sub, min, max, next)`.
-    pendings: FxHashMap<(u32, u32, u32, u32), u32>,
+    /// `LAZY` states by their pending piece's `(sub, min, max, at, next)`.
+    pendings: FxHashMap<(u32, u32, u32, u32, u32), u32>,
     /// `SPLIT` states by their targets.
     splits: FxHashMap<Box<[u32]>, u32>,
     /// The compiled form of node `id` followed by state `next`.
@@ -260,6 +264,8 @@ fn matchable(ast: &Ast) -> (Vec<bool>, Vec<u32>) {
                 };
                 (min == 0 || m[sub as usize], s)
             }
+            // always compiled on demand, a pair at a time
+            Node::Graph(g) => (ast.graphs[g as usize].counted.feasible(0, 0), u32::MAX),
         };
     }
     (m, size)
@@ -349,6 +355,7 @@ impl Compiler<'_> {
                 sub: id,
                 min: WHOLE,
                 max: 0,
+                at: 0,
                 next,
                 start: UNCOMPILED,
             })?
@@ -362,7 +369,7 @@ impl Compiler<'_> {
 
     /// The `LAZY` state of a pending piece: the existing one for the same piece.
     fn pending(&mut self, lazy: Lazy) -> Result<u32, Error> {
-        let key = (lazy.sub, lazy.min, lazy.max, lazy.next);
+        let key = (lazy.sub, lazy.min, lazy.max, lazy.at, lazy.next);
         if let Some(&s) = self.body.pendings.get(&key) {
             return Ok(s);
         }
@@ -402,7 +409,43 @@ impl Compiler<'_> {
                 self.split(&starts)
             }
             Node::Repeat { sub, min, max } => self.repeat(sub, min, max, next),
+            Node::Graph(_) => self.pair(id, 0, 0, next),
         }
+    }
+
+    /// State `q` of the counted automaton of node `id` at count `k`, followed by `next`:
+    /// `next` where the string may stop, and each edge's label followed by its target's
+    /// pair, pending, where that pair is feasible ([`crate::counted`]). The caller
+    /// ensures `(q, k)` itself is feasible, so some alternative is live.
+    fn pair(&mut self, id: u32, q: u32, k: u32, next: u32) -> Result<u32, Error> {
+        let ast = self.ast;
+        let Node::Graph(g) = ast.nodes[id as usize] else {
+            unreachable!("pairs are made of Graph nodes only");
+        };
+        let graph = &ast.graphs[g as usize];
+        let c = &graph.counted;
+        let mut alts = Vec::new();
+        if c.stops(q, k) {
+            alts.push(next);
+        }
+        if c.may_read(k) {
+            let k2 = c.next_count(k);
+            let edges = c.targets[q as usize].iter().zip(&graph.labels[q as usize]);
+            for (&t, &label) in edges {
+                if c.feasible(t, k2) {
+                    let then = self.pending(Lazy {
+                        sub: id,
+                        min: PAIR,
+                        max: k2,
+                        at: t,
+                        next,
+                        start: UNCOMPILED,
+                    })?;
+                    alts.push(self.node(label, then)?);
+                }
+            }
+        }
+        self.split(&alts)
     }
 
     /// `sub{min,max}` followed by `next` (`max == u32::MAX`: unbounded). Few copies are
@@ -418,6 +461,7 @@ impl Compiler<'_> {
                 sub,
                 min,
                 max,
+                at: 0,
                 next,
                 start: UNCOMPILED,
             });
@@ -462,6 +506,9 @@ impl Compiler<'_> {
     fn unrolled_once(&mut self, l: Lazy) -> Result<u32, Error> {
         if l.min == WHOLE {
             return self.node_now(l.sub, l.next);
+        }
+        if l.min == PAIR {
+            return self.pair(l.sub, l.at, l.max, l.next);
         }
         if l.max == 0 {
             return Ok(l.next);

@@ -29,6 +29,7 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::classauto::ClassAuto;
+use crate::counted::Counted;
 
 /// The parser's nesting limit (`regex-syntax`'s default).
 const NEST_LIMIT: u32 = 250;
@@ -58,6 +59,16 @@ pub enum Node {
         min: u32,
         max: u32,
     },
+    /// A counted automaton ([`Ast::graphs`]).
+    Graph(u32),
+}
+
+/// A counted automaton in the tree: each edge reads the language of a node of the
+/// tree (one unit, see [`crate::counted`]).
+pub struct Graph {
+    pub counted: Arc<Counted>,
+    /// Per state, the node each edge reads, beside [`Counted::targets`].
+    pub labels: Vec<Vec<u32>>,
 }
 
 #[derive(Default)]
@@ -69,6 +80,8 @@ pub struct Ast {
     pub bytes: Vec<u8>,
     /// Children of `Concat` and `Alt` nodes.
     pub kids: Vec<u32>,
+    /// The automata of `Graph` nodes.
+    pub graphs: Vec<Graph>,
     class_ids: FxHashMap<usize, u32>,
     /// Nodes by a hash of their content ([`Ast::push`]).
     interned: FxHashMap<u64, u32>,
@@ -115,6 +128,7 @@ impl Ast {
             Node::Concat { at, len } => (4u8, self.slice_kids(at, len)).hash(&mut h),
             Node::Alt { at, len } => (5u8, self.slice_kids(at, len)).hash(&mut h),
             Node::Repeat { sub, min, max } => (6u8, sub, min, max).hash(&mut h),
+            Node::Graph(g) => (7u8, g).hash(&mut h),
         }
         h.finish()
     }
@@ -138,6 +152,7 @@ impl Ast {
                     max: x2,
                 },
             ) => (sub, min, max) == (s2, m2, x2),
+            (Node::Graph(x), Node::Graph(y)) => x == y,
             _ => false,
         }
     }
@@ -264,6 +279,13 @@ impl Ast {
             min,
             max: max.unwrap_or(u32::MAX),
         })
+    }
+
+    /// A counted automaton whose edges read `labels` (nodes of this tree, each matching
+    /// something), beside `counted`'s targets.
+    pub fn graph_node(&mut self, counted: Arc<Counted>, labels: Vec<Vec<u32>>) -> u32 {
+        self.graphs.push(Graph { counted, labels });
+        self.push(Node::Graph((self.graphs.len() - 1) as u32))
     }
 }
 
@@ -711,6 +733,7 @@ mod tests {
                 format!("({})", v.join("|"))
             }
             &Node::Repeat { sub, min, max } => format!("{}{{{min},{max}}}", fmt(ast, sub)),
+            Node::Graph(g) => format!("G{g}"),
         }
     }
 

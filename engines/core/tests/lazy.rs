@@ -461,3 +461,73 @@ fn a_start_state_past_its_limit_is_refused() {
         "{err:?}"
     );
 }
+
+/// `(ab|é)*` as a counted automaton: 0 -a-> 1 -b-> 0, 0 -é-> 0, and a dead state 2
+/// (1 -a-> 2, 2 -a-> 2) the counts must never enter.
+fn units_graph(lo: u32, hi: u32) -> tokensdfa_core::Ast {
+    use tokensdfa_core::{Ast, Counted};
+    let targets = vec![vec![1, 0], vec![0, 2], vec![2]];
+    let counted = Counted::new(targets, vec![true, false, false], lo, hi, 64).unwrap();
+    let mut ast = Ast::default();
+    let (a, b, e) = (
+        ast.bytes_node(b"a"),
+        ast.bytes_node(b"b"),
+        ast.class_node(vec![(0xE9, 0xE9)]),
+    );
+    let labels = vec![vec![a, e], vec![b, a], vec![a]];
+    ast.root = ast.graph_node(Arc::new(counted), labels);
+    ast
+}
+
+/// The unit sequences of `(ab|é)*` from `from` characters, as regex alternatives: with
+/// `hi` finite every one of `lo..=hi` characters; without, the shortest ones reaching
+/// `lo`, each followed by any more units.
+fn unit_strings(lo: u32, hi: u32) -> String {
+    let mut out = Vec::new();
+    let mut todo = vec![(String::new(), 0u32)];
+    while let Some((s, n)) = todo.pop() {
+        if n >= lo && hi == tokensdfa_core::UNBOUNDED {
+            out.push(format!("{s}(?:ab|é)*"));
+            continue;
+        }
+        if n >= lo {
+            out.push(s.clone());
+        }
+        for (u, len) in [("ab", 2), ("é", 1)] {
+            if hi == tokensdfa_core::UNBOUNDED || n + len <= hi {
+                todo.push((format!("{s}{u}"), n + len));
+            }
+        }
+    }
+    format!("(?:{})", out.join("|"))
+}
+
+/// The lazy index forms a counted automaton's `(state, count)` pairs itself: the same
+/// masks as the naive index on the language written out, bounds and all, where lengths
+/// the units cannot make (3 from state 1 with `ab` pairs) and the dead state must be
+/// left out for every kept state to stay live.
+#[test]
+fn a_counted_automaton_matches_its_language_written_out() {
+    let tokens: Vec<Vec<u8>> = ["a", "b", "ab", "ba", "é", "aé", "éa", "ééé", "abab"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .chain([vec![0xC3], vec![0xA9], vec![b'b', 0xC3]])
+        .collect();
+    let v = vocab(&tokens);
+    let unbounded = tokensdfa_core::UNBOUNDED;
+    for (lo, hi) in [
+        (0, 0),
+        (0, 5),
+        (3, 3),
+        (3, 7),
+        (4, 4),
+        (0, unbounded),
+        (5, unbounded),
+    ] {
+        let pattern = unit_strings(lo, hi);
+        for slices in [true, false] {
+            let lazy = LazyIndex::from_ast(units_graph(lo, hi), &v, options(slices)).unwrap();
+            assert_same(&pattern, &v, &lazy);
+        }
+    }
+}

@@ -395,3 +395,51 @@ fn formats_are_asserted_by_the_drafts_that_define_them() {
     assert_eq!(refused(&under(d4, "regex")).keyword(), Some("format"));
     assert_eq!(refused(&under(d7, "regex")).keyword(), Some("format"));
 }
+
+/// A pattern or format beside a length bound whose product is too large to print (an
+/// e-mail address of at most 1,024 characters, a URI of at most 65,536, the words of
+/// MaskBench's GOV.UK schemas) is served by the tree as a counted automaton, exactly:
+/// the bounds count decoded characters, an escape or a multi-byte character as one.
+/// The regex text refuses it, saying why.
+#[test]
+fn a_pattern_beside_a_large_length_bound_is_a_counted_automaton() {
+    let email = r#"{"type":"string","format":"email","maxLength":1024}"#;
+    let err = common::compile_err(email);
+    assert!(err.contains("automaton"), "{err}");
+    let at = |n: usize, tail: &str| format!("\"{}@ex.com{tail}\"", "a".repeat(n));
+    common::check_tree(
+        email,
+        &[&at(1, ""), &at(1017, "")],
+        &[&at(1018, ""), "\"a\""],
+    );
+    let words = r#"{"type":"string","pattern":"^(?:\\S+\\s+){0,49}\\S+$","maxLength":500}"#;
+    let text = |k: usize, word: &str, sep: &str| format!("\"{}\"", vec![word; k].join(sep));
+    common::check_tree(
+        words,
+        &[
+            &text(50, "\\u00e9xxxxxxxx", " "),
+            &text(50, "éxxxxxxxx", "\\n"),
+            &text(50, "xxxxxxxx", "\\t"),
+        ],
+        &[
+            &text(50, "\\u00e9xxxxxxxxx", " "),
+            &text(51, "x", " "),
+            &text(50, "xxxxxxxxx", "\\t\\t"),
+        ],
+    );
+    let uri = r#"{"type":"string","format":"uri","minLength":600}"#;
+    let long = |n: usize| format!("\"http://e.com/{}\"", "a".repeat(n - 13));
+    common::check_tree(uri, &[&long(600), &long(5000)], &[&long(599), "\"x\""]);
+}
+
+/// A pattern that admits every string leaves the length alone: `([A-Z]+)?` unanchored
+/// is found in any string, so `maxLength: 4096` is a counted repetition, not 4,097
+/// automaton states.
+#[test]
+fn a_pattern_every_string_contains_leaves_the_length_alone() {
+    check(
+        r#"{"type":"string","pattern":"([A-Z]+)?","maxLength":4096}"#,
+        &["\"\"", "\"abc\"", &format!("\"{}\"", "x".repeat(4096))],
+        &[&format!("\"{}\"", "x".repeat(4097))],
+    );
+}

@@ -72,6 +72,8 @@ impl Nfa {
                 self.push(NState::Split(entries))
             }
             Kind::Repeat(p, lo, hi) => self.build_repeat(p, *lo, *hi, next),
+            // a counted automaton exists because its product was too large to build here
+            Kind::Graph(_) => Err(TooLarge),
         }
     }
 

@@ -8,15 +8,62 @@
 //! (in-degree x out-degree) paths through it, which keeps chains and trees linear.
 //! Edges are `Rc`-shared regexes, so the work is proportional to the number of paths,
 //! not to the printed size (the caller's size guard judges that).
+//!
+//! A counted automaton ([`rx::Graph`]) goes the same way once each of its feasible
+//! `(state, count)` pairs is a state ([`graph_rx`]); only the printer does that.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::automaton::Dfa;
 use super::rx::{self, Rx};
 
 pub fn to_rx(dfa: &Dfa) -> Rx {
     let dfa = dfa.minimize();
-    let n = dfa.len();
+    let edges = dfa
+        .edges
+        .iter()
+        .map(|v| {
+            v.iter()
+                .map(|(set, t)| (rx::set(set.clone()), *t))
+                .collect()
+        })
+        .collect();
+    eliminate(edges, &dfa.accept)
+}
+
+/// The regex of a counted automaton: its feasible pairs reached from `(0, 0)`, as a
+/// graph, by state elimination. Its size grows with the count bounds; the printer
+/// alone calls it.
+pub fn graph_rx(g: &rx::Graph) -> Rx {
+    let c = &g.counted;
+    let mut ids: HashMap<(u32, u32), usize> = HashMap::from([((0, 0), 0)]);
+    let mut pairs = vec![(0u32, 0u32)];
+    let (mut edges, mut accept) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    while let Some(&(q, k)) = pairs.get(at) {
+        at += 1;
+        accept.push(c.stops(q, k));
+        let mut out = Vec::new();
+        if c.may_read(k) {
+            let k2 = c.next_count(k);
+            for (&t, label) in c.targets[q as usize].iter().zip(&g.labels[q as usize]) {
+                if c.feasible(t, k2) {
+                    let id = *ids.entry((t, k2)).or_insert_with(|| {
+                        pairs.push((t, k2));
+                        pairs.len() - 1
+                    });
+                    out.push((label.clone(), id));
+                }
+            }
+        }
+        edges.push(out);
+    }
+    eliminate(edges, &accept)
+}
+
+/// The language of a graph with regex-labelled edges, from state 0.
+fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool]) -> Rx {
+    let n = accept.len();
     let (entry, exit) = (n, n + 1);
     let mut out: Vec<BTreeMap<usize, Rx>> = vec![BTreeMap::new(); n + 2];
     let mut inn: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n + 2];
@@ -33,11 +80,11 @@ pub fn to_rx(dfa: &Dfa) -> Rx {
         inn[j].insert(i);
     };
     add(&mut out, &mut inn, entry, 0, rx::empty());
-    for s in 0..n {
-        for (set, t) in &dfa.edges[s] {
-            add(&mut out, &mut inn, s, *t, rx::set(set.clone()));
+    for (s, v) in edges.into_iter().enumerate() {
+        for (x, t) in v {
+            add(&mut out, &mut inn, s, t, x);
         }
-        if dfa.accept[s] {
+        if accept[s] {
             add(&mut out, &mut inn, s, exit, rx::empty());
         }
     }
@@ -94,6 +141,29 @@ mod tests {
         for s in ["a", "a12", "b", "b1", "", "ab"] {
             assert_eq!(d.accepts(s), back.accepts(s), "{s}: {}", print(&to_rx(&d)));
         }
+    }
+
+    /// A counted automaton prints as its pairs eliminated: `(ab|c)*` of 3 to 5 characters.
+    #[test]
+    fn a_counted_automaton_prints_its_bounded_language() {
+        use crate::counted::Counted;
+        use std::sync::Arc;
+        let counted = Counted::new(vec![vec![1, 0], vec![0]], vec![true, false], 3, 5, 64);
+        let g = rx::Graph {
+            counted: Arc::new(counted.unwrap()),
+            labels: vec![vec![rx::lit("a"), rx::lit("c")], vec![rx::lit("b")]],
+        };
+        let d = Dfa::from_rx(&graph_rx(&g)).unwrap();
+        for s in ["abc", "cab", "ccccc", "ababc"] {
+            assert!(d.accepts(s), "{s}");
+        }
+        for s in ["ab", "cc", "cccccc", "ababcc", "aba", "abcb", ""] {
+            assert!(!d.accepts(s), "{s}");
+        }
+        assert!(
+            print(&rx::graph(g)).starts_with('('),
+            "grouped where it stands"
+        );
     }
 
     #[test]

@@ -85,6 +85,13 @@ pub fn compile_ast(
 
 fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
     let x = compile_unbounded(schema_json, dialect)?;
+    if x.has_graph() {
+        return Err(SchemaError::limit(
+            "",
+            "a string's pattern and length bound make an automaton whose regex would be \
+             far too long (the lazy index's tree keeps it as an automaton)",
+        ));
+    }
     if x.printed_len() > dialect.max_regex_len {
         return Err(SchemaError::limit(
             "",

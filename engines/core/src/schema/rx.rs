@@ -19,6 +19,9 @@
 //! first to the second.
 
 use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::counted::Counted;
 
 use super::charset::CharSet;
 pub use super::printer::print;
@@ -33,7 +36,31 @@ pub struct Node {
     pub(super) len: usize,
     /// Group and repetition nesting of the printed form.
     depth: usize,
+    /// Whether a [`Kind::Graph`] is inside: such a tree has no printed form worth
+    /// writing (see [`Graph`]).
+    graphs: bool,
 }
+
+/// A counted automaton ([`crate::counted`]) whose edges read one character each: the
+/// language of a string constraint whose product with its length bound is too large to
+/// build, let alone print. Its `len` is its size as an automaton (states plus labels),
+/// not a printed length: the lazy index's tree carries it as is, and [`super::compile`]
+/// refuses a tree that holds one rather than print it (the printer writes it by state
+/// elimination of every `(state, count)` pair, for tests).
+#[derive(Debug)]
+pub struct Graph {
+    pub counted: Arc<Counted>,
+    /// Per state, one label per edge, beside [`Counted::targets`].
+    pub labels: Vec<Vec<Rx>>,
+}
+
+impl PartialEq for Graph {
+    fn eq(&self, other: &Graph) -> bool {
+        Arc::ptr_eq(&self.counted, &other.counted) && self.labels == other.labels
+    }
+}
+
+impl Eq for Graph {}
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -46,6 +73,7 @@ pub enum Kind {
     Concat(Vec<Rx>),
     Alt(Vec<Rx>),
     Repeat(Rx, u32, Option<u32>),
+    Graph(Rc<Graph>),
 }
 
 impl Node {
@@ -55,6 +83,11 @@ impl Node {
 
     pub fn nesting(&self) -> usize {
         self.depth
+    }
+
+    /// Whether a counted automaton is inside (see [`Graph`]).
+    pub fn has_graph(&self) -> bool {
+        self.graphs
     }
 
     pub(super) fn is_atom(&self) -> bool {
@@ -110,8 +143,34 @@ fn node(kind: Kind) -> Rx {
             let (l, d) = x.as_operand();
             (l.saturating_add(quantifier(*lo, *hi).len()), d + 1)
         }
+        Kind::Graph(g) => {
+            let labels = g.labels.iter().flatten();
+            let len = labels
+                .clone()
+                .fold(g.counted.len(), |a, x| a.saturating_add(x.len));
+            (len, labels.map(|x| x.depth).max().unwrap_or(0) + 1)
+        }
     };
-    Rc::new(Node { kind, len, depth })
+    let graphs = match &kind {
+        Kind::Concat(v) | Kind::Alt(v) => v.iter().any(|x| x.graphs),
+        Kind::Repeat(x, _, _) => x.graphs,
+        Kind::Graph(_) => true,
+        _ => false,
+    };
+    Rc::new(Node {
+        kind,
+        len,
+        depth,
+        graphs,
+    })
+}
+
+/// The counted automaton `g` (an empty language when its start is not feasible).
+pub fn graph(g: Graph) -> Rx {
+    if !g.counted.feasible(0, 0) {
+        return never();
+    }
+    node(Kind::Graph(Rc::new(g)))
 }
 
 pub fn never() -> Rx {

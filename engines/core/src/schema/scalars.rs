@@ -9,6 +9,8 @@
 //! - [`num_rx`] is the regex of the number texts one [`NumCons`] admits, in the
 //!   dialect's number syntax ([`super::dialect::Numbers`]).
 
+use std::sync::Arc;
+
 use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
@@ -20,9 +22,14 @@ use super::numbers::{
 };
 use super::rx::{self, Rx};
 use super::shape::{NumCons, Shape, StrCons};
+use crate::counted::{Counted, UNBOUNDED};
 
-/// The most states of a string automaton turned back into a regex.
+/// The most states of a string automaton turned back into a regex; a larger one is
+/// kept as an automaton ([`counted`]).
 pub(super) const MAX_ELIMINATED: usize = 2_000;
+/// The most 64-bit words of a counted automaton's reach table ([`crate::counted`]):
+/// 32 MiB.
+const MAX_REACH_WORDS: usize = 1 << 22;
 
 fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a string language needs too many automaton states".into())
@@ -85,33 +92,65 @@ pub fn str_lang(ctx: &mut Ctx, c: &StrCons) -> Step<Rx> {
         let holes = rx::alt(c.holes.iter().map(|h| rx::lit(h)).collect::<Vec<_>>());
         parts.push(Dfa::from_rx(&holes).map_err(too_large)?.complement());
     }
-    if c.min > 0 || c.max.is_some() {
-        let d = parts.iter().try_fold(None::<Dfa>, |acc, p| match acc {
-            None => Ok(Some(p.clone())),
-            Some(a) => a.intersect(p).map(Some),
-        });
-        let within = match d.map_err(too_large)?.and_then(|d| d.length_range()) {
-            Some((lo, hi)) => {
-                lo as u64 >= c.min && c.max.is_none_or(|m| hi.is_some_and(|h| h as u64 <= m))
-            }
-            None => true,
-        };
-        if !within {
-            parts.push(Dfa::from_rx(&length).map_err(too_large)?);
+    let base = parts
+        .iter()
+        .skip(1)
+        .try_fold(parts[0].clone(), |a, p| a.intersect(p))
+        .map_err(too_large)?
+        .minimize();
+    let within = match base.length_range() {
+        Some((lo, hi)) => {
+            lo as u64 >= c.min && c.max.is_none_or(|m| hi.is_some_and(|h| h as u64 <= m))
         }
+        None => true,
+    };
+    if within {
+        return eliminated_or_counted(&base, &base, (0, UNBOUNDED));
     }
-    let mut d = parts.pop().expect("at least one constraint");
-    for p in parts {
-        d = d.intersect(&p).map_err(too_large)?;
+    if base.complement().is_empty() {
+        return Ok(length); // the patterns admit every string: the length alone counts
     }
-    let d = d.minimize();
-    if d.len() > MAX_ELIMINATED {
-        return Err(Fail::Limit(format!(
-            "a string language needs {} automaton states",
+    let bounds = (to_u32(c.min, "minLength")?, max.unwrap_or(UNBOUNDED));
+    match Dfa::from_rx(&length).and_then(|l| base.intersect(&l)) {
+        Ok(d) => eliminated_or_counted(&d.minimize(), &base, bounds),
+        Err(TooLarge) => counted(&base, bounds),
+    }
+}
+
+/// The regex of `d` by state elimination when it is small enough, else `base`'s strings
+/// of `bounds` lengths, as a counted automaton (the same language: `d` is `base` within
+/// `bounds`).
+fn eliminated_or_counted(d: &Dfa, base: &Dfa, bounds: (u32, u32)) -> Step<Rx> {
+    if d.len() <= MAX_ELIMINATED {
+        return Ok(to_rx(d));
+    }
+    counted(base, bounds)
+}
+
+/// `d`'s strings of `lo..=hi` characters as a counted automaton ([`rx::Graph`]): the
+/// product with the length counter, which an e-mail address of at most 1,024
+/// characters makes tens of thousands of states, is left to the lazy index's NFA.
+fn counted(d: &Dfa, (lo, hi): (u32, u32)) -> Step<Rx> {
+    let targets = d
+        .edges
+        .iter()
+        .map(|v| v.iter().map(|e| e.1 as u32).collect());
+    let labels = d
+        .edges
+        .iter()
+        .map(|v| v.iter().map(|e| rx::set(e.0.clone())));
+    let max_terms = MAX_REACH_WORDS / d.len().div_ceil(64).max(1);
+    let c = Counted::new(targets.collect(), d.accept.clone(), lo, hi, max_terms).map_err(|_| {
+        Fail::Limit(format!(
+            "a string language of {} automaton states and lengths {lo}..{hi} has lengths \
+             too irregular to count",
             d.len()
-        )));
-    }
-    Ok(to_rx(&d))
+        ))
+    })?;
+    Ok(rx::graph(rx::Graph {
+        counted: Arc::new(c),
+        labels: labels.map(|v| v.collect()).collect(),
+    }))
 }
 
 /// The decoded strings a shape admits (its other types are ignored).
@@ -128,6 +167,9 @@ pub fn str_is_empty(ctx: &mut Ctx, c: &StrCons) -> Step<bool> {
     let x = str_lang(ctx, c)?;
     if rx::is_never(&x) {
         return Ok(true);
+    }
+    if x.has_graph() {
+        return Ok(false); // a counted automaton is never built with an infeasible start
     }
     Ok(Dfa::from_rx(&x).map_err(too_large)?.is_empty())
 }

@@ -86,6 +86,15 @@ impl Speller {
             Kind::Concat(v) => rx::concat(v.iter().map(|p| self.spell(p)).collect::<Vec<_>>()),
             Kind::Alt(v) => rx::alt(v.iter().map(|p| self.spell(p)).collect::<Vec<_>>()),
             Kind::Repeat(p, lo, hi) => rx::repeat(self.spell(p), *lo, *hi),
+            // one character per edge stays one character, spelled
+            Kind::Graph(g) => rx::graph(rx::Graph {
+                counted: g.counted.clone(),
+                labels: g
+                    .labels
+                    .iter()
+                    .map(|v| v.iter().map(|p| self.spell(p)).collect())
+                    .collect(),
+            }),
         };
         // The input is kept alive beside its image so the pointer key stays unique.
         self.nodes.insert(key, (x.clone(), out.clone()));

@@ -59,6 +59,14 @@ impl Builder {
                 let sub = self.node(sub);
                 self.ast.repeat_node(sub, *lo, *hi)
             }
+            Kind::Graph(g) => {
+                let labels = g
+                    .labels
+                    .iter()
+                    .map(|v| v.iter().map(|l| self.node(l)).collect())
+                    .collect();
+                self.ast.graph_node(g.counted.clone(), labels)
+            }
         };
         self.done.insert(key, id);
         id

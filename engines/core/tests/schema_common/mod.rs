@@ -264,3 +264,34 @@ pub fn check(schema: &str, good: &[&str], bad: &[&str]) {
 pub fn refused(schema: &str) -> SchemaError {
     compile(schema, &Dialect::default()).expect_err(schema)
 }
+
+/// Asserts that `schema`'s tree in the default dialect (`compile_ast`, the lazy index's
+/// road, which serves languages the regex text cannot hold) accepts each of `good` and
+/// none of `bad`, walked byte by byte.
+pub fn check_tree(schema: &str, good: &[&str], bad: &[&str]) {
+    use tokensdfa_core::{LazyIndex, LazyOptions, TokenAutomaton, Vocabulary};
+    let ast = tokensdfa_core::schema::compile_ast(schema, &Dialect::default())
+        .unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).chain([vec![]]).collect();
+    let all: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
+    let v = Vocabulary::new(&all, 256, &[]).unwrap();
+    let lazy = LazyIndex::from_ast(ast, &v, LazyOptions::default()).unwrap();
+    let accepts = |t: &str| {
+        let mut s = Some(lazy.initial_state());
+        for &b in t.as_bytes() {
+            s = s.and_then(|s| lazy.next_state(s, u32::from(b)));
+        }
+        s.is_some_and(|s| lazy.is_accepting(s))
+    };
+    for t in good {
+        assert!(accepts(t), "{schema} should accept {t}");
+    }
+    for t in bad {
+        assert!(!accepts(t), "{schema} should reject {t}");
+    }
+}
+
+/// The message of the error compiling `schema` to regex text in the default dialect.
+pub fn compile_err(schema: &str) -> String {
+    refused(schema).to_string()
+}
