@@ -32,7 +32,7 @@ pub type Rx = Rc<Node>;
 #[derive(Debug, PartialEq, Eq)]
 pub struct Node {
     pub kind: Kind,
-    /// Printed length, standalone.
+    /// Printed length, standalone (for a [`Kind::Graph`], see [`Graph`]).
     pub(super) len: usize,
     /// Group and repetition nesting of the printed form.
     depth: usize,
@@ -43,10 +43,12 @@ pub struct Node {
 
 /// A counted automaton ([`crate::counted`]) whose edges read one character each: the
 /// language of a string constraint whose product with its length bound is too large to
-/// build, let alone print. Its `len` is its size as an automaton (states plus labels),
-/// not a printed length: the lazy index's tree carries it as is, and [`super::compile`]
-/// refuses a tree that holds one rather than print it (the printer writes it by state
-/// elimination of every `(state, count)` pair, for tests).
+/// build, let alone print. The lazy index's tree carries it as is, and
+/// [`super::compile`] refuses a tree that holds one rather than print it (the printer
+/// writes it by state elimination of every `(state, count)` pair, for tests). So its
+/// `len` is not a printed length but what the tree's text guard
+/// ([`super::Dialect::max_tree_text_len`]) means to bound, the NFA compiled as the walks
+/// go: the labels of its largest state, which is what one step compiles.
 #[derive(Debug)]
 pub struct Graph {
     pub counted: Arc<Counted>,
@@ -144,10 +146,9 @@ fn node(kind: Kind) -> Rx {
             (l.saturating_add(quantifier(*lo, *hi).len()), d + 1)
         }
         Kind::Graph(g) => {
+            let at_one = |v: &Vec<Rx>| v.iter().fold(1usize, |a, x| a.saturating_add(x.len));
+            let len = g.labels.iter().map(at_one).max().unwrap_or(1);
             let labels = g.labels.iter().flatten();
-            let len = labels
-                .clone()
-                .fold(g.counted.len(), |a, x| a.saturating_add(x.len));
             (len, labels.map(|x| x.depth).max().unwrap_or(0) + 1)
         }
     };

@@ -105,24 +105,29 @@ pub fn str_lang(ctx: &mut Ctx, c: &StrCons) -> Step<Rx> {
         None => true,
     };
     if within {
-        return eliminated_or_counted(&base, &base, (0, UNBOUNDED));
+        return eliminated_or_counted(ctx, &base, &base, (0, UNBOUNDED));
     }
     if base.complement().is_empty() {
         return Ok(length); // the patterns admit every string: the length alone counts
     }
     let bounds = (to_u32(c.min, "minLength")?, max.unwrap_or(UNBOUNDED));
     match Dfa::from_rx(&length).and_then(|l| base.intersect(&l)) {
-        Ok(d) => eliminated_or_counted(&d.minimize(), &base, bounds),
+        Ok(d) => eliminated_or_counted(ctx, &d.minimize(), &base, bounds),
         Err(TooLarge) => counted(&base, bounds),
     }
 }
 
 /// The regex of `d` by state elimination when it is small enough, else `base`'s strings
 /// of `bounds` lengths, as a counted automaton (the same language: `d` is `base` within
-/// `bounds`).
-fn eliminated_or_counted(d: &Dfa, base: &Dfa, bounds: (u32, u32)) -> Step<Rx> {
+/// `bounds`). Small enough: at most [`MAX_ELIMINATED`] states, and a regex no longer
+/// than the dialect's text limit (a length-bounded product eliminates to a regex that
+/// may double with every state, and such a regex could never be printed anyway).
+fn eliminated_or_counted(ctx: &Ctx, d: &Dfa, base: &Dfa, bounds: (u32, u32)) -> Step<Rx> {
     if d.len() <= MAX_ELIMINATED {
-        return Ok(to_rx(d));
+        let x = to_rx(d);
+        if x.printed_len() <= ctx.dialect.max_regex_len {
+            return Ok(x);
+        }
     }
     counted(base, bounds)
 }
