@@ -97,9 +97,39 @@ fn property_counts() {
         &["{\"a\":1}", "{\"c\":1}", "{\"a\":1,\"c\":1}"],
         &["{}"],
     );
-    // a count beyond one depends on which optional keys are present
+    // a count beyond one depends on which optional keys are present: a counted
+    // automaton over the members, which the tree serves and the regex text refuses
     let two = r#"{"type":"object","properties":{"a":{},"b":{}},"minProperties":2}"#;
-    assert_eq!(refused(two).keyword(), Some("minProperties"));
+    assert!(
+        refused(two).keyword().is_none(),
+        "a limit of the text, not a keyword"
+    );
+    common::check_tree(
+        two,
+        &[
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"c":3}"#,
+            r#"{"c":1,"d":2}"#,
+            r#"{"a":1,"b":2,"c":3}"#,
+        ],
+        &[r#"{"a":1}"#, r#"{"b":2}"#, "{}", r#"{"b":1,"a":2}"#],
+    );
+    let at_most = r#"{"type":"object","properties":{"a":{},"b":{},"c":{}},"required":["b"],"maxProperties":2}"#;
+    common::check_tree(
+        at_most,
+        &[
+            r#"{"b":1}"#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"b":1,"c":2}"#,
+            r#"{"b":1,"x":2}"#,
+        ],
+        &[
+            r#"{"a":1,"b":2,"c":3}"#,
+            r#"{"a":1,"c":2}"#,
+            r#"{"b":1,"x":1,"y":2}"#,
+            "{}",
+        ],
+    );
 }
 
 #[test]
@@ -215,4 +245,44 @@ fn many_exclusive_patterns_split_keys_one_region_each() {
         .collect();
     let many = format!(r#"{{"patternProperties":{{{}}}}}"#, free.join(","));
     assert_eq!(refused(&many).keyword(), Some("patternProperties"));
+}
+
+/// Keys that must be present among the undeclared ones, beside a count: a counted
+/// automaton of the members, whose state is the set of witnesses hit so far. Three
+/// witnesses with a bound, two with a minimum of 3, two `contains` with a bound: all
+/// were refused when only split regexes were written.
+#[test]
+fn witnesses_beside_counts_are_counted_over_the_members() {
+    let some = |k: &str| format!(r#"{{"propertyNames":{{"not":{{"const":"{k}"}}}}}}"#);
+    let three = format!(
+        r#"{{"type":"object","maxProperties":4,"not":{{"anyOf":[{},{},{}]}}}}"#,
+        some("a"),
+        some("b"),
+        some("c")
+    );
+    common::check_tree(
+        &three,
+        &[r#"{"a":1,"b":2,"c":3}"#, r#"{"c":1,"x":0,"b":2,"a":3}"#],
+        &[
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"b":2,"c":3,"d":4,"e":5}"#,
+            "{}",
+        ],
+    );
+    let two = format!(
+        r#"{{"type":"object","minProperties":3,"not":{{"anyOf":[{},{}]}}}}"#,
+        some("a"),
+        some("b")
+    );
+    common::check_tree(
+        &two,
+        &[r#"{"x":0,"b":2,"a":3}"#, r#"{"a":0,"y":[],"b":{}}"#],
+        &[r#"{"a":1,"b":2}"#, r#"{"a":1,"c":2,"d":3}"#],
+    );
+    let contains = r#"{"type":"array","allOf":[{"contains":{"const":1}},{"contains":{"const":2}}],"maxItems":3}"#;
+    common::check_tree(
+        contains,
+        &["[1,2]", "[2,0,1]", "[0,2,1]"],
+        &["[1,1,1]", "[1,2,0,0]", "[2]", "[]"],
+    );
 }

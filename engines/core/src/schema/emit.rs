@@ -8,6 +8,7 @@
 //! length bounds); objects are in schema order (see [`super::objects`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
@@ -17,6 +18,7 @@ use super::numbers::{real_range, signed_exponent_form};
 use super::rx::{self, Rx};
 use super::scalars::{num_rx, str_lang};
 use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
+use crate::counted::{Counted, UNBOUNDED};
 
 /// The most placements of a required item or key [`Emitter::some_of`] writes out.
 const MAX_SPLITS: u64 = 32;
@@ -216,7 +218,7 @@ impl<'c> Emitter<'c> {
         } else {
             let both = self.value(&all)?;
             let (p, q) = (&hits[0], &hits[1]);
-            self.some_of_each(&item, p, q, &both, a.min, a.max, "contains")?
+            self.some_of_each(&item, p, q, &both, a.min, a.max)?
         };
         if rx::is_never(&body) {
             return Ok(rx::never());
@@ -228,17 +230,14 @@ impl<'c> Emitter<'c> {
     /// `(x,){b} w (,x){a}` over the splits `b + 1 + a` of the count. Each `b` below
     /// the last one written fixes how many may follow; the last stands for all larger
     /// `b`, so an unbounded count takes `max(lo, 1)` splits, a bounded one `hi`; past
-    /// [`MAX_SPLITS`] the count is refused as a limit.
+    /// [`MAX_SPLITS`] the count is a counted automaton ([`Emitter::counted_hits`]).
     pub fn some_of(&self, x: &Rx, w: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
         if hi == Some(0) || hi.is_some_and(|h| h < lo) {
             return Ok(rx::never());
         }
         let last = hi.map_or(lo.saturating_sub(1), |h| h - 1);
         if last >= MAX_SPLITS {
-            return Err(Fail::Limit(format!(
-                "{} ways to place an item or key that must be present",
-                last + 1
-            )));
+            return self.counted_hits(x, &[(1, w.clone())], 1, lo, hi);
         }
         let x_comma = rx::concat([x.clone(), self.tok.comma.clone()]);
         let mut splits = Vec::new();
@@ -256,8 +255,7 @@ impl<'c> Emitter<'c> {
     /// within `x`; `both` the `x` that are both): one member that is both
     /// ([`Emitter::some_of`]), or an `a` before a `b`, or a `b` before an `a`:
     /// `(x,)* a (,x)* ,b (,x)*`. Those two need an unbounded count whose minimum is at
-    /// most 2; other counts are refused as `keyword`.
-    #[allow(clippy::too_many_arguments)]
+    /// most 2; other counts make a counted automaton ([`Emitter::counted_hits`]).
     pub fn some_of_each(
         &self,
         x: &Rx,
@@ -266,16 +264,13 @@ impl<'c> Emitter<'c> {
         both: &Rx,
         lo: u64,
         hi: Option<u64>,
-        keyword: &str,
     ) -> Step<Rx> {
         if rx::is_never(a) || rx::is_never(b) {
             return Ok(rx::never());
         }
         if hi.is_some() || lo > 2 {
-            return Err(Fail::unsupported(
-                keyword,
-                "a count beside two members that must be present",
-            ));
+            let hits = [(1, a.clone()), (2, b.clone()), (3, both.clone())];
+            return self.counted_hits(x, &hits, 2, lo, hi);
         }
         let mut alts = Vec::new();
         if !rx::is_never(both) {
@@ -295,6 +290,54 @@ impl<'c> Emitter<'c> {
             ]));
         }
         Ok(rx::alt(alts))
+    }
+
+    /// `lo..=hi` comma-separated `x`, among which each of `k` witnesses has a hit.
+    /// `hits` are `(set, h)`: `h` the members that are hits of every witness in the bit
+    /// set `set` (all within `x`). A counted automaton over the members
+    /// ([`rx::Graph`], one member a unit): state 0 before the first member (read without
+    /// a comma), state `1 + m` after members whose hits make the set `m`, accepting
+    /// with every witness hit. Where the splits of [`Emitter::some_of`] and
+    /// [`Emitter::some_of_each`] would multiply past use, this stays `2^k + 1` states;
+    /// the lazy index's tree serves it, the regex text refuses it.
+    pub fn counted_hits(
+        &self,
+        x: &Rx,
+        hits: &[(usize, Rx)],
+        k: usize,
+        lo: u64,
+        hi: Option<u64>,
+    ) -> Step<Rx> {
+        let full = (1usize << k) - 1;
+        let mut targets = vec![Vec::new(); full + 2];
+        let mut labels = vec![Vec::new(); full + 2];
+        let mut edge = |from: usize, to: usize, label: Rx| {
+            if !rx::is_never(&label) {
+                targets[from].push(to as u32);
+                labels[from].push(label);
+            }
+        };
+        let after_comma = |r: &Rx| rx::concat([self.tok.comma.clone(), r.clone()]);
+        edge(0, 1, x.clone());
+        for (set, h) in hits {
+            edge(0, 1 + set, h.clone());
+        }
+        for m in 0..=full {
+            edge(1 + m, 1 + m, after_comma(x));
+            for (set, h) in hits {
+                edge(1 + m, 1 + (m | set), after_comma(h));
+            }
+        }
+        let mut accept = vec![false; full + 2];
+        accept[1 + full] = true;
+        let count = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("a count of {v}")));
+        let (lo, hi) = (count(lo)?, hi.map(count).transpose()?);
+        let counted = Counted::new(targets, accept, lo, hi.unwrap_or(UNBOUNDED), 1 << 16)
+            .map_err(|_| Fail::Limit("a count of members with witnesses".into()))?;
+        Ok(rx::graph(rx::Graph {
+            counted: Arc::new(counted),
+            labels,
+        }))
     }
 
     /// `(, x){lo,hi}`.

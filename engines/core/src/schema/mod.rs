@@ -28,6 +28,7 @@ mod formats;
 mod keys;
 mod keywords;
 mod lookahead;
+mod member_counts;
 mod merge;
 mod negate;
 mod numbers;

@@ -31,6 +31,9 @@ use super::spell::canonical;
 const CHAIN_RUN: usize = 16;
 /// The most key regions `patternProperties` may split an object's keys into.
 pub const MAX_REGIONS: usize = 64;
+/// The most keys that must be present among the undeclared ones: a counted automaton
+/// of `2^k + 1` states, whose hits are the members of each of `2^k - 1` sets of them.
+const MAX_WITNESSES: usize = 5;
 
 pub(super) fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a property-name language needs too many automaton states".into())
@@ -80,6 +83,9 @@ impl Emitter<'_> {
                 let possible = extra.is_none().then_some(members.len() as u64);
                 let min_ok = o.min <= required || nonempty;
                 let max_ok = o.max.is_none_or(|m| possible.is_some_and(|p| m >= p));
+                if (!min_ok || !max_ok) && o.some.is_empty() {
+                    return self.counted_members(&members, extra.as_ref(), o.min, o.max);
+                }
                 if !min_ok || !max_ok {
                     let key = if min_ok {
                         "maxProperties"
@@ -111,7 +117,8 @@ impl Emitter<'_> {
 
     /// The undeclared members (`lo..=hi` of `x`) when the object's witnesses
     /// ([`ObjCons::some`]) must be among them: one witness by [`Emitter::some_of`], two
-    /// by [`Emitter::some_of_each`]; more are refused.
+    /// by [`Emitter::some_of_each`], up to [`MAX_WITNESSES`] by
+    /// [`Emitter::counted_hits`] over the hits of every set of them; more are refused.
     fn witnessed(&mut self, o: &ObjCons, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
         match o.some.as_slice() {
             [w] => match self.extras(o, std::slice::from_ref(w))? {
@@ -123,13 +130,28 @@ impl Emitter<'_> {
                 let one_a = self.extras(o, std::slice::from_ref(a))?;
                 let one_b = self.extras(o, std::slice::from_ref(b))?;
                 match (one_a, one_b) {
-                    (Some(p), Some(q)) => self.some_of_each(x, &p, &q, &both, lo, hi, "not"),
+                    (Some(p), Some(q)) => self.some_of_each(x, &p, &q, &both, lo, hi),
                     _ => Ok(rx::never()),
                 }
             }
+            all if all.len() <= MAX_WITNESSES => {
+                let mut hits = Vec::new();
+                for set in 1..1usize << all.len() {
+                    let of_set: Vec<Witness> = (0..all.len())
+                        .filter(|i| set >> i & 1 == 1)
+                        .map(|i| all[i].clone())
+                        .collect();
+                    if let Some(h) = self.extras(o, &of_set)? {
+                        hits.push((set, h));
+                    }
+                }
+                self.counted_hits(x, &hits, all.len(), lo, hi)
+            }
             _ => Err(Fail::unsupported(
                 "not",
-                "more than two keys that must be present among the undeclared ones",
+                format!(
+                    "more than {MAX_WITNESSES} keys that must be present among the undeclared ones"
+                ),
             )),
         }
     }

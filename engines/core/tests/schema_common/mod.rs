@@ -265,29 +265,42 @@ pub fn refused(schema: &str) -> SchemaError {
     compile(schema, &Dialect::default()).expect_err(schema)
 }
 
-/// Asserts that `schema`'s tree in the default dialect (`compile_ast`, the lazy index's
-/// road, which serves languages the regex text cannot hold) accepts each of `good` and
-/// none of `bad`, walked byte by byte.
-pub fn check_tree(schema: &str, good: &[&str], bad: &[&str]) {
-    use tokensdfa_core::{LazyIndex, LazyOptions, TokenAutomaton, Vocabulary};
-    let ast = tokensdfa_core::schema::compile_ast(schema, &Dialect::default())
-        .unwrap_or_else(|e| panic!("{schema}: {e}"));
-    let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).chain([vec![]]).collect();
-    let all: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
-    let v = Vocabulary::new(&all, 256, &[]).unwrap();
-    let lazy = LazyIndex::from_ast(ast, &v, LazyOptions::default()).unwrap();
-    let accepts = |t: &str| {
-        let mut s = Some(lazy.initial_state());
-        for &b in t.as_bytes() {
-            s = s.and_then(|s| lazy.next_state(s, u32::from(b)));
+/// A schema's tree (`compile_ast`, the lazy index's road, which serves languages the
+/// regex text cannot hold) as a lazy index over one token per byte.
+pub struct Tree(tokensdfa_core::LazyIndex);
+
+impl Tree {
+    pub fn new(schema: &str, d: &Dialect) -> Result<Tree, SchemaError> {
+        use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
+        let ast = tokensdfa_core::schema::compile_ast(schema, d)?;
+        let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).chain([vec![]]).collect();
+        let all: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
+        let v = Vocabulary::new(&all, 256, &[]).expect("a byte vocabulary");
+        let lazy = LazyIndex::from_ast(ast, &v, LazyOptions::default())
+            .map_err(|e| SchemaError::limit("", e.to_string()))?;
+        Ok(Tree(lazy))
+    }
+
+    /// Whether `text` walks, byte by byte, to an accepting state.
+    pub fn accepts(&self, text: &str) -> bool {
+        use tokensdfa_core::TokenAutomaton;
+        let mut s = Some(self.0.initial_state());
+        for &b in text.as_bytes() {
+            s = s.and_then(|s| self.0.next_state(s, u32::from(b)));
         }
-        s.is_some_and(|s| lazy.is_accepting(s))
-    };
+        s.is_some_and(|s| self.0.is_accepting(s))
+    }
+}
+
+/// Asserts that `schema`'s [`Tree`] in the default dialect accepts each of `good` and
+/// none of `bad`.
+pub fn check_tree(schema: &str, good: &[&str], bad: &[&str]) {
+    let tree = Tree::new(schema, &Dialect::default()).unwrap_or_else(|e| panic!("{schema}: {e}"));
     for t in good {
-        assert!(accepts(t), "{schema} should accept {t}");
+        assert!(tree.accepts(t), "{schema} should accept {t}");
     }
     for t in bad {
-        assert!(!accepts(t), "{schema} should reject {t}");
+        assert!(!tree.accepts(t), "{schema} should reject {t}");
     }
 }
 
