@@ -38,6 +38,18 @@ pub struct Counted {
     cycle_start: usize,
 }
 
+/// A count as a `u32` that is not [`UNBOUNDED`] (which repetitions of the lazy index's
+/// tree also read as "no bound"), None when it is too large.
+pub fn finite(v: u64) -> Option<u32> {
+    u32::try_from(v).ok().filter(|&v| v != UNBOUNDED)
+}
+
+/// The upper bound `hi` as a count: [`UNBOUNDED`] for none, None when it is too large
+/// to tell apart from none.
+pub fn upper(hi: Option<u64>) -> Option<u32> {
+    hi.map_or(Some(UNBOUNDED), finite)
+}
+
 /// The reach sequence did not repeat within the allowed terms.
 #[derive(Debug)]
 pub struct TooLong;
@@ -179,6 +191,17 @@ mod tests {
         assert_eq!(d.next_count(3), 4);
         assert!(!d.may_read(4));
         assert!(d.stops(0, 4) && !d.stops(1, 4) && !d.stops(0, 5));
+    }
+
+    /// `u32::MAX` is the "no bound" of the tree's repetitions, so no count may be it.
+    #[test]
+    fn counts_never_take_the_unbounded_value() {
+        assert_eq!(finite(7), Some(7));
+        assert_eq!(finite(u64::from(u32::MAX)), None);
+        assert_eq!(finite(1 << 40), None);
+        assert_eq!(upper(None), Some(UNBOUNDED));
+        assert_eq!(upper(Some(u64::from(u32::MAX) - 1)), Some(u32::MAX - 1));
+        assert_eq!(upper(Some(u64::from(u32::MAX))), None);
     }
 
     #[test]

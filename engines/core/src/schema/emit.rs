@@ -18,7 +18,7 @@ use super::numbers::{real_range, signed_exponent_form};
 use super::rx::{self, Rx};
 use super::scalars::{num_rx, str_lang};
 use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
-use crate::counted::{Counted, UNBOUNDED};
+use crate::counted::{finite, upper, Counted};
 
 /// The most placements of a required item or key [`Emitter::some_of`] writes out.
 const MAX_SPLITS: u64 = 32;
@@ -330,9 +330,10 @@ impl<'c> Emitter<'c> {
         }
         let mut accept = vec![false; full + 2];
         accept[1 + full] = true;
-        let count = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("a count of {v}")));
-        let (lo, hi) = (count(lo)?, hi.map(count).transpose()?);
-        let counted = Counted::new(targets, accept, lo, hi.unwrap_or(UNBOUNDED), 1 << 16)
+        let count = |v: u64| finite(v).ok_or_else(|| Fail::Limit(format!("a count of {v}")));
+        let lo = count(lo)?;
+        let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
+        let counted = Counted::new(targets, accept, lo, hi, 1 << 16)
             .map_err(|_| Fail::Limit("a count of members with witnesses".into()))?;
         Ok(rx::graph(rx::Graph {
             counted: Arc::new(counted),
@@ -342,7 +343,7 @@ impl<'c> Emitter<'c> {
 
     /// `(, x){lo,hi}`.
     pub fn more(&self, x: &Rx, lo: u64, hi: Option<u64>) -> Step<Rx> {
-        let n = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("an item count of {v}")));
+        let n = |v: u64| finite(v).ok_or_else(|| Fail::Limit(format!("an item count of {v}")));
         let hi = hi.map(n).transpose()?;
         Ok(rx::repeat(
             rx::concat([self.tok.comma.clone(), x.clone()]),

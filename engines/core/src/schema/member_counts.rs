@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::context::{Fail, Step};
 use super::emit::Emitter;
 use super::rx::{self, Rx};
-use crate::counted::{Counted, UNBOUNDED};
+use crate::counted::{finite, upper, Counted};
 
 /// The most declared members of such an object: the steps between them are quadratic.
 const MAX_COUNTED_MEMBERS: usize = 256;
@@ -74,9 +74,10 @@ impl Emitter<'_> {
         let mut accept: Vec<bool> = (0..undeclared).map(|q| optional_from[q / 2]).collect();
         accept.push(true);
         accept[0] = false; // the empty object is the container's own alternative
-        let count = |v: u64| u32::try_from(v).map_err(|_| Fail::Limit(format!("a count of {v}")));
-        let (lo_body, hi) = (count(lo.max(1))?, hi.map(count).transpose()?);
-        let counted = Counted::new(targets, accept, lo_body, hi.unwrap_or(UNBOUNDED), 1 << 16)
+        let count = |v: u64| finite(v).ok_or_else(|| Fail::Limit(format!("a count of {v}")));
+        let lo_body = count(lo.max(1))?;
+        let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
+        let counted = Counted::new(targets, accept, lo_body, hi, 1 << 16)
             .map_err(|_| Fail::Limit("a member count".into()))?;
         let body = rx::graph(rx::Graph {
             counted: Arc::new(counted),

@@ -22,7 +22,7 @@ use super::numbers::{
 };
 use super::rx::{self, Rx};
 use super::shape::{NumCons, Shape, StrCons};
-use crate::counted::{Counted, UNBOUNDED};
+use crate::counted::{finite, Counted, UNBOUNDED};
 
 /// The most states of a string automaton turned back into a regex; a larger one is
 /// kept as an automaton ([`counted`]).
@@ -36,7 +36,7 @@ fn too_large(_: TooLarge) -> Fail {
 }
 
 fn to_u32(n: u64, what: &str) -> Step<u32> {
-    u32::try_from(n).map_err(|_| Fail::Limit(format!("{what} {n} is too large")))
+    finite(n).ok_or_else(|| Fail::Limit(format!("{what} {n} is too large")))
 }
 
 /// Whether the decoded string `v` satisfies every constraint of `c` but `values`.
