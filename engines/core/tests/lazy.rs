@@ -531,3 +531,72 @@ fn a_counted_automaton_matches_its_language_written_out() {
         }
     }
 }
+
+/// A random counted automaton over `a`, `b`, `é`: `(targets, labels, accept)` per state,
+/// each label an index into [`UNITS`].
+type RandomGraph = Vec<(Vec<(u32, usize)>, bool)>;
+
+const UNITS: [&str; 3] = ["a", "b", "é"];
+
+fn graph_strategy() -> impl Strategy<Value = (RandomGraph, u32, u32)> {
+    let state = |n: u32| {
+        (
+            prop::collection::vec((0..n, 0..3usize), 0..4),
+            any::<bool>(),
+        )
+    };
+    (1..5u32)
+        .prop_flat_map(move |n| prop::collection::vec(state(n), n as usize))
+        .prop_flat_map(|g| (Just(g), 0..4u32, 0..3u32))
+        .prop_map(|(g, lo, extra)| (g, lo, lo + extra + 1))
+}
+
+/// The strings of `units` (each one character) the graph accepts with `lo..=hi` units,
+/// by walking every path: a finite language, written out as a regex.
+fn written_out(g: &RandomGraph, lo: u32, hi: u32) -> String {
+    let mut out = std::collections::BTreeSet::new();
+    let mut todo = vec![(0u32, String::new(), 0u32)];
+    while let Some((q, s, k)) = todo.pop() {
+        let (edges, accept) = &g[q as usize];
+        if *accept && k >= lo {
+            out.insert(s.clone());
+        }
+        if k < hi {
+            for &(t, u) in edges {
+                todo.push((t, format!("{s}{}", UNITS[u]), k + 1));
+            }
+        }
+    }
+    if out.is_empty() {
+        return "[^\\s\\S]".into();
+    }
+    let alts: Vec<String> = out.into_iter().collect();
+    format!("(?:{})", alts.join("|"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Random counted automata (nondeterministic, with dead states and lengths some
+    /// states cannot make) against the naive index on their language written out.
+    #[test]
+    fn random_counted_automata_match_their_languages((g, lo, hi) in graph_strategy()) {
+        use tokensdfa_core::{Ast, Counted};
+        let targets = g.iter().map(|(e, _)| e.iter().map(|x| x.0).collect()).collect();
+        let accept = g.iter().map(|s| s.1).collect();
+        let counted = Counted::new(targets, accept, lo, hi, 1 << 10).unwrap();
+        let mut ast = Ast::default();
+        let units: Vec<u32> = UNITS.iter().map(|u| ast.bytes_node(u.as_bytes())).collect();
+        let labels = g.iter().map(|(e, _)| e.iter().map(|x| units[x.1]).collect()).collect();
+        ast.root = ast.graph_node(Arc::new(counted), labels);
+        let tokens: Vec<Vec<u8>> = ["a", "b", "ab", "é", "bé", "aaa"]
+            .iter()
+            .map(|t| t.as_bytes().to_vec())
+            .chain([vec![0xC3]])
+            .collect();
+        let v = vocab(&tokens);
+        let pattern = written_out(&g, lo, hi);
+        let lazy = LazyIndex::from_ast(ast, &v, options(true)).unwrap();
+        assert_same(&pattern, &v, &lazy);
+    }
+}
