@@ -77,6 +77,10 @@ pub struct LazyOptions {
     pub slices: bool,
     /// Cap on the bytes of memoized masks.
     pub cache_limit: usize,
+    /// NFA states (and compiled pieces) the walks may compile on demand before the
+    /// index is broken ([`LazyIndex::exceeded`]); default
+    /// [`crate::nfa::WALK_STATE_LIMIT`].
+    pub walk_limit: usize,
 }
 
 impl Default for LazyOptions {
@@ -84,6 +88,7 @@ impl Default for LazyOptions {
         LazyOptions {
             slices: true,
             cache_limit: DEFAULT_CACHE_LIMIT,
+            walk_limit: crate::nfa::WALK_STATE_LIMIT,
         }
     }
 }
@@ -145,6 +150,8 @@ pub struct LazyIndex {
     engine: Mutex<Engine>,
     memo: RwLock<Memo>,
     build_s: f64,
+    /// The DFA passed the NFA's walk limit ([`LazyIndex::exceeded`]).
+    exceeded: AtomicBool,
 }
 
 /// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
@@ -263,7 +270,8 @@ impl LazyIndex {
         Ok(Self::from_dfa(dfa, vocab, opts, t0))
     }
 
-    fn from_dfa(dfa: LazyDfa, vocab: &Vocabulary, opts: LazyOptions, t0: Instant) -> LazyIndex {
+    fn from_dfa(mut dfa: LazyDfa, vocab: &Vocabulary, opts: LazyOptions, t0: Instant) -> LazyIndex {
+        dfa.set_walk_limit(opts.walk_limit);
         let prepared = vocab.prepared();
         let accepting = dfa.dfa().is_accepting(0);
         let joint = joint_classes(&prepared.family, &dfa.dfa().classes);
@@ -307,7 +315,26 @@ impl LazyIndex {
             engine: Mutex::new(engine),
             memo: RwLock::new(memo),
             build_s: t0.elapsed().as_secs_f64(),
+            exceeded: AtomicBool::new(false),
         }
+    }
+
+    /// Whether a first visit or a step passed the NFA's walk limit
+    /// ([`crate::nfa::WALK_STATE_LIMIT`], about two gigabytes): masks and states computed
+    /// since may be wrong, and the index must be discarded (the Python binding raises
+    /// `LimitError` from then on). A tree standing for terabytes of text is served
+    /// within that bound or fails so, never by taking all memory.
+    pub fn exceeded(&self) -> bool {
+        self.exceeded.load(Ordering::Relaxed)
+    }
+
+    /// Record whether `e`'s DFA passed the walk limit; true if it did.
+    fn note_exceeded(&self, e: &Engine) -> bool {
+        let over = e.dfa.exceeded();
+        if over {
+            self.exceeded.store(true, Ordering::Relaxed);
+        }
+        over
     }
 
     fn engine(&self) -> MutexGuard<'_, Engine> {
@@ -354,7 +381,9 @@ impl LazyIndex {
             (memo.rows[state as usize], memo.accepting[state as usize])
         };
         let mask: Arc<[u32]> = self.compute(&mut engine, row, accepting).into();
-        self.remember(state, mask.clone());
+        if !self.note_exceeded(&engine) {
+            self.remember(state, mask.clone());
+        }
         Some(mask)
     }
 
@@ -470,7 +499,10 @@ impl LazyIndex {
         let Some(&row) = self.memo().rows.get(state as usize) else {
             return Vec::new();
         };
-        self.engine().dfa.forced_from(row, 1 << 16)
+        let mut engine = self.engine();
+        let forced = engine.dfa.forced_from(row, 1 << 16);
+        self.note_exceeded(&engine);
+        forced
     }
 
     pub fn stats(&self) -> LazyStats {
@@ -536,7 +568,7 @@ impl TokenAutomaton for LazyIndex {
         let mut engine = self.engine();
         let row = *self.memo().rows.get(state as usize)?;
         let next = engine.dfa.walk(row, self.tokens.get(token));
-        if next == DEAD {
+        if self.note_exceeded(&engine) || next == DEAD {
             return None;
         }
         let fresh = self.memo().rows.len() as u32;

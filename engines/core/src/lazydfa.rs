@@ -320,6 +320,19 @@ impl LazyDfa {
         self.det.as_ref().map_or(0, |d| d.nfa_states())
     }
 
+    /// See [`crate::lazy::LazyOptions::walk_limit`].
+    pub fn set_walk_limit(&mut self, limit: usize) {
+        if let Some(det) = self.det.as_mut() {
+            det.set_walk_limit(limit);
+        }
+    }
+
+    /// Whether determinizing passed the NFA's walk limit ([`crate::nfa::WALK_STATE_LIMIT`]):
+    /// transitions computed since may be wrong.
+    pub fn exceeded(&self) -> bool {
+        self.det.as_ref().is_some_and(|d| d.exceeded())
+    }
+
     /// Follow `bytes` from `row`; `DEAD` as soon as no match is reachable.
     pub fn walk(&mut self, mut row: u32, bytes: &[u8]) -> u32 {
         for &b in bytes {

@@ -38,6 +38,11 @@ pub const NFA_STATE_LIMIT: usize = 1 << 25;
 /// state may cost is far less than what a pattern may (at this limit the NFA and its
 /// maps take about a gigabyte).
 pub const START_STATE_LIMIT: usize = 1 << 22;
+/// The same, once walks compile pieces on demand (the start state built): what one
+/// index may hold, about two gigabytes with its maps. Past it the index is broken
+/// ([`Determinizer::exceeded`]) and its owner must discard it, where it would otherwise
+/// grow without bound on a tree standing for terabytes of text.
+pub const WALK_STATE_LIMIT: usize = 1 << 23;
 /// Repetitions with more copies than this are unrolled on demand. (Debug builds, where
 /// the tests run unoptimized, compile nearly everything on demand, to exercise it.)
 const UNROLL: u32 = if cfg!(debug_assertions) { 1 } else { 4 };
@@ -111,11 +116,13 @@ pub struct Nfa {
     /// Pieces compiled on demand count against [`START_STATE_LIMIT`] while the start
     /// state is built ([`Determinizer::new`]), so a pattern whose start alone would
     /// pass it is refused instead of taking all memory (a schema tree printing
-    /// 8 * 10^18 bytes of regex took 14 GB there). Later transitions cannot fail, so
-    /// they compile without a limit.
+    /// 8 * 10^18 bytes of regex took 14 GB there); later, against [`WALK_STATE_LIMIT`].
     limited: bool,
-    /// A piece compiled on demand while `limited` passed the limit: the automaton is
-    /// wrong from there on, and must be discarded ([`Determinizer::new`] reports it).
+    /// The limit once `limited` is off.
+    walk_limit: usize,
+    /// A piece compiled on demand passed its limit: the automaton is wrong from there on,
+    /// and must be discarded ([`Determinizer::new`] reports it at the start,
+    /// [`Determinizer::exceeded`] later).
     exceeded: bool,
 }
 
@@ -148,6 +155,7 @@ impl Nfa {
             body,
             start,
             limited: true,
+            walk_limit: WALK_STATE_LIMIT,
             exceeded: false,
         })
     }
@@ -166,7 +174,7 @@ impl Nfa {
             limit: if self.limited {
                 START_STATE_LIMIT
             } else {
-                usize::MAX
+                self.walk_limit
             },
         }
         .unrolled_once(l)
@@ -278,7 +286,7 @@ struct Compiler<'a> {
     body: &'a mut Body,
     /// The most states, and entries of the compiled pieces' map, allowed
     /// ([`NFA_STATE_LIMIT`] at construction, [`START_STATE_LIMIT`] for the start
-    /// state's closure, none for later unrolling).
+    /// state's closure, [`WALK_STATE_LIMIT`] for later unrolling).
     limit: usize,
 }
 
@@ -582,6 +590,17 @@ impl Determinizer {
         self.nfa.num_states()
     }
 
+    /// The limit of what later transitions compile, [`WALK_STATE_LIMIT`] by default.
+    pub fn set_walk_limit(&mut self, limit: usize) {
+        self.nfa.walk_limit = limit;
+    }
+
+    /// Whether a transition compiled a piece past the walk limit: that transition and
+    /// every later one may be wrong.
+    pub fn exceeded(&self) -> bool {
+        self.nfa.exceeded
+    }
+
     fn begin(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -611,7 +630,7 @@ impl Determinizer {
                         self.mark.resize(self.nfa.num_states(), 0);
                     }
                     if target != FAIL {
-                        self.stack.push(target); // FAIL only past the limit, then refused
+                        self.stack.push(target); // FAIL only past the limit: refused or broken
                     }
                 }
                 _ => self.scratch.push((s as u64) << 32),

@@ -185,6 +185,7 @@ fn a_tiny_cache_evicts_and_recomputes_the_same_masks() {
         LazyOptions {
             slices: true,
             cache_limit: v.mask_words() * 4 * 2,
+            ..LazyOptions::default()
         },
     )
     .unwrap();
@@ -599,4 +600,43 @@ proptest! {
         let lazy = LazyIndex::from_ast(ast, &v, options(true)).unwrap();
         assert_same(&pattern, &v, &lazy);
     }
+}
+
+/// A walk that compiles past the walk limit breaks the index, which says so
+/// (`exceeded`), rather than growing without bound: `a{100000}` compiles a state or
+/// two per copy as the walk reaches it, so a limit of 2,000 passes within 2,000 `a`s
+/// while the start alone stays far below it.
+#[test]
+fn a_walk_past_the_walk_limit_breaks_the_index() {
+    use tokensdfa_core::Ast;
+    let build = || {
+        let mut ast = Ast::default();
+        let a = ast.bytes_node(b"a");
+        ast.root = ast.repeat_node(a, 100_000, Some(100_000));
+        ast
+    };
+    let v = vocab(&[b"a".to_vec()]);
+    let opts = LazyOptions {
+        walk_limit: 2_000,
+        ..LazyOptions::default()
+    };
+    let lazy = LazyIndex::from_ast(build(), &v, opts).unwrap();
+    let mut s = lazy.initial_state();
+    let mut steps = 0;
+    while !lazy.exceeded() && steps < 5_000 {
+        match lazy.next_state(s, 1) {
+            Some(n) => s = n,
+            None => break,
+        }
+        steps += 1;
+    }
+    assert!(lazy.exceeded(), "no limit hit in {steps} steps");
+    assert!(steps < 5_000);
+    // the same walk without the low limit stays whole
+    let whole = LazyIndex::from_ast(build(), &v, LazyOptions::default()).unwrap();
+    let mut s = whole.initial_state();
+    for _ in 0..steps + 10 {
+        s = whole.next_state(s, 1).expect("a stays allowed");
+    }
+    assert!(!whole.exceeded());
 }

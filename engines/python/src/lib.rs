@@ -166,6 +166,13 @@ macro_rules! token_automaton_methods {
                 Ok(self.inner.allowed(state))
             }
         });
+
+        impl $class {
+            /// The eager indexes are whole from construction.
+            fn healthy(&self) -> PyResult<()> {
+                Ok(())
+            }
+        }
     };
     (lazy $class:ident { $($own:tt)* }) => {
         #[pymethods]
@@ -191,8 +198,10 @@ macro_rules! token_automaton_methods {
 
             /// The state after `token`, or None if the token is not allowed (EOS and
             /// specials included).
-            fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-                self.inner.next_state(state, token)
+            fn next_state(&self, state: u32, token: u32) -> PyResult<Option<u32>> {
+                let next = self.inner.next_state(state, token);
+                self.healthy()?;
+                Ok(next)
             }
 
             fn is_accepting(&self, state: u32) -> bool {
@@ -356,6 +365,7 @@ token_automaton_methods!(lazy PyLazyIndex {
         let opts = core::LazyOptions {
             slices,
             cache_limit: cache_limit_bytes.unwrap_or(core::DEFAULT_CACHE_LIMIT),
+            ..core::LazyOptions::default()
         };
         let v = vocab.inner.clone();
         let regex = regex.to_owned();
@@ -386,6 +396,7 @@ token_automaton_methods!(lazy PyLazyIndex {
         let opts = core::LazyOptions {
             slices: true,
             cache_limit: cache_limit_bytes.unwrap_or(core::DEFAULT_CACHE_LIMIT),
+            ..core::LazyOptions::default()
         };
         let v = vocab.inner.clone();
         let schema = schema.to_owned();
@@ -411,25 +422,30 @@ token_automaton_methods!(lazy PyLazyIndex {
         mut out: PyReadwriteArray1<'_, i32>,
     ) -> PyResult<()> {
         self.check_state(state)?;
+        self.healthy()?;
         let slice = mask_slice(&mut out, self.words)?;
         if !self.inner.fill_cached(state, slice) {
             let inner = self.inner.clone();
             py.allow_threads(move || inner.fill_mask(state, slice));
         }
-        Ok(())
+        self.healthy()
     }
 
     /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
     fn allowed(&self, py: Python<'_>, state: u32) -> PyResult<Vec<u32>> {
         self.check_state(state)?;
         let inner = self.inner.clone();
-        Ok(py.allow_threads(move || inner.allowed(state)))
+        let allowed = py.allow_threads(move || inner.allowed(state));
+        self.healthy()?;
+        Ok(allowed)
     }
 
     /// The text the regex forces from `state` (empty where EOS or two bytes are possible).
     fn forced_bytes<'py>(&self, py: Python<'py>, state: u32) -> PyResult<Bound<'py, PyBytes>> {
         self.check_state(state)?;
-        Ok(PyBytes::new(py, &self.inner.forced_bytes(state)))
+        let forced = self.inner.forced_bytes(state);
+        self.healthy()?;
+        Ok(PyBytes::new(py, &forced))
     }
 
     /// Counters so far: states, DFA states, walks, nodes visited, slice tests and hits,
@@ -468,6 +484,21 @@ token_automaton_methods!(lazy PyLazyIndex {
         Ok(d)
     }
 });
+
+impl PyLazyIndex {
+    /// LimitError once a walk has passed the NFA's limit (the core's
+    /// `LazyIndex::exceeded`): the index's masks and states may be wrong from then on, so
+    /// every later call fails too, and the caller discards the index.
+    fn healthy(&self) -> PyResult<()> {
+        if self.inner.exceeded() {
+            return Err(LimitError::new_err(
+                "limit exceeded: the lazy index's NFA passed its walk limit \
+                 (about two gigabytes); discard this index",
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// The byte-level DFA of a regex (the automaton every index starts from), for the
 /// differ's byte-granular questions: does a byte string keep a match reachable, is it a

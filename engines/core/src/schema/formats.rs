@@ -16,8 +16,10 @@
 //!   `uri-template`: RFC 6570 level 4; `json-pointer`: RFC 6901;
 //!   `relative-json-pointer`: draft-bhutton-relative-json-pointer-00.
 //!
-//! `hostname` and `idn-hostname` (A-labels must decode as valid Punycode, which no
-//! regular language checks), `idn-email`, and `regex` (balanced groups) are refused.
+//! `hostname` and `idn-hostname` (A-labels must decode as valid Punycode under IDNA2008's
+//! contextual rules: labels of at most 63 characters make that a finite language, but
+//! one far too large to build), `idn-email`, and `regex` (balanced groups, not regular)
+//! are refused.
 //! Any other format name is an annotation, as JSON Schema and Python's `jsonschema`
 //! treat unknown formats.
 
@@ -72,7 +74,10 @@ pub fn format(name: &str) -> Format {
         "json-pointer" => format!("^{}$", json_pointer()),
         "relative-json-pointer" => format!("^(0|[1-9][0-9]*)(#|{})$", json_pointer()),
         "hostname" | "idn-hostname" => {
-            return Format::Refused("A-labels must be valid Punycode, which is not regular")
+            return Format::Refused(
+                "A-labels must be valid Punycode (IDNA2008): a finite language far too large \
+                 to build",
+            )
         }
         "idn-email" => return Format::Refused("internationalized addresses need IDNA validation"),
         "regex" => return Format::Refused("a regex's groups must balance, which is not regular"),
