@@ -75,7 +75,7 @@ from harness.diff.instances import (
 )
 from harness.diff.minimize import tiny_vocabulary
 from harness.engines.base import Compiled, Matcher
-from harness.errors import TokensieveError
+from harness.errors import EngineError, TokensieveError
 from harness.spec import Spec
 
 # Unexplained false rejections, false acceptances and invalid outputs printed per subject.
@@ -151,7 +151,7 @@ def _converter_row(
     from its masks per schema (the engines' rows count the same)."""
     row: dict[str, Any] = {"taken": 0, "reasons": Counter(), "checked": 0, "fr": 0, "fa": 0}
     row.update(gen_checked=0, gen_fr=0, as_text=0, exact=0)
-    row.update(outputs=0, invalid_outputs=0, unfinished=0, empty=0, repeated_keys=0)
+    row.update(outputs=0, invalid_outputs=0, unfinished=0, empty=0, repeated_keys=0, broken=0)
     started = time.monotonic()
     for entry in found:
         status, regex = converter.convert_schema(entry.spec.text, name)
@@ -169,29 +169,50 @@ def _converter_row(
             row["reasons"][f"{type(exc).__name__}"] += 1
             continue
         row["taken"] += 1
-        judged = [(v, ok, "") for v, ok in _instances(entry)]
-        judged += [(v, True, "gen_") for v in samples.get(entry.spec.id, [])]
         errors_before = row["fr"] + row["fa"] + row["invalid_outputs"]
-        for value, valid, kind in judged:
-            for separators in ((",", ":"), (", ", ": ")):
-                text = json.dumps(value, separators=separators, ensure_ascii=False)
-                row[f"{kind}checked"] += 1
-                accepted = walker.accepts(index, text)
-                if valid and not accepted:
-                    row[f"{kind}fr"] += 1
-                    if name == converter.OURS:
-                        cause = _outside_dialect(entry.spec.text, index, text, walker)
-                        row.setdefault(f"{kind}causes", Counter())[cause] += 1
-                        if cause == UNEXPLAINED:
-                            row.setdefault("examples", []).append((entry.spec.id, text[:120]))
-                if accepted and not valid:
-                    row["fa"] += 1
-                    row.setdefault("fa_examples", []).append((entry.spec.id, text[:120]))
-        if outputs:
-            _own_outputs(row, name, compiled, entry, walker, outputs, seed)
+        try:
+            _judge_entry(row, name, compiled, index, entry, walker, samples, outputs, seed)
+        except EngineError as exc:  # the index broke mid-walk (its walk limit): not exact
+            row["broken"] += 1
+            row.setdefault("broken_examples", []).append((entry.spec.id, str(exc)[:120]))
+            continue
         row["exact"] += row["fr"] + row["fa"] + row["invalid_outputs"] == errors_before
     row["seconds"] = time.monotonic() - started
     return row
+
+
+def _judge_entry(
+    row: dict[str, Any],
+    name: str,
+    compiled: Compiled,
+    index: Matcher,
+    entry: corpora.Entry,
+    walker: ByteLanguage,
+    samples: dict[str, list[Any]],
+    outputs: int,
+    seed: int,
+) -> None:
+    """Adds to `row` the judgments of `entry`'s labelled instances and samples by
+    `index` (compact and spaced), and `outputs` completions from `compiled`."""
+    judged = [(v, ok, "") for v, ok in _instances(entry)]
+    judged += [(v, True, "gen_") for v in samples.get(entry.spec.id, [])]
+    for value, valid, kind in judged:
+        for separators in ((",", ":"), (", ", ": ")):
+            text = json.dumps(value, separators=separators, ensure_ascii=False)
+            row[f"{kind}checked"] += 1
+            accepted = walker.accepts(index, text)
+            if valid and not accepted:
+                row[f"{kind}fr"] += 1
+                if name == converter.OURS:
+                    cause = _outside_dialect(entry.spec.text, index, text, walker)
+                    row.setdefault(f"{kind}causes", Counter())[cause] += 1
+                    if cause == UNEXPLAINED:
+                        row.setdefault("examples", []).append((entry.spec.id, text[:120]))
+            if accepted and not valid:
+                row["fa"] += 1
+                row.setdefault("fa_examples", []).append((entry.spec.id, text[:120]))
+    if outputs:
+        _own_outputs(row, name, compiled, entry, walker, outputs, seed)
 
 
 # Bytes a converter's completion may take (one token per byte) before it counts as
@@ -365,6 +386,8 @@ def main() -> None:
             f"(not judged) {r['repeated_keys']}"
         )
         print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
+        if r["broken"]:  # an index that passed its walk limit while judged: not exact
+            print(f"    broke mid-walk (walk limit): {r['broken']}: {r['broken_examples'][:3]}")
         if name == converter.OURS:
             print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
         if samples:

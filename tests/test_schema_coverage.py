@@ -11,6 +11,8 @@ import pytest
 from benchmarks import engine_coverage, schema_coverage
 from harness.corpora import converter
 from harness.corpora.catalog import Entry
+from harness.engines.base import Matcher
+from harness.errors import EngineError
 from harness.spec import Spec
 
 # llguidance refuses a look-ahead; ours reads it at the start of an anchored pattern
@@ -88,3 +90,20 @@ def test_an_output_that_repeats_a_name_is_counted_apart_not_judged() -> None:
     row = schema_coverage._converter_row(converter.OURS, entries, walker, {}, outputs=3)
     assert row["repeated_keys"] + row["unfinished"] == 3 and row["repeated_keys"] >= 1, row
     assert row["invalid_outputs"] == 0, row
+
+
+def test_an_index_that_breaks_mid_walk_is_counted_and_the_run_goes_on() -> None:
+    """The lazy index raises once a walk passes its limit (LimitError, an EngineError
+    through the adapter): that schema is counted broken and not exact, the next one is
+    judged as usual. The break is injected where the walker reads the index."""
+
+    class Breaking(schema_coverage.ByteLanguage):
+        def accepts(self, matcher: Matcher, text: str) -> bool:
+            if '"x"' in text:  # the point's instances
+                raise EngineError("tokensdfa-lazy", "t/point", "walk limit")
+            return super().accepts(matcher, text)
+
+    row = schema_coverage._converter_row(converter.OURS, _entries(), Breaking(), {}, outputs=2)
+    assert row["taken"] == 2 and row["broken"] == 1
+    assert row["exact"] == 1 and row["fr"] == row["fa"] == 0
+    assert row["broken_examples"][0][0] == "t/point"
