@@ -20,6 +20,25 @@ use super::scalars::{num_rx, str_lang};
 use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
 use crate::counted::{finite, upper, Counted};
 
+/// A counted automaton over members or items (one a step) with `lo..=hi` steps,
+/// [`rx::Graph`]; a limit named `what` when a bound or its reach table is too large.
+pub fn counted_steps(
+    targets: Vec<Vec<u32>>,
+    labels: Vec<Vec<Rx>>,
+    accept: Vec<bool>,
+    (lo, hi): (u64, Option<u64>),
+    what: &str,
+) -> Step<Rx> {
+    let lo = finite(lo).ok_or_else(|| Fail::Limit(format!("a count of {lo}")))?;
+    let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
+    let counted =
+        Counted::new(targets, accept, lo, hi, 1 << 16).map_err(|_| Fail::Limit(what.into()))?;
+    Ok(rx::graph(rx::Graph {
+        counted: Arc::new(counted),
+        labels,
+    }))
+}
+
 /// The most placements of a required item or key [`Emitter::some_of`] writes out.
 const MAX_SPLITS: u64 = 32;
 
@@ -330,15 +349,8 @@ impl<'c> Emitter<'c> {
         }
         let mut accept = vec![false; full + 2];
         accept[1 + full] = true;
-        let count = |v: u64| finite(v).ok_or_else(|| Fail::Limit(format!("a count of {v}")));
-        let lo = count(lo)?;
-        let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
-        let counted = Counted::new(targets, accept, lo, hi, 1 << 16)
-            .map_err(|_| Fail::Limit("a count of members with witnesses".into()))?;
-        Ok(rx::graph(rx::Graph {
-            counted: Arc::new(counted),
-            labels,
-        }))
+        let what = "a count of members with witnesses";
+        counted_steps(targets, labels, accept, (lo, hi), what)
     }
 
     /// `(, x){lo,hi}`.

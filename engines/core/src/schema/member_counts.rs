@@ -12,12 +12,9 @@
 //! The object may end where every member left is optional. Before the graph it was
 //! refused.
 
-use std::sync::Arc;
-
 use super::context::{Fail, Step};
-use super::emit::Emitter;
+use super::emit::{counted_steps, Emitter};
 use super::rx::{self, Rx};
-use crate::counted::{finite, upper, Counted};
 
 /// The most declared members of such an object: the steps between them are quadratic.
 const MAX_COUNTED_MEMBERS: usize = 256;
@@ -74,15 +71,7 @@ impl Emitter<'_> {
         let mut accept: Vec<bool> = (0..undeclared).map(|q| optional_from[q / 2]).collect();
         accept.push(true);
         accept[0] = false; // the empty object is the container's own alternative
-        let count = |v: u64| finite(v).ok_or_else(|| Fail::Limit(format!("a count of {v}")));
-        let lo_body = count(lo.max(1))?;
-        let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
-        let counted = Counted::new(targets, accept, lo_body, hi, 1 << 16)
-            .map_err(|_| Fail::Limit("a member count".into()))?;
-        let body = rx::graph(rx::Graph {
-            counted: Arc::new(counted),
-            labels,
-        });
+        let body = counted_steps(targets, labels, accept, (lo.max(1), hi), "a member count")?;
         let empty = lo == 0 && optional_from[0];
         let body = (!rx::is_never(&body)).then_some(body);
         Ok(self.tok.container("{", body, empty, "}"))
