@@ -135,3 +135,22 @@ def test_the_official_suite_duration_cases() -> None:
     """RFC 3339's duration grammar, which `jsonschema` checks only with `isoduration`."""
     cases, _ = _run_suite_files([SUITE / "draft2020-12" / "optional" / "format" / "duration.json"])
     assert cases >= 20
+
+
+@pytest.mark.parametrize("draft", ["draft2020-12", "draft7"])
+def test_the_official_suite_hostname_cases(draft: str) -> None:
+    """RFC 1123 with IDNA2008 A-labels (`harness.corpora.hostname`): the suite's
+    `hostname` file, which `jsonschema` without `fqdn` does not check at all."""
+    cases, python_not_right = _run_suite_files(
+        [SUITE / draft / "optional" / "format" / "hostname.json"]
+    )
+    assert cases >= 40 and python_not_right >= 20
+
+
+def test_hostnames_are_judged_by_rfc_1123_and_idna() -> None:
+    schema = {"type": "string", "format": "hostname"}
+    assert judge.is_valid(schema, "www.example.com")
+    assert judge.is_valid(schema, "xn--9n2bp8q.xn--9t4b11yi5a")  # example.test in Hangul
+    for bad in ("ab--c.com", "xn--X", "example.", "a" * 64 + ".com", "a." * 126 + "ab"):
+        assert not judge.is_valid(schema, bad), bad
+    assert judge.is_valid(schema, "a." * 126 + "a")  # 253 characters

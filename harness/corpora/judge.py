@@ -23,7 +23,9 @@ floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01.
 
 `date-time` and `time` follow RFC 3339 with its leap seconds, as the test suite does
 (`harness.corpora.rfc3339`); `jsonschema`'s own checker refuses every second 60. So does
-`duration`, which `jsonschema` checks only with `isoduration` installed.
+`duration`, which `jsonschema` checks only with `isoduration` installed, and `hostname`
+(RFC 1123 with IDNA2008 A-labels, `harness.corpora.hostname`), which it checks only with
+`fqdn` installed and then without the A-label rules.
 
 From draft 2019-09 on, `dependencies` is no longer a keyword (`dependentRequired` and
 `dependentSchemas` replaced it) and `jsonschema` ignores it; the judge applies it with
@@ -42,7 +44,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from harness.corpora import rfc3339
+from harness.corpora import hostname, rfc3339
 
 
 @functools.lru_cache(maxsize=4096)
@@ -160,8 +162,9 @@ def _validator_class(base: type) -> Any:
 def _format_checker(base: type) -> Any:
     """`base`'s format checker with `regex` read as ECMA-262; `date-time`, and `time`
     where the draft has it (draft-07 on; draft-03's `time` has no offset), as RFC 3339
-    and the test suite read them, leap seconds included; and (2019-09 on) `duration`
-    (`harness.corpora.rfc3339`)."""
+    and the test suite read them, leap seconds included; (2019-09 on) `duration`
+    (`harness.corpora.rfc3339`); and `hostname` as the test suite reads it
+    (`harness.corpora.hostname`)."""
     import jsonschema
     import regress
 
@@ -169,6 +172,7 @@ def _format_checker(base: type) -> Any:
     checker.checkers = dict(base.FORMAT_CHECKER.checkers)
     checker.checkers["regex"] = (_is_ecma_regex, (regress.RegressError,))
     checker.checkers["date-time"] = (rfc3339.is_date_time, ())
+    checker.checkers["hostname"] = (hostname.is_hostname, ())
     if "time" in checker.checkers and base is not jsonschema.Draft3Validator:
         checker.checkers["time"] = (rfc3339.is_time, ())
     if base in (jsonschema.Draft201909Validator, jsonschema.Draft202012Validator):

@@ -8,7 +8,9 @@
 //! accepted counts as "order" (the dialect fixes key order), not as a disagreement; an
 //! invalid instance disagrees if any of its orders is accepted. A valid instance that
 //! nests deeper than the dialect's `any_depth` and is rejected counts as "deep" (such
-//! texts are outside the dialect where the schema leaves values unconstrained).
+//! texts are outside the dialect where the schema leaves values unconstrained). A
+//! valid instance rejected where a documented restriction applies (leap seconds outside
+//! UTC, reserved hostname labels) counts as "restricted".
 //!
 //! Usage: `cargo run --release --example schema_suite -j1 [SUITE_DIR] [-v]`.
 
@@ -37,6 +39,9 @@ struct Tally {
     order: u32,
     /// Valid instances rejected that nest deeper than the dialect's `any_depth`.
     deep: u32,
+    /// Valid instances rejected that a documented restriction leaves out
+    /// ([`common::restricted`]).
+    restricted: u32,
 }
 
 impl Tally {
@@ -48,6 +53,7 @@ impl Tally {
         self.disagree += o.disagree;
         self.order += o.order;
         self.deep += o.deep;
+        self.restricted += o.restricted;
     }
 }
 
@@ -140,6 +146,15 @@ fn run_file(
                     Outcome::Disagree if valid && common::depth(&case["data"]) > d.any_depth => {
                         t.deep += 1
                     }
+                    Outcome::Disagree
+                        if valid
+                            && common::restricted(&format!(
+                                "{} / {}",
+                                g["description"], case["description"]
+                            )) =>
+                    {
+                        t.restricted += 1
+                    }
                     Outcome::Disagree => {
                         t.disagree += 1;
                         if verbose {
@@ -190,8 +205,8 @@ fn main() {
         let mut reasons = BTreeMap::new();
         println!("== {dir} (schemas counted once per dialect: compact, space, anyws)");
         println!(
-            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
-            "file", "acc", "ref", "agree", "DIS", "order", "deep"
+            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            "file", "acc", "ref", "agree", "DIS", "order", "deep", "restr"
         );
         let base = Path::new(&root).join(dir);
         for f in common::json_files(&base)
@@ -201,20 +216,21 @@ fn main() {
             let t = run_file(&f, draft, verbose, &mut reasons);
             let name = f.strip_prefix(&base).unwrap().display().to_string();
             println!(
-                "{name:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
-                t.accepted, t.refused, t.agree, t.disagree, t.order, t.deep
+                "{name:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+                t.accepted, t.refused, t.agree, t.disagree, t.order, t.deep, t.restricted
             );
             total.add(&t);
         }
         println!(
-            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
             "TOTAL",
             total.accepted,
             total.refused,
             total.agree,
             total.disagree,
             total.order,
-            total.deep
+            total.deep,
+            total.restricted
         );
         let mut top: Vec<_> = reasons.into_iter().collect();
         top.sort_by_key(|b| std::cmp::Reverse(b.1));
@@ -225,7 +241,7 @@ fn main() {
         grand.add(&total);
     }
     println!(
-        "GRAND TOTAL accepted {} (by the tree only {}) refused {} agree {} disagree {} order {} deep {} in {:.1}s",
+        "GRAND TOTAL accepted {} (by the tree only {}) refused {} agree {} disagree {} order {} deep {} restricted {} in {:.1}s",
         grand.accepted,
         grand.tree,
         grand.refused,
@@ -233,6 +249,7 @@ fn main() {
         grand.disagree,
         grand.order,
         grand.deep,
+        grand.restricted,
         start.elapsed().as_secs_f64()
     );
 }

@@ -316,7 +316,7 @@ fn formats_have_real_grammars() {
         &["\"no scheme\""],
     );
     assert_eq!(
-        refused(r#"{"format":"hostname"}"#).keyword(),
+        refused(r#"{"format":"idn-hostname"}"#).keyword(),
         Some("format")
     );
 }
@@ -441,5 +441,57 @@ fn a_pattern_every_string_contains_leaves_the_length_alone() {
         r#"{"type":"string","pattern":"([A-Z]+)?","maxLength":4096}"#,
         &["\"\"", "\"abc\"", &format!("\"{}\"", "x".repeat(4096))],
         &[&format!("\"{}\"", "x".repeat(4097))],
+    );
+}
+
+/// `hostname` is RFC 1123's: labels of at most 63 characters, at most 253 in all (a
+/// bound the string's length counter holds, so the whole is a counted automaton, not a
+/// product of thousands of states), less the labels RFC 5890 reserves (`--` in the 3rd
+/// and 4th characters, where IDNA's A-labels live: a documented restriction). A
+/// `maxLength` below 253 tightens it; `not` admits a well-formed name that is too long.
+#[test]
+fn hostnames_are_rfc_1123_labels_within_253_characters() {
+    let host = r#"{"type":"string","format":"hostname"}"#;
+    let q = |s: &str| format!("\"{s}\"");
+    let label = |c: char, n: usize| c.to_string().repeat(n);
+    // 4 labels of 63 and a dot between: 255 characters; 61 in the last: 253
+    let names = |last: usize| {
+        let mut v = vec![label('a', 63); 3];
+        v.push(label('b', last));
+        v.join(".")
+    };
+    assert_eq!(names(61).len(), 253);
+    common::check_tree(
+        host,
+        &[
+            &q("www.example.com"),
+            &q("1host"),
+            &q("a--b.com"),
+            &q("A-0.b-c"),
+            &q(&names(61)),
+            &q(&format!("{}.com", label('a', 63))),
+        ],
+        &[
+            &q(""),
+            &q("."),
+            &q("example."),
+            &q(".example"),
+            &q("-a.com"),
+            &q("a-.com"),
+            &q("host_name"),
+            &q("xn--9n2bp8q"),
+            &q("ab--c.com"),
+            &q(&names(62)),
+            &q(&format!("{}.com", label('a', 64))),
+            "1",
+        ],
+    );
+    let short = r#"{"type":"string","format":"hostname","maxLength":5}"#;
+    common::check_tree(short, &[&q("a.b.c")], &[&q("a.b.cd")]);
+    let not = r#"{"type":"string","not":{"format":"hostname"}}"#;
+    common::check_tree(
+        not,
+        &[&q(&names(62)), &q("xn--9n2bp8q"), &q("a_b")],
+        &[&q(&names(61)), &q("a.b")],
     );
 }

@@ -18,8 +18,11 @@
 //!   order of first appearance, then the `required` keys none lists; an `enum`/`const`
 //!   object's own order), present or not, then the keys it does not declare, in any
 //!   order among themselves;
-//! - keys are unique within an object (the regex does not check it), and a leap second (`:60`) is written in UTC
-//!   (`23:59:60` with offset `Z` or `±00:00`).
+//! - keys are unique within an object (the regex does not check it);
+//! - a leap second (`:60`) is written in UTC (`23:59:60` with offset `Z` or `±00:00`);
+//! - a `hostname` has no label with `--` in its 3rd and 4th characters (RFC 5890's
+//!   reserved labels: an IDNA A-label such as `xn--9n2bp8q` is valid only if it
+//!   decodes under IDNA2008, a finite language far too large to build).
 
 /// Whitespace between tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +79,8 @@ pub enum Escapes {
 ///
 /// Draft 2020-12 makes `format` an annotation unless the format-assertion vocabulary
 /// is on; constrained decoding wants it to assert. With `Assert`, the formats without
-/// an exact grammar here (`hostname`, `idn-*`, `regex`) are refused.
+/// an exact grammar here (`idn-*`, `regex`) are refused; `hostname` leaves out the
+/// labels RFC 5890 reserves (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Formats {
     Assert,

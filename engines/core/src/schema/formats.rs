@@ -16,10 +16,15 @@
 //!   `uri-template`: RFC 6570 level 4; `json-pointer`: RFC 6901;
 //!   `relative-json-pointer`: draft-bhutton-relative-json-pointer-00.
 //!
-//! `hostname` and `idn-hostname` (A-labels must decode as valid Punycode under IDNA2008's
-//! contextual rules: labels of at most 63 characters make that a finite language, but
-//! one far too large to build), `idn-email`, and `regex` (balanced groups, not regular)
-//! are refused.
+//! - `hostname`: RFC 1123 section 2.1 (labels of letters, digits and inner hyphens, at
+//!   most 63 characters each, at most 253 in all), without the labels RFC 5890 reserves
+//!   (`--` in the 3rd and 4th characters: an A-label such as `xn--9n2bp8q` is valid only
+//!   if it decodes as Punycode under IDNA2008's contextual rules, a finite language far
+//!   too large to build). Leaving them out is a documented restriction of the dialect
+//!   (see [`super::dialect`]), like UTC-only leap seconds.
+//!
+//! `idn-hostname` (every label an IDNA2008 U- or A-label), `idn-email`, and `regex`
+//! (balanced groups, not regular) are refused.
 //! Any other format name is an annotation, as JSON Schema and Python's `jsonschema`
 //! treat unknown formats.
 
@@ -27,7 +32,10 @@ use super::ecma;
 use super::rx::Rx;
 
 pub enum Format {
-    Known(Rx),
+    /// The format's strings: a grammar, and the most characters they may have (a bound
+    /// left to the string's length counter, as `maxLength` is: hostname's 253 characters
+    /// over labels of at most 63 would be a product of thousands of states).
+    Known(Rx, Option<u64>),
     Refused(&'static str),
     Unknown,
 }
@@ -56,6 +64,10 @@ pub fn defined_in(name: &str, draft: u16) -> bool {
     draft >= since || (draft == 3 && since == 4)
 }
 
+/// The most characters of a hostname (RFC 1123 section 2.1: 255 octets on the wire,
+/// which hold two more than the text).
+const HOSTNAME_MAX: u64 = 253;
+
 pub fn format(name: &str) -> Format {
     let pattern = match name {
         "date" => format!("^{}$", date()),
@@ -73,17 +85,31 @@ pub fn format(name: &str) -> Format {
         "uri-template" => uri_template(),
         "json-pointer" => format!("^{}$", json_pointer()),
         "relative-json-pointer" => format!("^(0|[1-9][0-9]*)(#|{})$", json_pointer()),
-        "hostname" | "idn-hostname" => {
+        "hostname" => format!(r"^{0}(\.{0})*$", hostname_label()),
+        "idn-hostname" => {
             return Format::Refused(
-                "A-labels must be valid Punycode (IDNA2008): a finite language far too large \
-                 to build",
+                "U- and A-labels must be valid under IDNA2008 (code point tables, Punycode, \
+                 contextual rules): a finite language far too large to build",
             )
         }
         "idn-email" => return Format::Refused("internationalized addresses need IDNA validation"),
         "regex" => return Format::Refused("a regex's groups must balance, which is not regular"),
         _ => return Format::Unknown,
     };
-    Format::Known(ecma::translate(&pattern).expect("format grammars translate"))
+    let max = (name == "hostname").then_some(HOSTNAME_MAX);
+    Format::Known(
+        ecma::translate(&pattern).expect("format grammars translate"),
+        max,
+    )
+}
+
+/// One RFC 1123 label that is not reserved by RFC 5890: a letter or digit, then at most
+/// 62 letters, digits and hyphens ending in a letter or digit, with no `--` in the 3rd
+/// and 4th characters. A label of at most 4 characters cannot have it; a longer one has
+/// a letter or digit in the 3rd or the 4th.
+fn hostname_label() -> String {
+    let (a, x) = ("[A-Za-z0-9]", r"[A-Za-z0-9\-]");
+    format!("({a}|{a}{a}|{a}{x}{a}|{a}{x}{x}{a}|{a}{x}({a}{x}|-{a}){x}{{0,58}}{a})")
 }
 
 fn date() -> String {
@@ -244,7 +270,7 @@ mod tests {
     use crate::schema::automaton::Dfa;
 
     fn check(name: &str, good: &[&str], bad: &[&str]) {
-        let Format::Known(x) = format(name) else {
+        let Format::Known(x, _) = format(name) else {
             panic!("{name} is known")
         };
         let d = Dfa::from_rx(&x).unwrap();

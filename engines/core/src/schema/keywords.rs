@@ -188,10 +188,16 @@ fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCon
     let asserted = |f: &&str| formats.is_some_and(|draft| formats::defined_in(f, draft));
     if let Some(f) = m.get("format").and_then(Value::as_str).filter(asserted) {
         match formats::format(f) {
-            formats::Format::Known(rx) => c.langs.push(Lang {
-                rx,
-                label: format!("format {f}"),
-            }),
+            formats::Format::Known(rx, max) => {
+                c.langs.push(Lang {
+                    rx,
+                    label: format!("format {f}"),
+                });
+                c.max = match (c.max, max) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
             formats::Format::Refused(why) => {
                 return Err(SchemaError::unsupported(
                     "format",
