@@ -12,7 +12,7 @@
 
 use std::rc::Rc;
 
-use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
+use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES, MAX_MEETS};
 use super::numbers::{integer_bounds, Bound};
 use super::shape::{ArrCons, KeyRule, NumCons, ObjCons, Shape, ShapeRef, StrCons, Witness};
 
@@ -50,7 +50,7 @@ fn cross<T: Clone + PartialEq, M: IntoIterator<Item = T>>(
     b: &[T],
     mut meet: impl FnMut(&T, &T) -> Step<M>,
 ) -> Step<Vec<T>> {
-    if a.len() * b.len() > MAX_ALTERNATIVES {
+    if a.len() * b.len() > MAX_MEETS {
         return Err(Fail::Limit(format!(
             "merging {} by {} alternatives",
             a.len(),
