@@ -495,3 +495,25 @@ fn hostnames_are_rfc_1123_labels_within_253_characters() {
         &[&q(&names(61)), &q("a.b")],
     );
 }
+
+/// A number automaton whose regex is long stands in the tree as the automaton: the
+/// multiples of 33 from 100 write a regex of about 3 * 10^14 bytes (shared, so the
+/// tree is small, but the lazy index would compile its positions as the walk reaches
+/// them, past its walk limit at the first item), while the automaton has a few dozen
+/// states. The regex text still prints the written regex where it fits (multiples of 7,
+/// about 26 KB) and means the same.
+#[test]
+fn long_number_regexes_stand_in_the_tree_as_automata() {
+    let of_33 = r#"{"type":"integer","multipleOf":33,"minimum":100}"#;
+    assert!(common::compile_err(of_33).contains("bytes long"));
+    let nested = format!(r#"{{"type":"array","items":{{"type":"array","items":{of_33}}}}}"#);
+    common::check_tree(
+        &nested,
+        &["[]", "[[132,165],[],[99990]]", "[[3300,132.0]]"],
+        &["[[99]]", "[[133]]", "[[0]]", "[[-132]]"],
+    );
+    let of_7 = r#"{"type":"array","items":{"type":"integer","multipleOf":7,"minimum":0}}"#;
+    let (good, bad) = (["[0,7,14,700,7000007]"], ["[1]", "[-7]", "[7000008]"]);
+    check(of_7, &good, &bad);
+    common::check_tree(of_7, &good, &bad);
+}

@@ -72,8 +72,11 @@ impl Nfa {
                 self.push(NState::Split(entries))
             }
             Kind::Repeat(p, lo, hi) => self.build_repeat(p, *lo, *hi, next),
-            // a counted automaton exists because its product was too large to build here
-            Kind::Graph(_) => Err(TooLarge),
+            Kind::Graph(g) => match &g.text {
+                Some(text) => self.build(text, next),
+                // a counted automaton exists because its product was too large to build
+                None => Err(TooLarge),
+            },
         }
     }
 

@@ -13,9 +13,56 @@
 //! `(state, count)` pairs is a state ([`graph_rx`]); only the printer does that.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use super::automaton::Dfa;
 use super::rx::{self, Rx};
+use crate::counted::{Counted, UNBOUNDED};
+
+/// The most 64-bit words of a counted automaton's reach table ([`crate::counted`]):
+/// 32 MiB.
+const MAX_REACH_WORDS: usize = 1 << 22;
+
+/// The longest regex [`to_rx_or_graph`] stands in the tree as written: 4 KiB. A number
+/// automaton's eliminated regex grows exponentially with its states (multiples of 33
+/// from 100 write megabytes), and the lazy index compiles a regex's positions once for
+/// every place it stands (every item of every array that holds it), where it compiles
+/// an automaton's states once: four MaskBench schemas broke its walk limit at their
+/// first byte that way.
+const MAX_WRITTEN: usize = 4096;
+
+/// `dfa`'s language: its regex by state elimination ([`to_rx`]), or where that is longer
+/// than [`MAX_WRITTEN`], the automaton itself carrying that regex ([`rx::Graph::text`]):
+/// the regex text prints the same either way.
+pub fn to_rx_or_graph(dfa: &Dfa) -> Rx {
+    let dfa = dfa.minimize();
+    let x = to_rx(&dfa);
+    if x.printed_len() <= MAX_WRITTEN {
+        return x;
+    }
+    dfa_graph(&dfa, (0, UNBOUNDED), Some(x.clone())).unwrap_or(x)
+}
+
+/// `d`'s strings of `lo..=hi` characters as a counted automaton ([`rx::Graph`]) with
+/// `d`'s edges, carrying `text` ([`rx::Graph::text`]); `None` where its lengths are too
+/// irregular to count within a reach table of [`MAX_REACH_WORDS`].
+pub fn dfa_graph(d: &Dfa, (lo, hi): (u32, u32), text: Option<Rx>) -> Option<Rx> {
+    let targets = d
+        .edges
+        .iter()
+        .map(|v| v.iter().map(|e| e.1 as u32).collect());
+    let labels = d
+        .edges
+        .iter()
+        .map(|v| v.iter().map(|e| rx::set(e.0.clone())).collect());
+    let max_terms = MAX_REACH_WORDS / d.len().div_ceil(64).max(1);
+    let c = Counted::new(targets.collect(), d.accept.clone(), lo, hi, max_terms).ok()?;
+    Some(rx::graph(rx::Graph {
+        counted: Arc::new(c),
+        labels: labels.collect(),
+        text,
+    }))
+}
 
 pub fn to_rx(dfa: &Dfa) -> Rx {
     let dfa = dfa.minimize();
@@ -152,6 +199,7 @@ mod tests {
         let g = rx::Graph {
             counted: Arc::new(counted.unwrap()),
             labels: vec![vec![rx::lit("a"), rx::lit("c")], vec![rx::lit("b")]],
+            text: None,
         };
         let d = Dfa::from_rx(&graph_rx(&g)).unwrap();
         for s in ["abc", "cab", "ccccc", "ababc"] {

@@ -36,6 +36,7 @@ pub fn counted_steps(
     Ok(rx::graph(rx::Graph {
         counted: Arc::new(counted),
         labels,
+        text: None,
     }))
 }
 

@@ -58,7 +58,7 @@ pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaErr
 /// size: the tree holds each shared piece once ([`to_ast`]), however often the text
 /// would repeat it, so the text's `max_regex_len` and `max_nesting` do not apply. The
 /// tree's own limits do: its distinct nodes (`max_tree_nodes`) and the text it stands
-/// for (`max_tree_text_len`, 1 TiB). Many MaskBench schemas
+/// for (`max_tree_text_len`, unbounded by default). Many MaskBench schemas
 /// (Kubernetes, GitHub) print hundreds of megabytes from trees of a few thousand nodes.
 pub fn compile_ast(
     schema_json: &str,

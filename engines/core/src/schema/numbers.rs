@@ -15,7 +15,7 @@ use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
 use super::decimal::Decimal;
 use super::digits::{decimal_digits, nat_range, Digits};
-use super::eliminate::to_rx;
+use super::eliminate::to_rx_or_graph;
 use super::rx::{self, Rx};
 
 /// One side of a range: the bound and whether it is exclusive.
@@ -389,7 +389,7 @@ pub fn restrict(x: &Rx, by: &[Dfa]) -> Result<Rx, TooLarge> {
     for b in by {
         d = d.intersect(b)?.minimize();
     }
-    Ok(to_rx(&d))
+    Ok(to_rx_or_graph(&d))
 }
 
 /// Texts with a nonzero fraction digit: the non-integers.

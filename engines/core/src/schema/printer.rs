@@ -88,7 +88,10 @@ fn write_kind(p: &mut Printer, x: &Node) {
             p.grouped(x, !x.is_atom());
             p.out.push_str(&quantifier(*lo, *hi));
         }
-        Kind::Graph(g) => p.grouped(&super::eliminate::graph_rx(g), true),
+        Kind::Graph(g) => match &g.text {
+            Some(text) => p.grouped(text, true),
+            None => p.grouped(&super::eliminate::graph_rx(g), true),
+        },
     }
 }
 

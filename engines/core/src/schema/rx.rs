@@ -36,8 +36,8 @@ pub struct Node {
     pub(super) len: usize,
     /// Group and repetition nesting of the printed form.
     depth: usize,
-    /// Whether a [`Kind::Graph`] is inside: such a tree has no printed form worth
-    /// writing (see [`Graph`]).
+    /// Whether a [`Kind::Graph`] without a [`Graph::text`] is inside: such a tree has no
+    /// printed form worth writing (see [`Graph`]).
     graphs: bool,
 }
 
@@ -49,11 +49,19 @@ pub struct Node {
 /// `len` is not a printed length but what the tree's text guard
 /// ([`super::Dialect::max_tree_text_len`]) means to bound, the NFA compiled as the walks
 /// go: the labels of its largest state, which is what one step compiles.
+///
+/// A graph may also carry its language as a regex ([`Graph::text`]): an automaton whose
+/// regex was written but is long ([`super::eliminate::to_rx_or_graph`]). The regex text
+/// prints that, as a group, and measures it so; the tree still takes the automaton,
+/// whose states the lazy index compiles once, where the regex's positions would be
+/// compiled once for every place it stands.
 #[derive(Debug)]
 pub struct Graph {
     pub counted: Arc<Counted>,
     /// Per state, one label per edge, beside [`Counted::targets`].
     pub labels: Vec<Vec<Rx>>,
+    /// The same language as a regex, where one was written.
+    pub text: Option<Rx>,
 }
 
 impl PartialEq for Graph {
@@ -145,6 +153,10 @@ fn node(kind: Kind) -> Rx {
             let (l, d) = x.as_operand();
             (l.saturating_add(quantifier(*lo, *hi).len()), d + 1)
         }
+        Kind::Graph(g) if g.text.is_some() => {
+            let text = g.text.as_ref().expect("a graph with its text");
+            (text.len.saturating_add(2), text.depth + 1)
+        }
         Kind::Graph(g) => {
             let at_one = |v: &Vec<Rx>| v.iter().fold(1usize, |a, x| a.saturating_add(x.len));
             let len = g.labels.iter().map(at_one).max().unwrap_or(1);
@@ -155,7 +167,7 @@ fn node(kind: Kind) -> Rx {
     let graphs = match &kind {
         Kind::Concat(v) | Kind::Alt(v) => v.iter().any(|x| x.graphs),
         Kind::Repeat(x, _, _) => x.graphs,
-        Kind::Graph(_) => true,
+        Kind::Graph(g) => g.text.is_none(),
         _ => false,
     };
     Rc::new(Node {

@@ -9,27 +9,22 @@
 //! - [`num_rx`] is the regex of the number texts one [`NumCons`] admits, in the
 //!   dialect's number syntax ([`super::dialect::Numbers`]).
 
-use std::sync::Arc;
-
 use super::automaton::{Dfa, TooLarge};
 use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
 use super::dialect::{NegativeZero, Numbers};
-use super::eliminate::to_rx;
+use super::eliminate::{dfa_graph, to_rx};
 use super::numbers::{
     integer_bounds, integer_range, multiple_dfa, non_integer_dfa, real_range, restrict,
     signed_exponent_form, Bound,
 };
 use super::rx::{self, Rx};
 use super::shape::{NumCons, Shape, StrCons};
-use crate::counted::{finite, Counted, UNBOUNDED};
+use crate::counted::{finite, UNBOUNDED};
 
 /// The most states of a string automaton turned back into a regex; a larger one is
 /// kept as an automaton ([`counted`]).
 pub(super) const MAX_ELIMINATED: usize = 2_000;
-/// The most 64-bit words of a counted automaton's reach table ([`crate::counted`]):
-/// 32 MiB.
-const MAX_REACH_WORDS: usize = 1 << 22;
 
 fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a string language needs too many automaton states".into())
@@ -142,26 +137,13 @@ fn eliminated_or_counted(ctx: &Ctx, d: &Dfa, base: &Dfa, bounds: (u32, u32)) -> 
 /// product with the length counter, which an e-mail address of at most 1,024
 /// characters makes tens of thousands of states, is left to the lazy index's NFA.
 fn counted(d: &Dfa, (lo, hi): (u32, u32)) -> Step<Rx> {
-    let targets = d
-        .edges
-        .iter()
-        .map(|v| v.iter().map(|e| e.1 as u32).collect());
-    let labels = d
-        .edges
-        .iter()
-        .map(|v| v.iter().map(|e| rx::set(e.0.clone())));
-    let max_terms = MAX_REACH_WORDS / d.len().div_ceil(64).max(1);
-    let c = Counted::new(targets.collect(), d.accept.clone(), lo, hi, max_terms).map_err(|_| {
+    dfa_graph(d, (lo, hi), None).ok_or_else(|| {
         Fail::Limit(format!(
             "a string language of {} automaton states and lengths {lo}..{hi} has lengths \
              too irregular to count",
             d.len()
         ))
-    })?;
-    Ok(rx::graph(rx::Graph {
-        counted: Arc::new(c),
-        labels: labels.map(|v| v.collect()).collect(),
-    }))
+    })
 }
 
 /// The decoded strings a shape admits (its other types are ignored).

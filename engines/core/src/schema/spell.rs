@@ -94,6 +94,7 @@ impl Speller {
                     .iter()
                     .map(|v| v.iter().map(|p| self.spell(p)).collect())
                     .collect(),
+                text: g.text.as_ref().map(|t| self.spell(t)),
             }),
         };
         // The input is kept alive beside its image so the pointer key stays unique.
