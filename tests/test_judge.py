@@ -154,3 +154,20 @@ def test_hostnames_are_judged_by_rfc_1123_and_idna() -> None:
     for bad in ("ab--c.com", "xn--X", "example.", "a" * 64 + ".com", "a." * 126 + "ab"):
         assert not judge.is_valid(schema, bad), bad
     assert judge.is_valid(schema, "a." * 126 + "a")  # 253 characters
+
+
+def test_output_texts_are_read_exactly_where_a_float_would_change_the_number() -> None:
+    """`loads` keeps a long number exact, so the judge decides on the number the text
+    denotes: this one is a multiple of 8 and 11 (and 5, not 3), its float is not."""
+    big = "1141696848148741574872488637962211235908880.00"
+    assert float(big) % 8 != 0 or float(big) % 11 != 0
+    for m in (8, 11, 5):
+        assert judge.is_valid({"multipleOf": m, "type": "integer"}, judge.loads(big))
+    assert not judge.is_valid({"multipleOf": 3}, judge.loads(big))
+    # a number its float denotes stays the float that schemas compare with
+    assert judge.loads("0.10") == 0.1 and isinstance(judge.loads("0.1"), float)
+    assert judge.is_valid({"const": 0.1}, judge.loads("0.1"))
+    assert not judge.is_valid({"const": 0.1}, judge.loads("0.1000000000000000000001"))
+    assert not judge.is_valid({"type": "integer"}, judge.loads("0.1000000000000000000001"))
+    assert judge.is_valid({"maximum": 1e308}, judge.loads("1e308"))
+    assert not judge.is_valid({"maximum": 1e308}, judge.loads("1e400"))

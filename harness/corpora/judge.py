@@ -19,7 +19,8 @@ reads raises `regress.RegressError`: nothing is judged on a pattern the schema's
 dialect cannot read.
 
 `multipleOf` is decided on the number each text denotes, exactly: `jsonschema` divides
-floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01.
+floats, and a rounded quotient makes `2036931.9000000001` a multiple of 0.01. Texts are
+read with `loads`, which keeps a number whose float would be another number exact.
 
 `date-time` and `time` follow RFC 3339 with its leap seconds, as the test suite does
 (`harness.corpora.rfc3339`); `jsonschema`'s own checker refuses every second 60. So does
@@ -39,6 +40,8 @@ refuses `unevaluated*`).
 from __future__ import annotations
 
 import functools
+import json
+import math
 from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
@@ -119,10 +122,29 @@ def _dependencies(validator: Any, deps: Any, instance: Any, _schema: Any) -> Any
             yield from validator.descend(instance, dep, schema_path=trigger)
 
 
-def _exact(number: int | float) -> Fraction:
+def _exact(number: int | float | Decimal) -> Fraction:
     """The value of the JSON text Python writes for `number` (`repr`, what
     `json.dumps` writes), exactly."""
     return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
+
+
+def _number(text: str) -> float | int | Decimal:
+    """A JSON number with a fraction or an exponent, as `loads` reads it: the float
+    when its `repr` denotes the same number (what schemas, read as floats, compare with:
+    `0.1` stays `0.1`), else the exact integer or `Decimal`
+    (`1141696848148741574872488637962211235908880.0` is a multiple of 8 and of 11; the
+    float nearest it is neither)."""
+    f, d = float(text), Decimal(text)
+    if math.isfinite(f) and Decimal(repr(f)) == d:
+        return f
+    return int(d) if d == d.to_integral_value() else d
+
+
+def loads(text: str | bytes, **kwargs: Any) -> Any:
+    """A JSON text as the values the judge compares exactly (see `_number`); keyword
+    arguments go to `json.loads`. Read an engine's output with it: `json.loads` rounds a
+    long number to a float, and the judge would then decide on another number."""
+    return json.loads(text, parse_float=_number, **kwargs)
 
 
 def _multiple_of(validator: Any, divisor: Any, instance: Any, _schema: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness import engines
 from harness.corpora import converter
-from harness.corpora.judge import validate
+from harness.corpora.judge import loads, validate
 from harness.diff import json_shrink
 from harness.diff.instances import FALSE_REJECTION, InstanceFailure, walk
 from harness.diff.minimize import tiny_vocabulary
@@ -48,7 +48,7 @@ class InstanceRepro:
 def _invalid(schema: Any, text: str) -> str | None:
     """Why `text` is not a valid instance (None if it is)."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError as exc:
         return f"not JSON: {exc}"
     try:

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.corpora.judge import is_valid, validate
+from harness.corpora.judge import is_valid, loads, validate
 from harness.corpora.paths import Layout, serialize
 from harness.diff import schema_policies
 from harness.engines.base import Compiled, Matcher, allowed_ids, is_allowed
@@ -284,7 +284,7 @@ class InstanceChecker:
         text = raw.decode("utf-8", "replace")
         repeated: list[str] = []
         try:
-            value = json.loads(raw, object_pairs_hook=functools.partial(_members, repeated))
+            value = loads(raw, object_pairs_hook=functools.partial(_members, repeated))
         except ValueError as exc:
             self.counts.invalid_outputs += 1
             self._fail(INVALID_OUTPUT, text, None, f"not JSON: {exc}")
