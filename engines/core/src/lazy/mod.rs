@@ -50,9 +50,7 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
-use crate::automaton::TokenAutomaton;
-use crate::bitmask::{ones, set_bit, Mask};
-use crate::dfa::DEAD;
+use crate::bitmask::{set_bit, Mask};
 use crate::error::Error;
 use crate::index::Mode;
 use crate::lazydfa::{LazyDfa, Stepper};
@@ -62,82 +60,15 @@ use crate::vocab::{Tokens, Vocabulary};
 use crate::walk::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
 use crate::walktrie::WalkTrie;
 
+mod options;
+mod token_automaton;
+
+pub use options::{LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
+
 /// Product pairs a first visit explores deciding slices before it gives up and prunes
 /// them instead: past a few hundred, the search determinizes more of the DFA (every
 /// declared key's prefixes, say) than the tokens ever reach.
 pub const LAZY_MAX_PAIRS: usize = 64;
-
-/// Default cap on memoized mask bytes: 1 GiB, about 65,000 llama3 masks.
-pub const DEFAULT_CACHE_LIMIT: usize = 1 << 30;
-
-/// Options of a [`LazyIndex`].
-#[derive(Clone, Copy, Debug)]
-pub struct LazyOptions {
-    /// Use the vocabulary's slices (masks are the same either way).
-    pub slices: bool,
-    /// Cap on the bytes of memoized masks.
-    pub cache_limit: usize,
-    /// NFA states (and compiled pieces) the walks may compile on demand before the
-    /// index is broken ([`LazyIndex::exceeded`]); default
-    /// [`crate::nfa::WALK_STATE_LIMIT`].
-    pub walk_limit: usize,
-}
-
-impl Default for LazyOptions {
-    fn default() -> Self {
-        LazyOptions {
-            slices: true,
-            cache_limit: DEFAULT_CACHE_LIMIT,
-            walk_limit: crate::nfa::WALK_STATE_LIMIT,
-        }
-    }
-}
-
-/// Counters of a [`LazyIndex`] so far.
-#[derive(Clone, Debug, Default)]
-pub struct LazyStats {
-    /// Token-level states discovered (`num_states`).
-    pub states: usize,
-    pub dfa_states: usize,
-    /// Whether the DFA is built on demand (false: the pattern has look-around, the DFA
-    /// was determinized up front).
-    pub lazy_dfa: bool,
-    pub nfa_states: usize,
-    pub byte_classes: usize,
-    /// Masks computed (first visits, and revisits after an eviction).
-    pub masks_computed: u64,
-    pub trie_walks: u64,
-    pub nodes_visited: u64,
-    pub slice_tests: u64,
-    pub slice_hits: u64,
-    pub product_pairs: u64,
-    /// Slice verdicts decided by run bounds on the NFA, without a product search.
-    pub run_verdicts: u64,
-    /// Masks whose slices were pruned (the product search gave up, see the module doc).
-    pub pruned_masks: u64,
-    /// Subtrees a pruning walk kept whole on a state's run bounds.
-    pub kept_subtrees: u64,
-    pub cache_bytes: usize,
-    pub cached_masks: usize,
-    pub evictions: u64,
-    pub dfa_bytes: usize,
-    pub build_s: f64,
-    /// Whether the regex took the fast parser (else `regex-syntax`'s).
-    pub fast_parse: bool,
-    /// Seconds of construction parsing the regex, and compiling its NFA.
-    pub parse_s: f64,
-    pub compile_s: f64,
-    /// DFA transitions computed since construction.
-    pub transitions_computed: u64,
-    /// Seconds computing DFA transitions since construction.
-    pub determinize_s: f64,
-    /// Seconds walking tries (their determinization included).
-    pub walk_s: f64,
-    /// Seconds deciding slices (run bounds or product searches).
-    pub slice_s: f64,
-    /// Seconds in mask computations (their determinization included).
-    pub mask_s: f64,
-}
 
 pub struct LazyIndex {
     prepared: Arc<Prepared>,
@@ -537,73 +468,5 @@ impl LazyIndex {
             slice_s: e.verdict_ns as f64 * 1e-9,
             mask_s: e.mask_ns as f64 * 1e-9,
         }
-    }
-}
-
-impl TokenAutomaton for LazyIndex {
-    fn initial_state(&self) -> u32 {
-        0
-    }
-
-    /// States discovered so far (see the module doc).
-    fn num_states(&self) -> usize {
-        self.memo().rows.len()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        let s = self.stats();
-        let memo = self.memo();
-        s.cache_bytes + s.dfa_bytes + memo.rows.len() * 13 + self.special.len()
-    }
-
-    fn vocab_len(&self) -> usize {
-        self.vocab_len
-    }
-
-    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        let t = token as usize;
-        if t >= self.vocab_len || self.special[t] {
-            return None;
-        }
-        let mut engine = self.engine();
-        let row = *self.memo().rows.get(state as usize)?;
-        let next = engine.dfa.walk(row, self.tokens.get(token));
-        if self.note_exceeded(&engine) || next == DEAD {
-            return None;
-        }
-        let fresh = self.memo().rows.len() as u32;
-        let id = *engine.number.entry(next).or_insert(fresh);
-        if id == fresh {
-            let accepting = engine.dfa.dfa().is_accepting(next);
-            let mut memo = self.memo.write().unwrap_or_else(|p| p.into_inner());
-            memo.rows.push(next);
-            memo.accepting.push(accepting);
-            memo.masks.push(None);
-            memo.used.push(AtomicBool::new(false));
-        }
-        Some(id)
-    }
-
-    fn is_accepting(&self, state: u32) -> bool {
-        self.memo()
-            .accepting
-            .get(state as usize)
-            .copied()
-            .unwrap_or(false)
-    }
-
-    /// An unknown state allows nothing.
-    fn fill_mask(&self, state: u32, out: &mut Mask) {
-        if self.fill_cached(state, out) {
-            return;
-        }
-        match self.mask(state) {
-            Some(m) => out.copy_from_slice(&m),
-            None => out.fill(0),
-        }
-    }
-
-    fn allowed(&self, state: u32) -> Vec<u32> {
-        self.mask(state).map(|m| ones(&m)).unwrap_or_default()
     }
 }

@@ -1,0 +1,239 @@
+//! The lazy index's NFA and its subset construction, one transition at a time.
+//!
+//! [`Nfa`] is a Thompson automaton compiled from an [`Ast`]: states read one literal byte,
+//! or one character of a class (through its shared [`ClassAuto`]), or split without
+//! reading, or match. Compilation runs back to front (each piece is compiled knowing its
+//! successor), so no state is patched except a loop's entry. Pieces that match nothing
+//! (an empty class) vanish at compile time: a concatenation holding one matches nothing,
+//! an alternation drops it, a repetition of it keeps only its zero-copy form. Hence every
+//! state left can reach the match state. States are hash-consed as they are made (a
+//! state reading the same thing into the same successors is the existing one, and node
+//! `n` followed by state `q` is compiled once): with the tree's own interning
+//! ([`crate::regex_ast`]), a piece the pattern repeats with the same continuation is one
+//! set of states, and subset construction makes one DFA state for all its copies.
+//!
+//! [`Determinizer`] builds a DFA state from a set of *elements*: an NFA state, and for a
+//! class state, the class automaton's state inside the current character. Sets are
+//! epsilon-closed, sorted and hash-consed. Since every element can still reach the match
+//! state, a set is live iff it is not empty; it accepts iff it holds the match state
+//! (state 0, so the first element). Cost of a transition: one step per element, the
+//! closure of what they lead to, a sort and a hash lookup.
+//!
+//! Here: the states and the NFA's growth on demand; `compile`: the compiler from tree
+//! nodes to states; `determinize`: the subset construction and run bounds.
+
+use rustc_hash::FxHashMap;
+
+use crate::error::Error;
+use crate::regex_ast::{Ast, Node};
+
+mod compile;
+mod determinize;
+
+use compile::{matchable, Compiler};
+pub use determinize::Determinizer;
+
+/// No state: the piece matches nothing.
+const FAIL: u32 = u32::MAX;
+/// NFA states allowed at construction (12 bytes each), and entries of the map of
+/// compiled pieces.
+pub const NFA_STATE_LIMIT: usize = 1 << 25;
+/// The same, while the start state's closure compiles pieces on demand: what a start
+/// state may cost is far less than what a pattern may (at this limit the NFA and its
+/// maps take about a gigabyte).
+pub const START_STATE_LIMIT: usize = 1 << 22;
+/// The same, once walks compile pieces on demand (the start state built): what one
+/// index may hold, about two gigabytes with its maps. Past it the index is broken
+/// ([`Determinizer::exceeded`]) and its owner must discard it, where it would otherwise
+/// grow without bound on a tree standing for terabytes of text.
+pub const WALK_STATE_LIMIT: usize = 1 << 23;
+/// Repetitions with more copies than this are unrolled on demand. (Debug builds, where
+/// the tests run unoptimized, compile nearly everything on demand, to exercise it.)
+const UNROLL: u32 = if cfg!(debug_assertions) { 1 } else { 4 };
+/// Nodes that would compile to more states than this are compiled on demand.
+const LAZY_NODE: u32 = if cfg!(debug_assertions) { 2 } else { 48 };
+/// `Lazy::min` of a pending node that is not a repetition.
+const WHOLE: u32 = u32::MAX;
+/// `Lazy::min` of a pending pair of a counted automaton: `sub` is the `Graph` node,
+/// `max` the count and `at` the automaton's state.
+const PAIR: u32 = u32::MAX - 1;
+
+/// An NFA state, 12 bytes: `kind` says how to read `a` and `b`.
+#[derive(Clone, Copy, Debug)]
+pub struct NState {
+    kind: u8,
+    byte: u8,
+    a: u32,
+    b: u32,
+}
+
+const MATCH: u8 = 0;
+/// Reads `byte`, then `a`.
+const BYTE: u8 = 1;
+/// Reads one character of class `a`, then `b`.
+const CLASS: u8 = 2;
+/// Goes to each of `alts[a..a + b]` without reading.
+const SPLIT: u8 = 3;
+/// Goes, without reading, to the compiled form of `lazies[a]`, compiled on first use.
+const LAZY: u8 = 4;
+
+/// `sub{min,max}` (or node `sub` itself when `min == WHOLE`, or a counted automaton's
+/// pair when `min == PAIR`) followed by `next`, not compiled yet (`start == UNCOMPILED`).
+#[derive(Clone, Copy, Debug)]
+struct Lazy {
+    sub: u32,
+    min: u32,
+    max: u32,
+    at: u32,
+    next: u32,
+    start: u32,
+}
+
+const UNCOMPILED: u32 = u32::MAX - 1;
+
+/// The states, split targets and pending repetitions of an NFA, hash-consed: a state
+/// that reads the same thing and leads to the same states as one already made is that
+/// state (see [`Compiler::push`]).
+#[derive(Default)]
+pub struct Body {
+    states: Vec<NState>,
+    alts: Vec<u32>,
+    lazies: Vec<Lazy>,
+    /// `BYTE` and `CLASS` states by `(kind, byte, a, b)`.
+    made: FxHashMap<(u8, u8, u32, u32), u32>,
+    /// `LAZY` states by their pending piece's `(sub, min, max, at, next)`.
+    pendings: FxHashMap<(u32, u32, u32, u32, u32), u32>,
+    /// `SPLIT` states by their targets.
+    splits: FxHashMap<Box<[u32]>, u32>,
+    /// The compiled form of node `id` followed by state `next`.
+    compiled: FxHashMap<(u32, u32), u32>,
+}
+
+pub struct Nfa {
+    ast: Ast,
+    /// Per AST node: some string matches it, and about how many states it compiles to.
+    matchable: Vec<bool>,
+    size: Vec<u32>,
+    body: Body,
+    /// `FAIL` when the pattern matches nothing.
+    pub start: u32,
+    /// Pieces compiled on demand count against [`START_STATE_LIMIT`] while the start
+    /// state is built ([`Determinizer::new`]), so a pattern whose start alone would
+    /// pass it is refused instead of taking all memory (a schema tree printing
+    /// 8 * 10^18 bytes of regex took 14 GB there); later, against [`WALK_STATE_LIMIT`].
+    limited: bool,
+    /// The limit once `limited` is off.
+    walk_limit: usize,
+    /// A piece compiled on demand passed its limit: the automaton is wrong from there on,
+    /// and must be discarded ([`Determinizer::new`] reports it at the start,
+    /// [`Determinizer::exceeded`] later).
+    exceeded: bool,
+}
+
+impl Nfa {
+    /// Compile `ast`: only what the start state needs; larger pieces, and repetitions of
+    /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them.
+    pub fn compile(ast: Ast) -> Result<Nfa, Error> {
+        let (matchable, size) = matchable(&ast);
+        let mut body = Body::default();
+        body.states.reserve(ast.bytes.len() + ast.nodes.len());
+        body.alts.reserve(ast.kids.len());
+        body.states.push(NState {
+            kind: MATCH,
+            byte: 0,
+            a: 0,
+            b: 0,
+        });
+        let start = Compiler {
+            ast: &ast,
+            matchable: &matchable,
+            size: &size,
+            body: &mut body,
+            limit: NFA_STATE_LIMIT,
+        }
+        .node(ast.root, 0)?;
+        Ok(Nfa {
+            ast,
+            matchable,
+            size,
+            body,
+            start,
+            limited: true,
+            walk_limit: WALK_STATE_LIMIT,
+            exceeded: false,
+        })
+    }
+
+    /// The state a `LAZY` state stands for, compiling it on first use.
+    fn resolve_lazy(&mut self, lazy: u32) -> u32 {
+        let l = self.body.lazies[lazy as usize];
+        if l.start != UNCOMPILED {
+            return l.start;
+        }
+        let start = Compiler {
+            ast: &self.ast,
+            matchable: &self.matchable,
+            size: &self.size,
+            body: &mut self.body,
+            limit: if self.limited {
+                START_STATE_LIMIT
+            } else {
+                self.walk_limit
+            },
+        }
+        .unrolled_once(l)
+        .unwrap_or_else(|_| {
+            self.exceeded = true;
+            FAIL
+        });
+        self.body.lazies[lazy as usize].start = start;
+        start
+    }
+
+    pub fn num_states(&self) -> usize {
+        self.body.states.len()
+    }
+
+    /// The byte classes: bytes no state tells apart share one (from the tree, so that
+    /// states compiled later need no other classes).
+    pub fn byte_classes(&self) -> ([u8; 256], usize) {
+        let mut boundary = [false; 256];
+        for &byte in &self.ast.bytes {
+            boundary[byte as usize] = true;
+            if byte < 255 {
+                boundary[byte as usize + 1] = true;
+            }
+        }
+        for c in &self.ast.classes {
+            c.mark_boundaries(&mut boundary);
+        }
+        let mut classes = [0u8; 256];
+        let mut k = 0usize;
+        for b in 1..256 {
+            if boundary[b] {
+                k += 1;
+            }
+            classes[b] = k as u8;
+        }
+        (classes, k + 1)
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.body.states.capacity() * std::mem::size_of::<NState>()
+            + self.body.alts.capacity() * 4
+            + self.body.lazies.capacity() * std::mem::size_of::<Lazy>()
+            + (self.body.made.capacity() + self.body.compiled.capacity()) * 24
+            + self.body.pendings.capacity() * 24
+            + self.body.splits.capacity() * 24
+            + self.body.alts.len() * 4
+            + self.ast.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.ast.bytes.capacity()
+            + self.ast.kids.capacity() * 4
+            + self
+                .ast
+                .classes
+                .iter()
+                .map(|c| c.memory_bytes())
+                .sum::<usize>()
+    }
+}
