@@ -157,6 +157,21 @@ def test_validate_explains_in_one_line() -> None:
             '{"q":"a\tb"}',
             INVALID_OUTPUT,
         ),
+        # llguidance lets a hostname pass 253 characters, xgrammar a label pass 63 (seen
+        # on a stranger's upstream-server schema); shrinking meets llguidance's runtime
+        # errors on tiny vocabularies, which must not end the run
+        (
+            "llguidance",
+            {"type": "object", "properties": {"host": {"type": "string", "format": "hostname"}}},
+            '{"host": "' + "ab." * 100 + 'com"}',
+            INVALID_OUTPUT,
+        ),
+        (
+            "xgrammar",
+            {"type": "string", "format": "hostname"},
+            '"' + "b" * 64 + '"',
+            INVALID_OUTPUT,
+        ),
         # outlines-core's converter takes a bare null for an object with a `{}` property
         (
             SUBJECT,

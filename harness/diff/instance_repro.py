@@ -69,17 +69,18 @@ def _pieces(engine_name: str, text: str) -> list[bytes]:
 
 def _accepts(engine_name: str, schema: Any, text: str) -> bool | None:
     """Does the engine take `text` to EOS on a vocabulary of its bytes (or characters:
-    `_pieces`)? None if it cannot compile the schema there."""
+    `_pieces`)? None if it cannot compile the schema there or fails on the way (an
+    engine error on a tiny vocabulary says nothing about the failure being shrunk)."""
     pieces = _pieces(engine_name, text)
     tokens = sorted(set(pieces))
     vocab = tiny_vocabulary(tokens)
     engine = engines.get(engine_name)
+    ids = [tokens.index(p) + 1 for p in pieces]
     try:
         compiled = engine.compile(engine.prepare(vocab), Spec.schema("repro/schema", schema))
+        return walk(compiled.matcher(), vocab, ids)[0]
     except TokensieveError:
         return None
-    ids = [tokens.index(p) + 1 for p in pieces]
-    return walk(compiled.matcher(), vocab, ids)[0]
 
 
 def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
