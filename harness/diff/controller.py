@@ -348,11 +348,14 @@ class DiffRun:
     # --- outputs -----------------------------------------------------------------------
 
     def _finish_outputs(self) -> None:
-        if self.options.minimize:
-            self.log("writing and running repros")
-            self.collector.write_repros(self.out_dir / "findings")
-            self.collector.write_instance_repros(self.out_dir / "findings")
-        self._write(final=True)
+        """Repros, then the final report, which is written even if a repro fails."""
+        try:
+            if self.options.minimize:
+                self.log("writing and running repros")
+                self.collector.write_repros(self.out_dir / "findings")
+                self.collector.write_instance_repros(self.out_dir / "findings")
+        finally:
+            self._write(final=True)
         self._print()
 
     def data(self, final: bool) -> dict[str, Any]:
