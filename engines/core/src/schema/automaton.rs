@@ -203,6 +203,12 @@ impl Dfa {
 
     /// The product automaton: strings both accept.
     pub fn intersect(&self, other: &Dfa) -> Result<Dfa, TooLarge> {
+        self.intersect_within(other, MAX_STATES)
+    }
+
+    /// [`Dfa::intersect`], refused as soon as the product passes `max` states: a caller
+    /// that only wants a small product stops building a large one early.
+    pub fn intersect_within(&self, other: &Dfa, max: usize) -> Result<Dfa, TooLarge> {
         let mut ids: HashMap<(usize, usize), usize> = HashMap::from([((0, 0), 0)]);
         let mut queue = vec![(0usize, 0usize)];
         let mut out = Dfa {
@@ -228,7 +234,7 @@ impl Dfa {
                     edges.push((s, id));
                 }
             }
-            if ids.len() > MAX_STATES {
+            if ids.len() > max {
                 return Err(TooLarge);
             }
             out.edges.push(edges);
