@@ -378,6 +378,21 @@ fn errors_name_keyword_and_pointer() {
         SchemaError::InvalidSchema { .. }
     ));
     assert!(matches!(refused("{"), SchemaError::InvalidSchema { .. }));
+    // refused where the array is written out, after reading: still named where it stands
+    let e = refused(
+        r#"{"properties":{"tags":{"type":"array","items":{"type":"string"},"uniqueItems":true}}}"#,
+    );
+    assert_eq!(e.keyword(), Some("uniqueItems"));
+    assert!(
+        e.to_string().contains(" at /properties/tags/uniqueItems:"),
+        "{e}"
+    );
+    // ... and an allOf part that bounds the array to one item lifts it
+    check(
+        r#"{"allOf":[{"type":"array","uniqueItems":true},{"maxItems":1}]}"#,
+        &["[]", "[1]"],
+        &["[1,2]"],
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use super::automaton::Dfa;
 use super::dialect::Dialect;
 use super::rx::Rx;
-use super::shape::{Shape, ShapeRef};
+use super::shape::{Shape, ShapeRef, Site};
 use super::spell::Speller;
 
 /// The most alternatives one type of one merged shape may have.
@@ -30,7 +30,13 @@ pub const MAX_SHAPES: usize = 1_000_000;
 /// Why a step failed, before the reader names the place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fail {
-    Unsupported { keyword: String, reason: String },
+    /// `at`: where the keyword stands, where the step knows better than its caller
+    /// (emission runs after reading, where the caller's pointer is the root).
+    Unsupported {
+        keyword: String,
+        reason: String,
+        at: Option<String>,
+    },
     Limit(String),
 }
 
@@ -39,6 +45,16 @@ impl Fail {
         Fail::Unsupported {
             keyword: keyword.to_string(),
             reason: reason.into(),
+            at: None,
+        }
+    }
+
+    /// [`Fail::unsupported`] naming where the keyword stands.
+    pub fn unsupported_at(keyword: &str, at: &Site, reason: impl Into<String>) -> Fail {
+        Fail::Unsupported {
+            keyword: keyword.to_string(),
+            reason: reason.into(),
+            at: Some(at.0.clone()),
         }
     }
 }

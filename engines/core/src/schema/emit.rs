@@ -218,7 +218,7 @@ impl<'c> Emitter<'c> {
         let simple = a.contains.len() <= 2
             && a.contains.iter().all(|c| c.min == 1 && c.max.is_none())
             && a.prefix.is_empty()
-            && !a.unique;
+            && a.unique.is_none();
         if !simple {
             return Err(Fail::unsupported(
                 "contains",
@@ -374,9 +374,10 @@ impl<'c> Emitter<'c> {
         if a.items.is_never() {
             max = Some(max.map_or(k, |m| m.min(k)));
         }
-        if a.unique && max.is_none_or(|m| m > 1) {
-            return Err(Fail::unsupported(
+        if let Some(site) = a.unique.as_ref().filter(|_| max.is_none_or(|m| m > 1)) {
+            return Err(Fail::unsupported_at(
                 "uniqueItems",
+                site,
                 "uniqueness of several items is not regular in general",
             ));
         }

@@ -95,9 +95,9 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
             .iter()
             .fold(Shape::never(), |u, &i| u.union(&parts[i]))),
         Some(why) => by_complements(ctx, &refs).map_err(|f| match f {
-            Fail::Unsupported { keyword, reason } => {
-                Fail::unsupported("oneOf", format!("{why}, and for {keyword}: {reason}"))
-            }
+            Fail::Unsupported {
+                keyword, reason, ..
+            } => Fail::unsupported("oneOf", format!("{why}, and for {keyword}: {reason}")),
             limit => limit,
         }),
     }

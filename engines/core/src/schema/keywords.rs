@@ -22,7 +22,9 @@ use super::error::SchemaError;
 use super::merge::{intersect, rule_value};
 use super::numbers::Bound;
 use super::reader::{child, fail_at, Reader};
-use super::shape::{ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, StrCons};
+use super::shape::{
+    ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, Site, StrCons,
+};
 use super::{ecma, formats};
 
 /// Assertions not implemented.
@@ -240,7 +242,8 @@ fn array(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Re
     }
     c.min = count(m, "minItems", ptr)?.unwrap_or(0);
     c.max = count(m, "maxItems", ptr)?;
-    c.unique = m.get("uniqueItems") == Some(&Value::Bool(true));
+    c.unique =
+        (m.get("uniqueItems") == Some(&Value::Bool(true))).then(|| Site(child(ptr, "uniqueItems")));
     if let Some(sub) = m
         .get("contains")
         .filter(|_| !matches!(ctx.legacy_draft, 3 | 4))
@@ -378,7 +381,7 @@ pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef>
                     min: n,
                     max: Some(n),
                     contains: vec![],
-                    unique: false,
+                    unique: None,
                 });
             }
             Value::Object(o) => {

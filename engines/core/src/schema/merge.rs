@@ -185,7 +185,7 @@ fn meet_arr(ctx: &mut Ctx, a: &ArrCons, b: &ArrCons) -> Step<Option<ArrCons>> {
         min: a.min.max(b.min),
         max: min_max(a.max, b.max),
         contains: concat_unique(&a.contains, &b.contains),
-        unique: a.unique || b.unique,
+        unique: a.unique.clone().or_else(|| b.unique.clone()),
     };
     Ok((!arr_is_empty(&c)).then_some(c))
 }

@@ -253,7 +253,7 @@ fn complement_array(ctx: &mut Ctx, a: &ArrCons) -> Step<Vec<ArrCons>> {
     } else {
         a.max
     };
-    if a.unique || a.contains.iter().any(|c| c.min != 1 || c.max.is_some()) {
+    if a.unique.is_some() || a.contains.iter().any(|c| c.min != 1 || c.max.is_some()) {
         return Err(refuse("uniqueItems or a contains count"));
     }
     if k > 0 && !closed && !a.items.is_any() {

@@ -81,7 +81,11 @@ pub fn child(ptr: &str, key: &str) -> String {
 
 pub fn fail_at(ptr: &str, f: Fail) -> SchemaError {
     match f {
-        Fail::Unsupported { keyword, reason } => SchemaError::unsupported(&keyword, ptr, reason),
+        Fail::Unsupported {
+            keyword,
+            reason,
+            at,
+        } => SchemaError::unsupported(&keyword, at.as_deref().unwrap_or(ptr), reason),
         Fail::Limit(what) => SchemaError::limit(ptr, what),
     }
 }

@@ -29,6 +29,20 @@ use super::rx::Rx;
 
 pub type ShapeRef = Rc<Shape>;
 
+/// Where a keyword stands in the schema (a JSON pointer), kept for messages only: two
+/// constraints written in different places are the same constraint (merges and
+/// deduplication compare constraints), so a site takes no part in equality.
+#[derive(Clone, Debug, Default)]
+pub struct Site(pub String);
+
+impl PartialEq for Site {
+    fn eq(&self, _: &Site) -> bool {
+        true
+    }
+}
+
+impl Eq for Site {}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shape {
     /// Every value; the other fields are then empty and never read (see [`Shape::top`]).
@@ -89,7 +103,8 @@ pub struct ArrCons {
     pub min: u64,
     pub max: Option<u64>,
     pub contains: Vec<Contains>,
-    pub unique: bool,
+    /// `uniqueItems: true`, and where it stands.
+    pub unique: Option<Site>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,7 +228,7 @@ impl ArrCons {
             min: 0,
             max: None,
             contains: vec![],
-            unique: false,
+            unique: None,
         }
     }
 
@@ -223,7 +238,7 @@ impl ArrCons {
             && self.min == 0
             && self.max.is_none()
             && self.contains.is_empty()
-            && !self.unique
+            && self.unique.is_none()
     }
 
     /// The shape of the item at `i`.

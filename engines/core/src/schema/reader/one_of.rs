@@ -82,9 +82,9 @@ impl Reader<'_> {
         }
         let only = within_complements(ctx, &branches, &wide).map_err(|f| match f {
             Fail::Limit(what) => SchemaError::limit(&at, format!("{why}: {what}")),
-            Fail::Unsupported { keyword, reason } => {
-                SchemaError::limit(&at, format!("{why}, and for {keyword}: {reason}"))
-            }
+            Fail::Unsupported {
+                keyword, reason, ..
+            } => SchemaError::limit(&at, format!("{why}, and for {keyword}: {reason}")),
         })?;
         ctx.shape(only).map_err(|f| fail_at(&at, f))
     }
