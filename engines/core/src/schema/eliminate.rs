@@ -31,16 +31,24 @@ const MAX_REACH_WORDS: usize = 1 << 22;
 /// first byte that way.
 const MAX_WRITTEN: usize = 4096;
 
+/// The most paths [`to_rx_or_graph`]'s state elimination composes (`i -> k -> j` for
+/// every state `k` removed): a dense automaton's elimination is cubic in its states, and
+/// its regex far too long to print anyway. The multiples of 499 from 10^6 (a dense
+/// automaton of about 500 states) took 18 s and 384 MB; the multiples of 211, 0.9 s.
+const MAX_ELIMINATED_PATHS: usize = 1 << 18;
+
 /// `dfa`'s language: its regex by state elimination ([`to_rx`]), or where that is longer
 /// than [`MAX_WRITTEN`], the automaton itself carrying that regex ([`rx::Graph::text`]):
-/// the regex text prints the same either way.
-pub fn to_rx_or_graph(dfa: &Dfa) -> Rx {
+/// the regex text prints the same either way. Where the elimination would compose more
+/// than [`MAX_ELIMINATED_PATHS`] paths, the automaton without a regex, which the tree
+/// serves and the regex text refuses. `None` where neither can be built.
+pub fn to_rx_or_graph(dfa: &Dfa) -> Option<Rx> {
     let dfa = dfa.minimize();
-    let x = to_rx(&dfa);
-    if x.printed_len() <= MAX_WRITTEN {
-        return x;
+    let text = eliminate(labelled(&dfa), &dfa.accept, MAX_ELIMINATED_PATHS);
+    if let Some(x) = text.as_ref().filter(|x| x.printed_len() <= MAX_WRITTEN) {
+        return Some(x.clone());
     }
-    dfa_graph(&dfa, (0, UNBOUNDED), Some(x.clone())).unwrap_or(x)
+    dfa_graph(&dfa, (0, UNBOUNDED), text.clone()).or(text)
 }
 
 /// `d`'s strings of `lo..=hi` characters as a counted automaton ([`rx::Graph`]) with
@@ -66,16 +74,19 @@ pub fn dfa_graph(d: &Dfa, (lo, hi): (u32, u32), text: Option<Rx>) -> Option<Rx> 
 
 pub fn to_rx(dfa: &Dfa) -> Rx {
     let dfa = dfa.minimize();
-    let edges = dfa
-        .edges
+    eliminate(labelled(&dfa), &dfa.accept, usize::MAX).expect("no bound on the paths")
+}
+
+/// `dfa`'s edges, each labelled by its character set.
+fn labelled(dfa: &Dfa) -> Vec<Vec<(Rx, usize)>> {
+    dfa.edges
         .iter()
         .map(|v| {
             v.iter()
                 .map(|(set, t)| (rx::set(set.clone()), *t))
                 .collect()
         })
-        .collect();
-    eliminate(edges, &dfa.accept)
+        .collect()
 }
 
 /// The regex of a counted automaton: its feasible pairs reached from `(0, 0)`, as a
@@ -105,11 +116,12 @@ pub fn graph_rx(g: &rx::Graph) -> Rx {
         }
         edges.push(out);
     }
-    eliminate(edges, &accept)
+    eliminate(edges, &accept, usize::MAX).expect("no bound on the paths")
 }
 
-/// The language of a graph with regex-labelled edges, from state 0.
-fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool]) -> Rx {
+/// The language of a graph with regex-labelled edges, from state 0; `None` once more than
+/// `max_paths` paths have been composed.
+fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool], max_paths: usize) -> Option<Rx> {
     let n = accept.len();
     let (entry, exit) = (n, n + 1);
     let mut out: Vec<BTreeMap<usize, Rx>> = vec![BTreeMap::new(); n + 2];
@@ -136,12 +148,17 @@ fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool]) -> Rx {
         }
     }
     let mut alive: BTreeSet<usize> = (0..n).collect();
+    let mut paths = 0usize;
     while let Some(k) = cheapest(&alive, &out, &inn) {
         alive.remove(&k);
         let self_loop = out[k].remove(&k).map(rx::star).unwrap_or_else(rx::empty);
         inn[k].remove(&k);
         let preds: Vec<usize> = inn[k].iter().copied().collect();
         let succs: Vec<(usize, Rx)> = out[k].iter().map(|(j, x)| (*j, x.clone())).collect();
+        paths = paths.saturating_add(preds.len() * succs.len());
+        if paths > max_paths {
+            return None;
+        }
         for &i in &preds {
             let into = out[i].remove(&k).expect("edge recorded in both maps");
             for (j, from) in &succs {
@@ -155,7 +172,7 @@ fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool]) -> Rx {
         out[k].clear();
         inn[k].clear();
     }
-    out[entry].remove(&exit).unwrap_or_else(rx::never)
+    Some(out[entry].remove(&exit).unwrap_or_else(rx::never))
 }
 
 fn cheapest(

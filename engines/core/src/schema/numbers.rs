@@ -389,7 +389,7 @@ pub fn restrict(x: &Rx, by: &[Dfa]) -> Result<Rx, TooLarge> {
     for b in by {
         d = d.intersect(b)?.minimize();
     }
-    Ok(to_rx_or_graph(&d))
+    to_rx_or_graph(&d).ok_or(TooLarge)
 }
 
 /// Texts with a nonzero fraction digit: the non-integers.
