@@ -43,7 +43,7 @@ import functools
 import json
 import math
 from collections.abc import Iterator
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
@@ -128,14 +128,24 @@ def _exact(number: int | float | Decimal) -> Fraction:
     return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
 
 
+# The largest power of ten `loads` keeps exact (see `_number`).
+MAX_EXACT_EXPONENT = 1000
+
+
 def _number(text: str) -> float | int | Decimal:
     """A JSON number with a fraction or an exponent, as `loads` reads it: the float
     when its `repr` denotes the same number (what schemas, read as floats, compare with:
     `0.1` stays `0.1`), else the exact integer or `Decimal`
     (`1141696848148741574872488637962211235908880.0` is a multiple of 8 and of 11; the
-    float nearest it is neither)."""
-    f, d = float(text), Decimal(text)
-    if math.isfinite(f) and Decimal(repr(f)) == d:
+    float nearest it is neither). A number past `MAX_EXACT_EXPONENT` in magnitude stays
+    the float (infinite or zero, as before): `Decimal` refuses exponents past 10^18, and
+    `1e400000000` written out exactly would take the judge a gigabyte."""
+    f = float(text)
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return f
+    if abs(d.adjusted()) > MAX_EXACT_EXPONENT or (math.isfinite(f) and Decimal(repr(f)) == d):
         return f
     return int(d) if d == d.to_integral_value() else d
 
