@@ -41,14 +41,14 @@ const MAX_ELIMINATED_PATHS: usize = 1 << 18;
 /// than [`MAX_WRITTEN`], the automaton itself carrying that regex ([`rx::Graph::text`]):
 /// the regex text prints the same either way. Where the elimination would compose more
 /// than [`MAX_ELIMINATED_PATHS`] paths, the automaton without a regex, which the tree
-/// serves and the regex text refuses. `None` where neither can be built.
+/// serves and the regex text refuses. `None` where neither can be built. `dfa` is
+/// minimal (the caller minimized it; this does not again).
 pub fn to_rx_or_graph(dfa: &Dfa) -> Option<Rx> {
-    let dfa = dfa.minimize();
-    let text = eliminate(labelled(&dfa), &dfa.accept, MAX_ELIMINATED_PATHS);
+    let text = eliminate(labelled(dfa), &dfa.accept, MAX_ELIMINATED_PATHS);
     if let Some(x) = text.as_ref().filter(|x| x.printed_len() <= MAX_WRITTEN) {
         return Some(x.clone());
     }
-    dfa_graph(&dfa, (0, UNBOUNDED), text.clone()).or(text)
+    dfa_graph(dfa, (0, UNBOUNDED), text.clone()).or(text)
 }
 
 /// `d`'s strings of `lo..=hi` characters as a counted automaton ([`rx::Graph`]) with

@@ -19,7 +19,7 @@ use super::context::Ctx;
 use super::decimal::Decimal;
 use super::dialect::Formats;
 use super::error::SchemaError;
-use super::merge::{intersect, rule_value};
+use super::merge::{intersect, min_max, rule_value};
 use super::numbers::Bound;
 use super::reader::{child, fail_at, Reader};
 use super::shape::{
@@ -195,10 +195,7 @@ fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCon
                     rx,
                     label: format!("format {f}"),
                 });
-                c.max = match (c.max, max) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                c.max = min_max(c.max, max);
             }
             formats::Format::Refused(why) => {
                 return Err(SchemaError::unsupported(

@@ -91,7 +91,8 @@ fn concat_unique<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
     v
 }
 
-fn min_max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+/// The tighter of two upper bounds (`None`: no bound).
+pub(super) fn min_max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, None) | (None, x) => x,

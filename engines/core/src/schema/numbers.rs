@@ -385,7 +385,7 @@ pub fn multiple_dfa(m: &Decimal) -> Result<Dfa, String> {
 
 /// `x` restricted by automata (all must accept), as a regex.
 pub fn restrict(x: &Rx, by: &[Dfa]) -> Result<Rx, TooLarge> {
-    let mut d = Dfa::from_rx(x)?;
+    let mut d = Dfa::from_rx(x)?.minimize();
     for b in by {
         d = d.intersect(b)?.minimize();
     }

@@ -153,16 +153,15 @@ fn node(kind: Kind) -> Rx {
             let (l, d) = x.as_operand();
             (l.saturating_add(quantifier(*lo, *hi).len()), d + 1)
         }
-        Kind::Graph(g) if g.text.is_some() => {
-            let text = g.text.as_ref().expect("a graph with its text");
-            (text.len.saturating_add(2), text.depth + 1)
-        }
-        Kind::Graph(g) => {
-            let at_one = |v: &Vec<Rx>| v.iter().fold(1usize, |a, x| a.saturating_add(x.len));
-            let len = g.labels.iter().map(at_one).max().unwrap_or(1);
-            let labels = g.labels.iter().flatten();
-            (len, labels.map(|x| x.depth).max().unwrap_or(0) + 1)
-        }
+        Kind::Graph(g) => match &g.text {
+            Some(text) => (text.len.saturating_add(2), text.depth + 1),
+            None => {
+                let at_one = |v: &Vec<Rx>| v.iter().fold(1usize, |a, x| a.saturating_add(x.len));
+                let len = g.labels.iter().map(at_one).max().unwrap_or(1);
+                let labels = g.labels.iter().flatten();
+                (len, labels.map(|x| x.depth).max().unwrap_or(0) + 1)
+            }
+        },
     };
     let graphs = match &kind {
         Kind::Concat(v) | Kind::Alt(v) => v.iter().any(|x| x.graphs),
