@@ -2,8 +2,9 @@
 //!
 //! JSON Schema patterns are ECMA-262 regexes, unanchored: a string is valid when the
 //! pattern matches *somewhere* in it. [`translate`] turns one into the regex of the
-//! whole strings it accepts: each top-level alternative is stripped of a leading `^`
-//! and a trailing `$`, and where they are missing it is padded with "any string".
+//! whole strings it accepts: anchors wherever they stand are read by
+//! [`super::anchors`], and a match not held at the start or end by one is padded there
+//! with "any string".
 //!
 //! The pattern is parsed with regex-syntax's AST parser (its syntax is close to
 //! ECMA-262's), then translated node by node with ECMA meanings, not regex-syntax's:
@@ -12,13 +13,13 @@
 //! differently, or ECMA has a feature a regular language cannot express, the pattern
 //! is refused rather than guessed: look-around (but look-aheads at the start of an
 //! anchored pattern, `^(?!X)R`, which are intersections and complements of regular
-//! languages), back-references, word boundaries, anchors inside the pattern (but in a
-//! group that makes up a whole alternative), inline flags, nested classes and class
+//! languages), back-references, word boundaries, inline flags, nested classes and class
 //! set operations, `[]`/`[^]`, regex-syntax-only escapes (`\A`, `\z`, `\U`, `\pL`,
 //! `(?P<`).
 
 use regex_syntax::ast::{self, Ast};
 
+use super::anchors::{Paths, MAX_ANCHORED_COPIES};
 use super::charset::CharSet;
 use super::lookahead;
 use super::rx::{self, Rx};
@@ -47,15 +48,7 @@ pub(super) fn translate_plain(pattern: &str) -> Result<Rx, Refusal> {
         .parse(pattern)
         .map_err(|e| format!("pattern {pattern:?} is not translatable: {}", e.kind()))?;
     let t = Translator { pattern };
-    let mut branches = Vec::new();
-    for top in alternatives_of(&ast) {
-        expand(items_of(top), &mut branches);
-    }
-    let parts = branches
-        .into_iter()
-        .map(|b| t.branch(b))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rx::alt(parts))
+    Ok(t.node(&ast)?.unanchored(&any_string()))
 }
 
 /// Any string of characters.
@@ -63,84 +56,11 @@ pub fn any_string() -> Rx {
     rx::star(rx::set(CharSet::full()))
 }
 
-fn alternatives_of(ast: &Ast) -> Vec<&Ast> {
-    match ast {
-        Ast::Alternation(a) => a.asts.iter().collect(),
-        other => vec![other],
-    }
-}
-
-fn items_of(ast: &Ast) -> Vec<&Ast> {
-    match ast {
-        Ast::Concat(c) => c.asts.iter().collect(),
-        other => vec![other],
-    }
-}
-
-/// The inside of a group without flags (capturing or not): it means what it holds.
-fn plain_group(ast: &Ast) -> Option<&Ast> {
-    match ast {
-        Ast::Group(g) => match &g.kind {
-            ast::GroupKind::NonCapturing(f) if !f.items.is_empty() => None,
-            _ => Some(&g.ast),
-        },
-        _ => None,
-    }
-}
-
-fn is_anchor(ast: &Ast) -> bool {
-    is_assertion(ast, ast::AssertionKind::StartLine)
-        || is_assertion(ast, ast::AssertionKind::EndLine)
-}
-
-/// Push the alternatives an alternative's `items` stand for, so that the anchors
-/// [`Translator::branch`] strips at the ends are found where the pattern has them: a
-/// group that is the alternative's only item besides anchors is opened, its own
-/// alternatives distributed over those anchors (`(^a$)` is `^a$`; `^(a|b$)` is `^a` or
-/// `^b$`, concatenation distributing over alternation). Each step opens one group, so
-/// it ends; an anchor left inside is refused by the translation, as before.
-fn expand<'a>(items: Vec<&'a Ast>, out: &mut Vec<Vec<&'a Ast>>) {
-    let mut others = items.iter().enumerate().filter(|(_, a)| !is_anchor(a));
-    if let (Some((at, only)), None) = (others.next(), others.next()) {
-        if let Some(inner) = plain_group(only) {
-            for alt in alternatives_of(inner) {
-                let mut v = items[..at].to_vec();
-                v.extend(items_of(alt));
-                v.extend_from_slice(&items[at + 1..]);
-                expand(v, out);
-            }
-            return;
-        }
-    }
-    out.push(items);
-}
-
 struct Translator<'a> {
     pattern: &'a str,
 }
 
 impl Translator<'_> {
-    /// The strings holding a match of one alternative: anchors at its ends stripped (any
-    /// number: `^^a` is `^a`), and "any string" padded where there is none.
-    fn branch(&self, mut items: Vec<&Ast>) -> Result<Rx, Refusal> {
-        let start = |a: &&Ast| is_assertion(a, ast::AssertionKind::StartLine);
-        let end = |a: &&Ast| is_assertion(a, ast::AssertionKind::EndLine);
-        let starts = items.first().is_some_and(start);
-        while items.first().is_some_and(start) {
-            items.remove(0);
-        }
-        let ends = items.last().is_some_and(end);
-        while items.last().is_some_and(end) {
-            items.pop();
-        }
-        let body = items
-            .iter()
-            .map(|a| self.node(a))
-            .collect::<Result<Vec<_>, _>>()?;
-        let pad = |anchored: bool| if anchored { rx::empty() } else { any_string() };
-        Ok(rx::concat([pad(starts), rx::concat(body), pad(ends)]))
-    }
-
     fn refuse(&self, what: &str) -> Refusal {
         format!(
             "pattern {:?} uses {what}, which has no exact regular translation here",
@@ -148,18 +68,22 @@ impl Translator<'_> {
         )
     }
 
-    fn node(&self, ast: &Ast) -> Result<Rx, Refusal> {
+    /// The strings `ast` matches, by the anchors their paths pass.
+    fn node(&self, ast: &Ast) -> Result<Paths, Refusal> {
+        let plain = |x: Rx| Ok(Paths::plain(x));
         match ast {
-            Ast::Empty(_) => Ok(rx::empty()),
+            Ast::Empty(_) => plain(rx::empty()),
             Ast::Flags(_) => Err(self.refuse("inline flags")),
-            Ast::Literal(l) => Ok(rx::set(CharSet::single(self.literal(l)?))),
-            Ast::Dot(_) => Ok(rx::set(line_terminators().complement())),
-            Ast::Assertion(a) => {
-                Err(self.refuse(&format!("the assertion at offset {}", a.span.start.offset)))
-            }
-            Ast::ClassUnicode(c) => Ok(rx::set(self.unicode_class(c)?)),
-            Ast::ClassPerl(c) => Ok(rx::set(perl_class(c))),
-            Ast::ClassBracketed(c) => Ok(rx::set(self.bracketed(c)?)),
+            Ast::Literal(l) => plain(rx::set(CharSet::single(self.literal(l)?))),
+            Ast::Dot(_) => plain(rx::set(line_terminators().complement())),
+            Ast::Assertion(a) => match a.kind {
+                ast::AssertionKind::StartLine => Ok(Paths::start()),
+                ast::AssertionKind::EndLine => Ok(Paths::end()),
+                _ => Err(self.refuse(&format!("the assertion at offset {}", a.span.start.offset))),
+            },
+            Ast::ClassUnicode(c) => plain(rx::set(self.unicode_class(c)?)),
+            Ast::ClassPerl(c) => plain(rx::set(perl_class(c))),
+            Ast::ClassBracketed(c) => plain(rx::set(self.bracketed(c)?)),
             Ast::Repetition(r) => {
                 let (lo, hi) = match &r.op.kind {
                     ast::RepetitionKind::ZeroOrOne => (0, Some(1)),
@@ -171,7 +95,12 @@ impl Translator<'_> {
                         (*m, Some(*n))
                     }
                 };
-                Ok(rx::repeat(self.node(&r.ast)?, lo, hi))
+                self.node(&r.ast)?.repeat(lo, hi).ok_or_else(|| {
+                    self.refuse(&format!(
+                        "an anchor inside a repetition counted past {MAX_ANCHORED_COPIES}, at offset {}",
+                        r.span.start.offset
+                    ))
+                })
             }
             Ast::Group(g) => self.group(g),
             Ast::Alternation(a) => {
@@ -180,20 +109,15 @@ impl Translator<'_> {
                     .iter()
                     .map(|x| self.node(x))
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok(rx::alt(parts))
+                Ok(Paths::alt(&parts))
             }
-            Ast::Concat(c) => {
-                let parts = c
-                    .asts
-                    .iter()
-                    .map(|x| self.node(x))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(rx::concat(parts))
-            }
+            Ast::Concat(c) => c.asts.iter().try_fold(Paths::plain(rx::empty()), |acc, x| {
+                Ok(Paths::concat(&acc, &self.node(x)?))
+            }),
         }
     }
 
-    fn group(&self, g: &ast::Group) -> Result<Rx, Refusal> {
+    fn group(&self, g: &ast::Group) -> Result<Paths, Refusal> {
         match &g.kind {
             ast::GroupKind::NonCapturing(f) if !f.items.is_empty() => {
                 Err(self.refuse("inline flags"))
@@ -277,10 +201,6 @@ impl Translator<'_> {
     }
 }
 
-fn is_assertion(ast: &Ast, kind: ast::AssertionKind) -> bool {
-    matches!(ast, Ast::Assertion(a) if a.kind == kind)
-}
-
 fn chars(list: &[(char, char)]) -> CharSet {
     CharSet::from_ranges(list.iter().map(|&(a, b)| (a as u32, b as u32)).collect())
 }
@@ -342,7 +262,7 @@ mod tests {
     /// Anchors inside groups that make up a whole alternative, as MaskBench's patterns
     /// write them (`^([^,]|$)`, `(^[^0]*$)|0`, `^(x+\.x+$|%V%)`).
     #[test]
-    fn anchors_inside_whole_groups_are_distributed() {
+    fn anchors_inside_whole_groups() {
         let d = lang("^([^,]|$)");
         for (s, ok) in [
             ("", true),
@@ -372,6 +292,79 @@ mod tests {
         }
         let d = lang("^^a$$");
         assert!(d.accepts("a") && !d.accepts("aa"));
+    }
+
+    /// Anchors anywhere: inside repetitions (MaskBench's Kubernetes path type, whose
+    /// last segment may end without a slash), between items, where they leave nothing.
+    #[test]
+    fn anchors_anywhere() {
+        let d = lang(r"^(\/?((\.{2})|([a-z0-9\-]*))($|\/))*$");
+        for (s, ok) in [
+            ("", true),
+            ("/a/b", true),
+            ("/a/b/", true),
+            ("a/../b", true),
+            ("/a.b", false),
+            ("/A", false),
+            ("/a/.", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("(^|,)x(,|$)");
+        for (s, ok) in [
+            ("x", true),
+            ("a,x", true),
+            ("x,b", true),
+            ("ax", false),
+            ("xa", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("^(a|$)+");
+        for (s, ok) in [("", true), ("a", true), ("aab", true), ("b", false)] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        let d = lang("(a$|b){2,3}");
+        for (s, ok) in [
+            ("ba", true),
+            ("bba", true),
+            ("bab", false),
+            ("xbb", true),
+            ("aa", false),
+            ("ab", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        // anchors that leave no string, or only some
+        assert!(lang("a^b").is_empty());
+        assert!(lang("(a$)b").is_empty());
+        let d = lang("^(a|b$)c");
+        assert!(d.accepts("ac") && d.accepts("acx") && !d.accepts("bc"));
+        let d = lang("(?:^|x)(?:y|$)");
+        for (s, ok) in [
+            ("", true),
+            ("y", true),
+            ("ay", false),
+            ("xy", true),
+            ("ax", true),
+            ("axa", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        // a star whose first iteration passes `^` and whose last passes `$`
+        let d = lang("^(?:^a|b$)*$");
+        for (s, ok) in [
+            ("", true),
+            ("a", true),
+            ("b", true),
+            ("ab", true),
+            ("ba", false),
+            ("aab", false),
+        ] {
+            assert_eq!(d.accepts(s), ok, "{s:?}");
+        }
+        assert!(translate("(a$){300}").is_err());
+        assert!(translate("(a){300}").is_ok());
     }
 
     /// Look-aheads at the start of an anchored pattern, as MaskBench's patterns write
@@ -423,8 +416,8 @@ mod tests {
     #[test]
     fn untranslatable_patterns_are_refused() {
         for p in [
-            r"(?=a)", r"(a)\1", r"\bx", "a^b", "(?i)a", "[[a]]", "[a&&b]", "[]a]", r"\Ax", r"\pL",
-            "(?P<n>a)", r"a\z", "(a$)b", "^(a|b$)c", "(?i:^a)",
+            r"(?=a)", r"(a)\1", r"\bx", "(?i)a", "[[a]]", "[a&&b]", "[]a]", r"\Ax", r"\pL",
+            "(?P<n>a)", r"a\z", "(?i:^a)",
         ] {
             assert!(translate(p).is_err(), "{p}");
         }

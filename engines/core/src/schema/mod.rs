@@ -12,6 +12,7 @@
 //! and numbers, [`spell`] for JSON string escapes, and [`automaton`] where languages
 //! must be intersected or complemented; [`rx::print`] writes it.
 
+mod anchors;
 mod automaton;
 mod charset;
 mod context;

@@ -319,6 +319,19 @@ pub fn star(x: Rx) -> Rx {
     repeat(x, 0, None)
 }
 
+/// Whether `x` matches the empty string. (Walks the tree, not the DAG's shared nodes
+/// once: for the small trees of a pattern.)
+pub fn nullable(x: &Rx) -> bool {
+    match &x.kind {
+        Kind::Never | Kind::Lit(_) | Kind::Set(_) => false,
+        Kind::Empty => true,
+        Kind::Concat(v) => v.iter().all(nullable),
+        Kind::Alt(v) => v.iter().any(nullable),
+        Kind::Repeat(y, lo, _) => *lo == 0 || nullable(y),
+        Kind::Graph(g) => g.counted.stops(0, 0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
