@@ -234,6 +234,22 @@ def test_schema_order_follows_properties_refs_and_branches() -> None:
     )
 
 
+def test_schema_order_chooses_the_branch_an_array_matches() -> None:
+    """MaskBench Github_medium---o65942's shape: a oneOf over arrays whose items differ.
+    The items are ordered by the branch the array matches, as for objects, not by the
+    first branch's items (the sampled instances the compiler refused were only in the
+    other branch's key order)."""
+    schema = {
+        "type": "array",
+        "oneOf": [
+            {"items": {"properties": {"kind": {"const": "a"}, "x": {}}, "required": ["kind"]}},
+            {"items": {"properties": {"y": {}, "kind": {"const": "b"}}, "required": ["kind"]}},
+        ],
+    }
+    ordered = schema_order.schema_order([{"kind": "b", "y": 1}], schema)
+    assert json.dumps(ordered) == '[{"y": 1, "kind": "b"}]'
+
+
 def test_schema_order_merges_a_keys_schemas_across_all_of() -> None:
     """MaskBench Github_medium---o39168's shape: the value of "p" is declared in three
     allOf parts; its keys follow their merge (the compiler's order), not the first

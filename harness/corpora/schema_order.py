@@ -47,7 +47,7 @@ def _branches(schema: Any, root: Any, value: Any = None) -> list[dict[str, Any]]
         out += _dependencies(schema, root, value)
     for key in ("allOf", "anyOf", "oneOf"):
         subs = schema.get(key, []) if isinstance(schema.get(key), list) else []
-        if key != "allOf" and isinstance(value, dict):
+        if key != "allOf" and value is not None:
             matching = [sub for sub in subs if _valid(value, sub, root)]
             subs = matching or subs
         for sub in subs:
