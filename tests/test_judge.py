@@ -57,6 +57,30 @@ def test_patterns_are_read_as_ecma_262(schema: Any, value: Any, valid: bool) -> 
     assert _python_reading(schema, value) is not valid  # the case is a real difference
 
 
+@pytest.mark.parametrize(
+    "declared",
+    [
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-04/schema#",
+    ],
+)
+def test_patterns_stay_ecma_262_under_a_ref_with_its_own_dialect(declared: str) -> None:
+    """MaskBench's venvironment-basic-schema: every definition names its `$schema`, so
+    jsonschema follows a `$ref` there with that draft's stock class, whose patterns are
+    Python's. The judge keeps ECMA-262 (and its formats) through it."""
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "array",
+        "items": {"$ref": "#/definitions/path"},
+        "definitions": {"path": {"$schema": declared, "pattern": r"^.*\.vcdl$"}},
+    }
+    assert judge.is_valid(schema, ["a.vcdl"])
+    assert not judge.is_valid(schema, ["a\r.vcdl"])
+    assert judge.validate(schema, ["a\r.vcdl"]) is not None
+    assert _python_reading(schema, ["a\r.vcdl"])  # the case is a real difference
+
+
 def test_unicode_mode_reads_property_classes() -> None:
     assert judge.is_valid({"pattern": r"^\p{Letter}+$"}, "héllo")
     assert not judge.is_valid({"pattern": r"^\p{Letter}+$"}, "h3llo")

@@ -187,7 +187,30 @@ def _validator_class(base: type) -> Any:
     }
     if "dependentRequired" in base.VALIDATORS and "dependencies" not in base.VALIDATORS:
         keywords["dependencies"] = _dependencies
-    return jsonschema.validators.extend(base, keywords)
+    cls = jsonschema.validators.extend(base, keywords)
+    cls.evolve = _keeping_ecma(cls.evolve)
+    cls.ECMA = True
+    return cls
+
+
+def _keeping_ecma(stock_evolve: Any) -> Any:
+    """`evolve`, which jsonschema calls for every subschema, but keeping ECMA-262
+    patterns: where a `$ref` leads to a subschema with its own `$schema` (MaskBench's
+    venvironment-basic-schema holds one per definition), jsonschema switches to that
+    draft's stock class, whose patterns are Python's (its `.` matches a carriage
+    return), and the judge called an instance valid that ECMA-262 refuses."""
+    import attrs
+
+    def evolve(self: Any, **changes: Any) -> Any:
+        new = stock_evolve(self, **changes)
+        kind = type(new)
+        if getattr(kind, "ECMA", False):
+            return new
+        ours = _validator_class(kind)
+        fields = attrs.fields(kind)
+        return ours(**{f.alias: getattr(new, f.name) for f in fields if f.init})
+
+    return evolve
 
 
 @functools.lru_cache(maxsize=16)
