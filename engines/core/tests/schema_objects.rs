@@ -4,7 +4,7 @@
 #[path = "schema_common/mod.rs"]
 mod common;
 
-use common::{check, check_in, refused};
+use common::{check, check_in, check_tree, refused, Tree};
 use tokensdfa_core::schema::{compile, Dialect, Draft};
 
 #[test]
@@ -284,5 +284,32 @@ fn witnesses_beside_counts_are_counted_over_the_members() {
         contains,
         &["[1,2]", "[2,0,1]", "[0,2,1]"],
         &["[1,1,1]", "[1,2,0,0]", "[2]", "[]"],
+    );
+}
+
+/// MaskBench Github_hard---o48423: keys holding one of 30 game titles. The key
+/// region's automaton is small, but its regex by state elimination is 484 MB (it can
+/// double with every state) and the lazy index compiles the regex: past the dialect's
+/// text limit it is refused rather than served to break mid-walk. Eight titles fit the tree (their
+/// regex text, 15 MB, is past the default text limit of 4 MiB).
+#[test]
+fn key_regions_past_the_text_limit_are_refused() {
+    let titles = "Red|Blue|Yellow|Gold|Silver|Crystal|Ruby|Sapphire|Emerald|FireRed|LeafGreen|\
+                  Diamond|Pearl|Platinum|HeartGold|SoulSilver|Black|White|Black 2|White 2|X|Y|\
+                  Omega Ruby|Alpha Sapphire|Sun|Moon|Ultra Sun|Ultra Moon|Let's Go Pikachu|\
+                  Let's Go Eevee";
+    let schema = |p: &str| {
+        format!(
+            r#"{{"type":"object","patternProperties":{{"{p}":{{"type":"integer"}}}},"additionalProperties":false}}"#
+        )
+    };
+    let why = Tree::new(&schema(titles), &Dialect::default())
+        .err()
+        .expect("refused");
+    assert!(why.to_string().contains("property-name language"), "{why}");
+    check_tree(
+        &schema("Red|Blue|Yellow|Gold|Silver|Crystal|Ruby|Sapphire"),
+        &["{}", "{\"aRedb\":1,\"Gold\":2}"],
+        &["{\"a\":1}", "{\"Red\":\"s\"}"],
     );
 }

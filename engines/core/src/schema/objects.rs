@@ -294,7 +294,14 @@ impl Emitter<'_> {
             if rx::is_never(&v) {
                 continue;
             }
-            let key = self.quoted(&to_rx(&keys));
+            let key = to_rx(&keys);
+            if key.printed_len() > self.ctx.dialect.max_regex_len {
+                // a key region's automaton eliminates to a regex that can double with
+                // every state ("a name holding one of 30 words" writes 484 MB), and the
+                // lazy index compiles the regex, not the automaton: refused, as text
+                return Err(too_large(TooLarge));
+            }
+            let key = self.quoted(&key);
             alts.push(rx::concat([key, self.tok.colon.clone(), v]));
         }
         Ok((!alts.is_empty()).then(|| rx::alt(alts)))
