@@ -186,13 +186,50 @@ def test_instance_repro_shrinks_and_reproduces(
 ) -> None:
     _available(engine)
     failure = InstanceFailure(kind, engine, "test/s", "synthetic", text, None, "found")
-    found = instance_repro.minimize_failure(failure, schema)
-    assert found is not None and len(found.text) <= len(text)
+    found = instance_repro.shrink_in_worker(failure, schema)
+    assert isinstance(found, instance_repro.InstanceRepro) and len(found.text) <= len(text)
     path = tmp_path / "repro.py"
     path.write_text(instance_repro.script(found, "t", instance_repro.explanation(found, failure)))
     reproduced, output = repro.run(path)
     assert reproduced, output
     assert "harness" not in path.read_text()
+
+
+# xgrammar takes this oneOf as anyOf (an integer is valid under both branches, so invalid)
+# and warns from C++ on file descriptor 2 at each of the compiles a shrink makes.
+OVERLAPPING_ONE_OF = {"type": "object", "properties": {"n": {"oneOf": [{"type": "integer"}, {}]}}}
+
+
+def test_shrinking_runs_in_a_worker_whose_output_stays_there(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The worker keeps xgrammar's warnings off the terminal; the failure still shrinks."""
+    _available("xgrammar")
+    text = '{"n": 4000}'
+    failure = InstanceFailure(FALSE_ACCEPTANCE, "xgrammar", "test/s", "synthetic", text, None, "")
+    found = instance_repro.shrink_in_worker(failure, OVERLAPPING_ONE_OF)
+    assert isinstance(found, instance_repro.InstanceRepro), found
+    assert len(found.text) < len(text)
+    assert "Warning" not in capfd.readouterr().err
+
+
+def test_a_shrink_past_its_time_is_recorded_and_the_next_one_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shrink that outlives its timeout in the worker is one line saying so, not a
+    hang or a traceback; the worker starts again for the next failure."""
+    _available("xgrammar")
+    text = '{"n": ' + "4" * 60 + "}"
+    failure = InstanceFailure(FALSE_ACCEPTANCE, "xgrammar", "test/s", "synthetic", text, None, "")
+    warm = instance_repro.shrink_in_worker(failure, OVERLAPPING_ONE_OF)
+    assert isinstance(warm, instance_repro.InstanceRepro), warm
+    monkeypatch.setattr(instance_repro, "SHRINK_BUDGET_S", 0.0)
+    monkeypatch.setattr(instance_repro, "SHRINK_SLACK_S", 0.0)
+    ended = instance_repro.shrink_in_worker(failure, OVERLAPPING_ONE_OF)
+    assert isinstance(ended, str) and "timeout" in ended, ended
+    monkeypatch.undo()
+    again = instance_repro.shrink_in_worker(failure, OVERLAPPING_ONE_OF)
+    assert again == warm
 
 
 def test_whitespace_layouts_follow_each_policy() -> None:

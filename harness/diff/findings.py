@@ -162,13 +162,13 @@ class Collector:
         for (engine, kind, spec_id), (failure, schema) in list(self.instance_schemas.items())[
             :limit
         ]:
-            found = instance_repro.minimize_failure(failure, schema)
+            found = instance_repro.shrink_in_worker(failure, schema)
             row: dict[str, Any] = {"engine": engine, "kind": kind, "spec": spec_id}
-            if found is None:
+            if not isinstance(found, instance_repro.InstanceRepro):
+                why = found or "does not show on a byte-level vocabulary"
                 row["repro"] = None
                 row["explanation"] = (
-                    f"{failure.detail} (does not show on a byte-level vocabulary; "
-                    "see instance_failures for the full text)"
+                    f"{failure.detail} ({why}; see instance_failures for the full text)"
                 )
                 self.instance_repros.append(row)
                 continue

@@ -9,6 +9,12 @@ members dropped, strings shortened, subtrees simplified, so the repro's text is 
 user could write), else by deleting chunks of characters. The script then needs only
 the engine's package (for a converter: tokensdfa, or outlines-core and Python's `re`) and the
 standard library.
+
+The shrinking compiles the engine hundreds of times, so it runs in a worker
+(`harness.process`, `shrink_in_worker`), never in the controller: an engine that hangs,
+crashes or grows past the memory limit there costs only that repro (recorded with how it
+ended), and what it prints (xgrammar's converter warnings, from C++ to file descriptor 2)
+lands in the worker's stderr, not on the user's terminal.
 """
 
 from __future__ import annotations
@@ -27,12 +33,18 @@ from harness.diff.instances import FALSE_REJECTION, InstanceFailure, walk
 from harness.diff.minimize import tiny_vocabulary
 from harness.embed import literal
 from harness.errors import TokensieveError
+from harness.process import Service
 from harness.spec import Spec
 
 MAX_CHECKS = 400
 # Seconds one shrink may take: each check compiles the schema afresh, and a large schema
 # takes xgrammar a second or more; past the budget the text shrunk so far is kept.
 SHRINK_BUDGET_S = 60.0
+# What a shrink may take in its worker past that budget: the check in flight when the
+# budget runs out (one compile) and the worker's start (importing the engine).
+SHRINK_SLACK_S = 60.0
+SHRINK_MEMORY = 8 << 30  # bytes resident
+_SHRINK_SERVICE = "harness.diff.instance_repro:ShrinkService"
 
 
 @dataclass(frozen=True)
@@ -136,6 +148,45 @@ def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | N
     why = "valid per jsonschema" if rejection else str(_invalid(schema, text))
     target = engine.instance_repro_target or engine.name
     return InstanceRepro(engine.name, target, failure.kind, schema, text, why)
+
+
+class ShrinkService:
+    """The worker side of `shrink_in_worker`: one failure shrunk per request."""
+
+    def __init__(self, setup: Any) -> None:
+        self.ready = None
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        found = minimize_failure(InstanceFailure.from_json(request["failure"]), request["schema"])
+        return None if found is None else found.__dict__
+
+
+# The shrink worker of the engine last asked for, kept for its next failure.
+_worker: tuple[str, Service] | None = None
+
+
+def _service(engine_name: str) -> Service:
+    """The shrink worker for `engine_name`, in that engine's environment (for
+    `NAME@VERSION`, the release first on its import path); one at a time, since a worker
+    holding xgrammar holds torch."""
+    global _worker
+    if _worker is None or _worker[0] != engine_name:
+        if _worker is not None:
+            _worker[1].stop()
+        env = engines.environment([engine_name]) if "@" in engine_name else None
+        _worker = (engine_name, Service(_SHRINK_SERVICE, env=env, memory_limit=SHRINK_MEMORY))
+    return _worker[1]
+
+
+def shrink_in_worker(failure: InstanceFailure, schema: Any) -> InstanceRepro | str | None:
+    """`minimize_failure` in a shrink worker: its repro, None when the failure does not
+    show on a byte-level vocabulary, or one line saying how the worker's attempt ended
+    (timeout, oom, crash, error); the worker starts again for the next failure."""
+    request = {"failure": failure.to_json(), "schema": schema}
+    reply = _service(failure.engine).ask(request, SHRINK_BUDGET_S + SHRINK_SLACK_S)
+    if not reply.ok:
+        return f"shrinking it in a worker ended: {reply.status.value}: {reply.message}"
+    return None if reply.value is None else InstanceRepro(**reply.value)
 
 
 def script(r: InstanceRepro, title: str, paragraph: str) -> str:
