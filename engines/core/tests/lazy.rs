@@ -285,6 +285,11 @@ fn schema_trees_match_naive_on_their_printed_regex() {
         any_depth: 1,
         ..Dialect::default()
     };
+    // the text of a long length-bounded product nests deep
+    let deep = Dialect {
+        max_nesting: 10_000,
+        ..Dialect::default()
+    };
     let cases = [
         (
             Dialect::default(),
@@ -307,6 +312,20 @@ fn schema_trees_match_naive_on_their_printed_regex() {
         (
             Dialect::default(),
             r#"{"type":"string","pattern":"^[^\\u0000-\\uD7FF]$"}"#,
+        ),
+        // a pattern within a length bound: a product of 41 states, a regex in the text and
+        // an automaton in the tree (past its 64 states when the bound is 70)
+        (
+            Dialect::default(),
+            r#"{"type":"string","pattern":"^[ab1]+$","maxLength":40}"#,
+        ),
+        (
+            deep.clone(),
+            r#"{"type":"string","pattern":"^[ab1]+$","maxLength":70}"#,
+        ),
+        (
+            deep.clone(),
+            r#"{"type":"array","items":{"type":"string","pattern":"^[ab]*1[ab1]*$","minLength":3,"maxLength":70}}"#,
         ),
     ];
     for (dialect, schema) in cases {

@@ -13,7 +13,7 @@
 //! [`CharSet`]s; a missing edge is a transition to rejection. Builds are bounded
 //! ([`MAX_STATES`]) and report a limit rather than run away.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::charset::{partition, CharSet};
 use super::rx::{Kind, Rx};
@@ -135,7 +135,7 @@ impl Dfa {
         let mut nfa = Nfa { states: Vec::new() };
         let fin = nfa.push(NState::Match)?;
         let start = nfa.build(x, fin)?;
-        let mut ids: HashMap<Vec<usize>, usize> = HashMap::new();
+        let mut ids: HashMap<Vec<usize>, usize> = HashMap::default();
         let first = nfa.closure(&[start]);
         ids.insert(first.clone(), 0);
         let mut queue = vec![first];
@@ -209,7 +209,7 @@ impl Dfa {
     /// [`Dfa::intersect`], refused as soon as the product passes `max` states: a caller
     /// that only wants a small product stops building a large one early.
     pub fn intersect_within(&self, other: &Dfa, max: usize) -> Result<Dfa, TooLarge> {
-        let mut ids: HashMap<(usize, usize), usize> = HashMap::from([((0, 0), 0)]);
+        let mut ids: HashMap<(usize, usize), usize> = HashMap::from_iter([((0, 0), 0)]);
         let mut queue = vec![(0usize, 0usize)];
         let mut out = Dfa {
             edges: Vec::new(),
@@ -362,7 +362,7 @@ impl Dfa {
         let atoms = self.atom_edges(&live);
         let mut count = 0;
         loop {
-            let mut sigs: HashMap<(usize, Vec<(u32, usize)>), usize> = HashMap::new();
+            let mut sigs: HashMap<(usize, Vec<(u32, usize)>), usize> = HashMap::default();
             let next: Vec<usize> = (0..self.len())
                 .map(|s| {
                     let sig = atoms[s].iter().map(|&(a, t)| (a, class[t])).collect();
@@ -391,7 +391,7 @@ impl Dfa {
         distinct.dedup();
         let atoms = partition(&distinct);
         let firsts: Vec<u32> = atoms.iter().map(|a| a.ranges()[0].0).collect();
-        let mut of_set: HashMap<&CharSet, Vec<u32>> = HashMap::new();
+        let mut of_set: HashMap<&CharSet, Vec<u32>> = HashMap::default();
         for set in distinct {
             let inside = (0..atoms.len() as u32).filter(|&a| set.contains(firsts[a as usize]));
             of_set.insert(set, inside.collect());
@@ -409,7 +409,7 @@ impl Dfa {
     }
 
     fn quotient(&self, class: &[usize], live: &[bool]) -> Dfa {
-        let mut renum: HashMap<usize, usize> = HashMap::from([(class[0], 0)]);
+        let mut renum: HashMap<usize, usize> = HashMap::from_iter([(class[0], 0)]);
         let mut order = vec![0usize];
         let mut i = 0;
         let mut out = Dfa {

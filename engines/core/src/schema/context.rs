@@ -82,6 +82,11 @@ pub struct Ctx {
     /// dialect's): its formats are asserted, one it does not define is unknown there, an
     /// annotation, as its validators treat it ([`super::formats::defined_in`]).
     pub draft: u16,
+    /// The language goes to the lazy index as a tree ([`super::compile_ast`]), which
+    /// serves an automaton as it is: a string value's pattern and length bound then stay
+    /// an automaton past [`super::scalars::TREE_ELIMINATED`] states instead of being
+    /// eliminated to a regex, which is what printing needs and what costs time.
+    pub tree: bool,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -98,6 +103,7 @@ impl Ctx {
             shapes_built: 0,
             integers_without_fraction: false,
             legacy_draft: 0,
+            tree: false,
             draft: 2020,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),

@@ -12,7 +12,9 @@
 //! A counted automaton ([`rx::Graph`]) goes the same way once each of its feasible
 //! `(state, count)` pairs is a state ([`graph_rx`]); only the printer does that.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use super::automaton::Dfa;
@@ -94,7 +96,7 @@ fn labelled(dfa: &Dfa) -> Vec<Vec<(Rx, usize)>> {
 /// alone calls it.
 pub fn graph_rx(g: &rx::Graph) -> Rx {
     let c = &g.counted;
-    let mut ids: HashMap<(u32, u32), usize> = HashMap::from([((0, 0), 0)]);
+    let mut ids: HashMap<(u32, u32), usize> = HashMap::from_iter([((0, 0), 0)]);
     let mut pairs = vec![(0u32, 0u32)];
     let (mut edges, mut accept) = (Vec::new(), Vec::new());
     let mut at = 0;

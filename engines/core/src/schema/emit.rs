@@ -159,7 +159,8 @@ impl<'c> Emitter<'c> {
     }
 
     fn string(&mut self, c: &StrCons) -> Step<Rx> {
-        let x = str_lang(self.ctx, c)?;
+        let as_tree = self.ctx.tree;
+        let x = str_lang(self.ctx, c, as_tree)?;
         if self.ctx.dialect.escapes == Escapes::FreeStringsOnly && !c.is_any() {
             if rx::is_never(&x) {
                 return Ok(rx::never());

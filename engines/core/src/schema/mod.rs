@@ -65,7 +65,7 @@ pub fn compile_ast(
     schema_json: &str,
     dialect: &Dialect,
 ) -> Result<crate::regex_ast::Ast, SchemaError> {
-    let x = compile_unbounded(schema_json, dialect)?;
+    let x = compile_unbounded(schema_json, dialect, true)?;
     if x.printed_len() > dialect.max_tree_text_len {
         return Err(SchemaError::limit(
             "",
@@ -86,7 +86,7 @@ pub fn compile_ast(
 }
 
 fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
-    let x = compile_unbounded(schema_json, dialect)?;
+    let x = compile_unbounded(schema_json, dialect, false)?;
     if x.has_graph() {
         return Err(SchemaError::limit(
             "",
@@ -131,11 +131,17 @@ fn document_draft(root: &Value, dialect: &Dialect) -> u16 {
     own.map_or(default, |&(_, n)| n)
 }
 
-/// The compiled language, before the size limits of its text or tree.
-fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaError> {
+/// The compiled language, before the size limits of its text or tree (`tree`: for
+/// [`compile_ast`], see [`context::Ctx::tree`]).
+fn compile_unbounded(
+    schema_json: &str,
+    dialect: &Dialect,
+    tree: bool,
+) -> Result<rx::Rx, SchemaError> {
     let root: Value = serde_json::from_str(schema_json)
         .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
     let mut ctx = context::Ctx::new(dialect);
+    ctx.tree = tree;
     let draft = document_draft(&root, dialect);
     ctx.draft = draft;
     ctx.legacy_draft = if matches!(draft, 3 | 4 | 6) {
@@ -150,4 +156,28 @@ fn compile_unbounded(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, Sch
     let shape = r.read(&mut ctx, &root, "")?;
     let mut em = emit::Emitter::new(&mut ctx);
     em.value(&shape).map_err(|f| reader::fail_at("", f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A string value's pattern and length bound stay an automaton in the tree past
+    /// [`scalars::TREE_ELIMINATED`] states, where the text eliminates them to a regex
+    /// (up to [`scalars::MAX_ELIMINATED`]); a key language is eliminated in both, and an
+    /// infinite pattern under a bound past the text's limit is an automaton in both.
+    #[test]
+    fn trees_keep_string_automata_that_text_eliminates() {
+        let d = Dialect::default();
+        let graph =
+            |schema: &str, tree: bool| compile_unbounded(schema, &d, tree).unwrap().has_graph();
+        let value = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":100}"#;
+        assert!(graph(value, true) && !graph(value, false));
+        let small = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":40}"#;
+        assert!(!graph(small, true));
+        let long = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":2000}"#;
+        assert!(graph(long, true) && graph(long, false));
+        let names = r#"{"type":"object","propertyNames":{"pattern":"^[ab1]+$","maxLength":100}}"#;
+        assert!(!graph(names, true));
+    }
 }

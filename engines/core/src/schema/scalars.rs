@@ -25,6 +25,11 @@ use crate::counted::{finite, UNBOUNDED};
 /// The most states of a string automaton turned back into a regex; a larger one is
 /// kept as an automaton ([`counted`]).
 pub(super) const MAX_ELIMINATED: usize = 2_000;
+/// The same, for a string value the lazy index's tree takes ([`str_lang`]'s `as_tree`):
+/// an automaton serves it as well as a regex, and eliminating a product of a thousand
+/// states (`^[a-z]+$` of at most 1,000 characters) took 165 ms of the schema's time to
+/// first mask, against 0.03 ms kept as an automaton.
+pub(super) const TREE_ELIMINATED: usize = 64;
 
 fn too_large(_: TooLarge) -> Fail {
     Fail::Limit("a string language needs too many automaton states".into())
@@ -53,8 +58,21 @@ pub fn admits(ctx: &mut Ctx, c: &StrCons, v: &str) -> Step<bool> {
     Ok(true)
 }
 
-/// The decoded strings `c` admits.
-pub fn str_lang(ctx: &mut Ctx, c: &StrCons) -> Step<Rx> {
+/// The decoded strings `c` admits. `as_tree`: the language goes to the lazy index's
+/// tree (a string value under [`Ctx::tree`]), so an automaton past [`TREE_ELIMINATED`]
+/// states is kept as one; else (text, key languages) past [`MAX_ELIMINATED`].
+pub fn str_lang(ctx: &mut Ctx, c: &StrCons, as_tree: bool) -> Step<Rx> {
+    if as_tree {
+        // a product the counter cannot count (lengths too irregular) may still eliminate
+        if let Ok(x) = str_lang_within(ctx, c, TREE_ELIMINATED) {
+            return Ok(x);
+        }
+    }
+    str_lang_within(ctx, c, MAX_ELIMINATED)
+}
+
+/// [`str_lang`] with automata of more than `limit` states kept as automata.
+fn str_lang_within(ctx: &mut Ctx, c: &StrCons, limit: usize) -> Step<Rx> {
     if let Some(values) = &c.values {
         let mut keep = Vec::new();
         for v in values {
@@ -100,30 +118,42 @@ pub fn str_lang(ctx: &mut Ctx, c: &StrCons) -> Step<Rx> {
         None => true,
     };
     if within {
-        return eliminated_or_counted(ctx, &base, &base, (0, UNBOUNDED));
+        return eliminated_or_counted(ctx, &base, &base, (0, UNBOUNDED), limit);
     }
     if base.complement().is_empty() {
         return Ok(length); // the patterns admit every string: the length alone counts
     }
     let bounds = (to_u32(c.min, "minLength")?, max.unwrap_or(UNBOUNDED));
+    let long_bound = max.is_some_and(|m| m as usize >= limit);
+    if long_bound && base.length_range().is_some_and(|r| r.1.is_none()) {
+        // an infinite language within a bound of `limit` characters or more: the product
+        // has a state per length up to the bound, more than `limit`
+        return counted(&base, bounds);
+    }
     // a product past the elimination limit is a counted automaton at once, and is not
     // built past it: minimizing it takes a round per unit of the bound (half a second for
     // an e-mail address of at most 254 characters), and it hardly comes down to an
     // eliminable size (none on MaskBench: as text 5,080 in the default dialect, 5,246 in
     // the harness's); building it to 20,000 states took 6 ms of a hostname's 7
-    match Dfa::from_rx(&length).and_then(|l| base.intersect_within(&l, MAX_ELIMINATED)) {
-        Ok(d) => eliminated_or_counted(ctx, &d.minimize(), &base, bounds),
+    match Dfa::from_rx(&length).and_then(|l| base.intersect_within(&l, limit)) {
+        Ok(d) => eliminated_or_counted(ctx, &d.minimize(), &base, bounds, limit),
         Err(_) => counted(&base, bounds),
     }
 }
 
 /// The regex of `d` by state elimination when it is small enough, else `base`'s strings
 /// of `bounds` lengths, as a counted automaton (the same language: `d` is `base` within
-/// `bounds`). Small enough: at most [`MAX_ELIMINATED`] states, and a regex no longer
-/// than the dialect's text limit (a length-bounded product eliminates to a regex that
-/// may double with every state, and such a regex could never be printed anyway).
-fn eliminated_or_counted(ctx: &Ctx, d: &Dfa, base: &Dfa, bounds: (u32, u32)) -> Step<Rx> {
-    if d.len() <= MAX_ELIMINATED {
+/// `bounds`). Small enough: at most `limit` states, and a regex no longer than the
+/// dialect's text limit (a length-bounded product eliminates to a regex that may
+/// double with every state, and such a regex could never be printed anyway).
+fn eliminated_or_counted(
+    ctx: &Ctx,
+    d: &Dfa,
+    base: &Dfa,
+    bounds: (u32, u32),
+    limit: usize,
+) -> Step<Rx> {
+    if d.len() <= limit {
         let x = to_rx(d);
         if x.printed_len() <= ctx.dialect.max_regex_len {
             return Ok(x);
@@ -149,14 +179,14 @@ fn counted(d: &Dfa, (lo, hi): (u32, u32)) -> Step<Rx> {
 pub fn key_language(ctx: &mut Ctx, s: &Shape) -> Step<Rx> {
     let mut parts = Vec::new();
     for c in &s.strings {
-        parts.push(str_lang(ctx, c)?);
+        parts.push(str_lang(ctx, c, false)?);
     }
     Ok(rx::alt(parts))
 }
 
 /// Whether a string constraint admits no string at all.
 pub fn str_is_empty(ctx: &mut Ctx, c: &StrCons) -> Step<bool> {
-    let x = str_lang(ctx, c)?;
+    let x = str_lang(ctx, c, false)?;
     if rx::is_never(&x) {
         return Ok(true);
     }
