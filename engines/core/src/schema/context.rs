@@ -10,6 +10,8 @@ use std::rc::Rc;
 
 use super::automaton::Dfa;
 use super::dialect::Dialect;
+use super::ecma::{self, Refusal};
+use super::formats::{self, Format};
 use super::rx::Rx;
 use super::shape::{Shape, ShapeRef, Site};
 use super::spell::Speller;
@@ -69,6 +71,11 @@ pub struct Ctx {
     /// For undeclared keys, when [`super::Dialect::undeclared_keys`] says.
     pub key_speller: Option<Speller>,
     dfas: HashMap<*const super::rx::Node, (Rx, Rc<Dfa>)>,
+    /// Each pattern and format translated once: a schema repeats them (one MaskBench
+    /// schema asserts `date-time` 24 times), and one language for all its uses lets
+    /// [`Ctx::dfa`] build its automaton once too.
+    patterns: HashMap<String, Result<Rx, Refusal>>,
+    formats: HashMap<String, Format>,
     pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
     pub shapes_built: usize,
     /// Draft-04 and earlier: an `integer` is a number written without a fraction (`1.0`
@@ -99,6 +106,8 @@ impl Ctx {
             raw_speller: Speller::new(super::Escapes::Raw),
             key_speller: dialect.undeclared_keys.map(Speller::new),
             dfas: HashMap::new(),
+            patterns: HashMap::new(),
+            formats: HashMap::new(),
             meets: HashMap::new(),
             shapes_built: 0,
             integers_without_fraction: false,
@@ -150,6 +159,25 @@ impl Ctx {
         );
         self.dfas.insert(key, (x.clone(), d.clone()));
         Ok(d)
+    }
+
+    /// The language of an ECMA-262 `pattern` ([`ecma::translate`]), translated once.
+    pub fn pattern(&mut self, pattern: &str) -> Result<Rx, Refusal> {
+        if let Some(found) = self.patterns.get(pattern) {
+            return found.clone();
+        }
+        let translated = ecma::translate(pattern);
+        self.patterns
+            .insert(pattern.to_string(), translated.clone());
+        translated
+    }
+
+    /// The format `name` ([`formats::format`]), built once.
+    pub fn format(&mut self, name: &str) -> Format {
+        self.formats
+            .entry(name.to_string())
+            .or_insert_with(|| formats::format(name))
+            .clone()
     }
 
     /// Whether the decoded string `s` is in the language `x`.

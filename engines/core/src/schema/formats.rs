@@ -31,6 +31,7 @@
 use super::ecma;
 use super::rx::Rx;
 
+#[derive(Clone)]
 pub enum Format {
     /// The format's strings: a grammar, and the most characters they may have (a bound
     /// left to the string's length counter, as `maxLength` is: hostname's 253 characters

@@ -25,7 +25,7 @@ use super::reader::{child, fail_at, Reader};
 use super::shape::{
     ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, Site, StrCons,
 };
-use super::{ecma, formats};
+use super::formats;
 
 /// Assertions not implemented.
 const REFUSED: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
@@ -76,7 +76,8 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
     }
     if t[4] {
         let assert = ctx.dialect.formats == Formats::Assert;
-        s.strings = vec![string(m, ptr, assert.then_some(ctx.draft))?];
+        let draft = assert.then_some(ctx.draft);
+        s.strings = vec![string(ctx, m, ptr, draft)?];
     }
     if t[5] {
         s.arrays = vec![array(r, ctx, m, ptr)?];
@@ -170,7 +171,7 @@ fn tighter(old: Option<Bound>, new: Bound, low: bool) -> Bound {
 
 /// The string assertions of `m`; `formats`, the draft whose formats are asserted, or
 /// `None` where formats are annotations.
-fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCons> {
+fn string(ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCons> {
     let mut c = StrCons {
         min: count(m, "minLength", ptr)?.unwrap_or(0),
         max: count(m, "maxLength", ptr)?,
@@ -181,7 +182,9 @@ fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCon
         let p = p
             .as_str()
             .ok_or_else(|| SchemaError::invalid(&at, "must be a string"))?;
-        let rx = ecma::translate(p).map_err(|why| SchemaError::unsupported("pattern", &at, why))?;
+        let rx = ctx
+            .pattern(p)
+            .map_err(|why| SchemaError::unsupported("pattern", &at, why))?;
         c.langs.push(Lang {
             rx,
             label: p.to_string(),
@@ -189,7 +192,7 @@ fn string(m: &Map<String, Value>, ptr: &str, formats: Option<u16>) -> Res<StrCon
     }
     let asserted = |f: &&str| formats.is_some_and(|draft| formats::defined_in(f, draft));
     if let Some(f) = m.get("format").and_then(Value::as_str).filter(asserted) {
-        match formats::format(f) {
+        match ctx.format(f) {
             formats::Format::Known(rx, max) => {
                 c.langs.push(Lang {
                     rx,
@@ -269,7 +272,8 @@ fn key_rule(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) ->
             .as_object()
             .ok_or_else(|| SchemaError::invalid(&at, "must be an object"))?;
         for (p, sub) in pp {
-            let rx = ecma::translate(p)
+            let rx = ctx
+                .pattern(p)
                 .map_err(|why| SchemaError::unsupported("patternProperties", &at, why))?;
             patterns.push((
                 Lang {
