@@ -159,6 +159,12 @@ class Collector:
     def write_instance_repros(self, directory: Path, limit: int = MAX_INSTANCE_REPROS) -> None:
         """One shrunk repro per (engine, kind, spec) instance failure, each run on its own."""
         directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self._write_instance_repros(directory, limit)
+        finally:
+            instance_repro.stop_shrinking()
+
+    def _write_instance_repros(self, directory: Path, limit: int) -> None:
         for (engine, kind, spec_id), (failure, schema) in list(self.instance_schemas.items())[
             :limit
         ]:

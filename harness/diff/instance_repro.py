@@ -178,6 +178,14 @@ def _service(engine_name: str) -> Service:
     return _worker[1]
 
 
+def stop_shrinking() -> None:
+    """End the shrink worker (a run's repros are written; its engine may hold gigabytes)."""
+    global _worker
+    if _worker is not None:
+        _worker[1].stop()
+        _worker = None
+
+
 def shrink_in_worker(failure: InstanceFailure, schema: Any) -> InstanceRepro | str | None:
     """`minimize_failure` in a shrink worker: its repro, None when the failure does not
     show on a byte-level vocabulary, or one line saying how the worker's attempt ended
