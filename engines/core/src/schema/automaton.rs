@@ -15,7 +15,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::charset::{partition, CharSet};
+use super::charset::{partition, partition_keyed, CharSet};
 use super::rx::{Kind, Rx};
 
 /// The most states an NFA or a DFA may reach here.
@@ -111,12 +111,16 @@ impl Nfa {
         Ok(at)
     }
 
-    fn closure(&self, seeds: &[usize]) -> Vec<usize> {
-        let mut seen = vec![false; self.states.len()];
+    /// The non-split states reachable from `seeds` through splits, sorted. `marks` is
+    /// scratch kept between calls (a state is seen when its mark is `marks.1`), so a
+    /// closure costs the states it visits, not the whole NFA.
+    fn closure(&self, seeds: &[usize], marks: &mut (Vec<u32>, u32)) -> Vec<usize> {
+        marks.0.resize(self.states.len(), 0);
+        marks.1 += 1;
         let mut stack: Vec<usize> = seeds.to_vec();
         let mut out = Vec::new();
         while let Some(s) = stack.pop() {
-            if std::mem::replace(&mut seen[s], true) {
+            if std::mem::replace(&mut marks.0[s], marks.1) == marks.1 {
                 continue;
             }
             match &self.states[s] {
@@ -136,7 +140,8 @@ impl Dfa {
         let fin = nfa.push(NState::Match)?;
         let start = nfa.build(x, fin)?;
         let mut ids: HashMap<Vec<usize>, usize> = HashMap::default();
-        let first = nfa.closure(&[start]);
+        let mut marks = (Vec::new(), 0);
+        let first = nfa.closure(&[start], &mut marks);
         ids.insert(first.clone(), 0);
         let mut queue = vec![first];
         let mut dfa = Dfa {
@@ -155,14 +160,9 @@ impl Dfa {
                 })
                 .collect();
             let sets: Vec<&CharSet> = moves.iter().map(|m| m.0).collect();
-            for block in partition(&sets) {
-                let c = block.ranges()[0].0;
-                let seeds: Vec<usize> = moves
-                    .iter()
-                    .filter(|m| m.0.contains(c))
-                    .map(|m| m.1)
-                    .collect();
-                let target = nfa.closure(&seeds);
+            for (holders, block) in partition_keyed(&sets) {
+                let seeds: Vec<usize> = holders.iter().map(|&m| moves[m].1).collect();
+                let target = nfa.closure(&seeds, &mut marks);
                 let next = ids.len();
                 let id = *ids.entry(target.clone()).or_insert_with(|| {
                     queue.push(target);

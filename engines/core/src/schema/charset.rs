@@ -6,6 +6,8 @@
 //! above U+FFFF). Every constructor and operation keeps that invariant, so two sets are
 //! equal iff their range lists are.
 
+use rustc_hash::FxHashMap as HashMap;
+
 /// The largest scalar value.
 pub const MAX_CHAR: u32 = 0x10FFFF;
 const SURROGATES: (u32, u32) = (0xD800, 0xDFFF);
@@ -140,37 +142,74 @@ fn cut_surrogates(a: u32, b: u32) -> impl Iterator<Item = (u32, u32)> {
     below.into_iter().chain(above)
 }
 
+/// A partition block: which input sets it lies in, and its ranges.
+type Block = (Vec<usize>, Vec<(u32, u32)>);
+
 /// Splits several sets into the coarsest partition of their union whose blocks each lie
 /// inside or outside every input set: the alphabet classes of an automaton's edges.
-/// A partition block: which input sets it lies in, and its ranges.
-type Block = (Vec<bool>, Vec<(u32, u32)>);
-
 pub fn partition(sets: &[&CharSet]) -> Vec<CharSet> {
-    let mut bounds: Vec<u32> = Vec::new();
-    for s in sets {
+    partition_keyed(sets).into_iter().map(|(_, s)| s).collect()
+}
+
+/// [`partition`], each block with the indices of the sets that hold it (the subset
+/// construction's seeds, without asking every set again). One sweep over the ranges'
+/// ends keeps the sets that hold the current window and a hash of them (a sum of a
+/// mixed value per set), so a window whose holders are already a block costs no
+/// allocation; on equal hashes the holders are compared.
+pub fn partition_keyed(sets: &[&CharSet]) -> Vec<(Vec<usize>, CharSet)> {
+    let mut events: Vec<(u32, bool, usize)> = Vec::new(); // (at, opens, set)
+    for (i, s) in sets.iter().enumerate() {
         for &(a, b) in s.ranges() {
-            bounds.push(a);
-            bounds.push(b + 1);
+            events.push((a, true, i));
+            events.push((b + 1, false, i));
         }
     }
-    bounds.sort_unstable();
-    bounds.dedup();
+    events.sort_unstable();
+    let mix = |i: usize| {
+        (i as u64 + 1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29)
+    };
+    let mut holds = vec![false; sets.len()];
+    let (mut held, mut hash) = (0usize, 0u64);
     let mut blocks: Vec<Block> = Vec::new();
-    for w in bounds.windows(2) {
-        let (lo, hi) = (w[0], w[1] - 1);
-        let key: Vec<bool> = sets.iter().map(|s| s.contains(lo)).collect();
-        if !key.iter().any(|&k| k) {
+    let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::default();
+    let mut e = 0;
+    while e < events.len() {
+        let at = events[e].0;
+        while e < events.len() && events[e].0 == at {
+            let (_, opens, i) = events[e];
+            holds[i] = opens;
+            if opens {
+                held += 1;
+                hash = hash.wrapping_add(mix(i));
+            } else {
+                held -= 1;
+                hash = hash.wrapping_sub(mix(i));
+            }
+            e += 1;
+        }
+        if held == 0 || e == events.len() {
             continue;
         }
-        match blocks.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, r)) => r.push((lo, hi)),
-            None => blocks.push((key, vec![(lo, hi)])),
+        let window = (at, events[e].0 - 1);
+        let same = |b: &usize| blocks[*b].0.len() == held && blocks[*b].0.iter().all(|&i| holds[i]);
+        let found = by_hash
+            .get(&hash)
+            .and_then(|v| v.iter().copied().find(same));
+        match found {
+            Some(b) => blocks[b].1.push(window),
+            None => {
+                let key = (0..sets.len()).filter(|&i| holds[i]).collect();
+                by_hash.entry(hash).or_default().push(blocks.len());
+                blocks.push((key, vec![window]));
+            }
         }
     }
     blocks
         .into_iter()
-        .map(|(_, r)| CharSet::from_ranges(r))
-        .filter(|s| !s.is_empty())
+        .map(|(k, r)| (k, CharSet::from_ranges(r)))
+        .filter(|(_, s)| !s.is_empty())
         .collect()
 }
 
@@ -205,5 +244,39 @@ mod tests {
         assert_eq!(p.len(), 3);
         let total: u64 = p.iter().map(CharSet::len).sum();
         assert_eq!(total, 15);
+    }
+
+    proptest::proptest! {
+        /// Every block lies in exactly the sets it names (each of its characters),
+        /// blocks are disjoint, no two share their holders, and together they are the
+        /// union of the sets.
+        #[test]
+        fn keyed_partition_blocks_lie_in_exactly_their_holders(
+            raw in proptest::collection::vec(
+                proptest::collection::vec((0u32..60, 0u32..8), 0..4), 0..7),
+        ) {
+            let sets: Vec<CharSet> = raw
+                .iter()
+                .map(|rs| CharSet::from_ranges(rs.iter().map(|&(a, w)| (a, a + w)).collect()))
+                .collect();
+            let refs: Vec<&CharSet> = sets.iter().collect();
+            let blocks = partition_keyed(&refs);
+            let mut seen = CharSet::empty();
+            let mut keys = std::collections::HashSet::new();
+            for (holders, block) in &blocks {
+                proptest::prop_assert!(keys.insert(holders.clone()));
+                proptest::prop_assert!(seen.intersect(block).is_empty());
+                seen = seen.union(block);
+                for &(a, b) in block.ranges() {
+                    for c in a..=b {
+                        let inside: Vec<usize> =
+                            (0..sets.len()).filter(|&k| sets[k].contains(c)).collect();
+                        proptest::prop_assert_eq!(&inside, holders);
+                    }
+                }
+            }
+            let union = sets.iter().fold(CharSet::empty(), |u, s| u.union(s));
+            proptest::prop_assert_eq!(seen, union);
+        }
     }
 }

@@ -19,13 +19,13 @@ use super::context::Ctx;
 use super::decimal::Decimal;
 use super::dialect::Formats;
 use super::error::SchemaError;
+use super::formats;
 use super::merge::{intersect, min_max, rule_value};
 use super::numbers::Bound;
 use super::reader::{child, fail_at, Reader};
 use super::shape::{
     ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, Site, StrCons,
 };
-use super::formats;
 
 /// Assertions not implemented.
 const REFUSED: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
