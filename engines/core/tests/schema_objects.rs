@@ -313,3 +313,25 @@ fn key_regions_past_the_text_limit_are_refused() {
         &["{\"a\":1}", "{\"Red\":\"s\"}"],
     );
 }
+
+/// A key language whose automaton is dense (the keys `^(a|b)*a(a|b){12}$` leaves out:
+/// 8,192 states) is refused where its regex would take too many elimination steps: it
+/// ran for more than ten minutes before that bound. The same pattern with a sparse
+/// automaton (`{1,40}` pairs) is served.
+#[test]
+fn dense_key_languages_are_refused_before_their_elimination_runs_away() {
+    let schema = |p: &str| {
+        format!(
+            r#"{{"type":"object","patternProperties":{{"{p}":{{"type":"string"}}}},"additionalProperties":{{"type":"integer"}}}}"#
+        )
+    };
+    let why = Tree::new(&schema("^(a|b)*a(a|b){12}$"), &Dialect::default())
+        .err()
+        .expect("refused");
+    assert!(why.to_string().contains("property-name language"), "{why}");
+    check_tree(
+        &schema("^([a-c][0-2]){1,40}$"),
+        &["{}", "{\"a1\":\"s\",\"x\":3}"],
+        &["{\"a1\":3}", "{\"x\":\"s\"}"],
+    );
+}

@@ -86,7 +86,7 @@ pub(super) fn with_lookaheads(
     if d.len() > MAX_ELIMINATED {
         return Err(refuse("look-aheads needing too many automaton states"));
     }
-    Ok(to_rx(&d))
+    to_rx(&d).ok_or_else(|| refuse("look-aheads needing too many automaton states"))
 }
 
 /// Whether `pattern` parses as an alternation at its top level (`^a|b`: a look-ahead

@@ -294,7 +294,7 @@ impl Emitter<'_> {
             if rx::is_never(&v) {
                 continue;
             }
-            let key = to_rx(&keys);
+            let key = to_rx(&keys).ok_or_else(|| too_large(TooLarge))?;
             if key.printed_len() > self.ctx.dialect.max_regex_len {
                 // a key region's automaton eliminates to a regex that can double with
                 // every state ("a name holding one of 30 words" writes 484 MB), and the
@@ -378,12 +378,11 @@ pub(super) fn undeclared(o: &ObjCons) -> Step<Dfa> {
     Ok(Dfa::from_rx(&declared).map_err(too_large)?.complement())
 }
 
-/// The language of the strings `dfa` accepts, labelled.
-pub(super) fn lang_of(dfa: &Dfa, label: String) -> Lang {
-    Lang {
-        rx: to_rx(dfa),
-        label,
-    }
+/// The language of the strings `dfa` accepts, labelled; refused where its regex would
+/// take too long to eliminate ([`to_rx`]).
+pub(super) fn lang_of(dfa: &Dfa, label: String) -> Step<Lang> {
+    let rx = to_rx(dfa).ok_or_else(|| too_large(TooLarge))?;
+    Ok(Lang { rx, label })
 }
 
 #[cfg(test)]

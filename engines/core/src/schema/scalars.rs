@@ -154,8 +154,7 @@ fn eliminated_or_counted(
     limit: usize,
 ) -> Step<Rx> {
     if d.len() <= limit {
-        let x = to_rx(d);
-        if x.printed_len() <= ctx.dialect.max_regex_len {
+        if let Some(x) = to_rx(d).filter(|x| x.printed_len() <= ctx.dialect.max_regex_len) {
             return Ok(x);
         }
     }
