@@ -13,9 +13,9 @@
 //! `(state, count)` pairs is a state ([`graph_rx`]); only the printer does that.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::Arc;
 
 use super::automaton::Dfa;
 use super::rx::{self, Rx};
