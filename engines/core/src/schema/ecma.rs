@@ -247,49 +247,57 @@ mod tests {
         Dfa::from_rx(&translate(p).unwrap()).unwrap()
     }
 
+    /// Asserts that `p`'s language holds each string marked true and none marked false.
+    fn accepts_exactly(p: &str, cases: &[(&str, bool)]) {
+        let d = lang(p);
+        for &(s, ok) in cases {
+            assert_eq!(d.accepts(s), ok, "{p:?} on {s:?}");
+        }
+    }
+
     #[test]
     fn unanchored_means_contains() {
-        let d = lang("ab+");
-        for (s, ok) in [("ab", true), ("xxabbby", true), ("a", false), ("ba", false)] {
-            assert_eq!(d.accepts(s), ok, "{s}");
-        }
-        let d = lang("^a|b$");
-        for (s, ok) in [("ax", true), ("xb", true), ("xa", false), ("bx", false)] {
-            assert_eq!(d.accepts(s), ok, "{s}");
-        }
+        accepts_exactly(
+            "ab+",
+            &[("ab", true), ("xxabbby", true), ("a", false), ("ba", false)],
+        );
+        accepts_exactly(
+            "^a|b$",
+            &[("ax", true), ("xb", true), ("xa", false), ("bx", false)],
+        );
     }
 
     /// Anchors inside groups that make up a whole alternative, as MaskBench's patterns
     /// write them (`^([^,]|$)`, `(^[^0]*$)|0`, `^(x+\.x+$|%V%)`).
     #[test]
     fn anchors_inside_whole_groups() {
-        let d = lang("^([^,]|$)");
-        for (s, ok) in [
-            ("", true),
-            ("a", true),
-            ("ab,", true),
-            (",", false),
-            (",a", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("(^[^0]*$)|0");
-        for (s, ok) in [("", true), ("abc", true), ("a0b", true), ("a1", true)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("(^a$)|(?:b$)");
-        for (s, ok) in [("a", true), ("xa", false), ("ab", true), ("ba", false)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang(r"^([0-9]+\.[0-9]+$|%V%)");
-        for (s, ok) in [
-            ("1.2", true),
-            ("1.2x", false),
-            ("%V%x", true),
-            ("x%V%", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            "^([^,]|$)",
+            &[
+                ("", true),
+                ("a", true),
+                ("ab,", true),
+                (",", false),
+                (",a", false),
+            ],
+        );
+        accepts_exactly(
+            "(^[^0]*$)|0",
+            &[("", true), ("abc", true), ("a0b", true), ("a1", true)],
+        );
+        accepts_exactly(
+            "(^a$)|(?:b$)",
+            &[("a", true), ("xa", false), ("ab", true), ("ba", false)],
+        );
+        accepts_exactly(
+            r"^([0-9]+\.[0-9]+$|%V%)",
+            &[
+                ("1.2", true),
+                ("1.2x", false),
+                ("%V%x", true),
+                ("x%V%", false),
+            ],
+        );
         let d = lang("^^a$$");
         assert!(d.accepts("a") && !d.accepts("aa"));
     }
@@ -298,71 +306,71 @@ mod tests {
     /// last segment may end without a slash), between items, where they leave nothing.
     #[test]
     fn anchors_anywhere() {
-        let d = lang(r"^(\/?((\.{2})|([a-z0-9\-]*))($|\/))*$");
-        for (s, ok) in [
-            ("", true),
-            ("/a/b", true),
-            ("/a/b/", true),
-            ("a/../b", true),
-            ("/a.b", false),
-            ("/A", false),
-            ("/a/.", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("(^|,)x(,|$)");
-        for (s, ok) in [
-            ("x", true),
-            ("a,x", true),
-            ("x,b", true),
-            ("ax", false),
-            ("xa", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("^(a|$)+");
-        for (s, ok) in [("", true), ("a", true), ("aab", true), ("b", false)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("(a$|b){2,3}");
-        for (s, ok) in [
-            ("ba", true),
-            ("bba", true),
-            ("bab", false),
-            ("xbb", true),
-            ("aa", false),
-            ("ab", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            r"^(\/?((\.{2})|([a-z0-9\-]*))($|\/))*$",
+            &[
+                ("", true),
+                ("/a/b", true),
+                ("/a/b/", true),
+                ("a/../b", true),
+                ("/a.b", false),
+                ("/A", false),
+                ("/a/.", false),
+            ],
+        );
+        accepts_exactly(
+            "(^|,)x(,|$)",
+            &[
+                ("x", true),
+                ("a,x", true),
+                ("x,b", true),
+                ("ax", false),
+                ("xa", false),
+            ],
+        );
+        accepts_exactly(
+            "^(a|$)+",
+            &[("", true), ("a", true), ("aab", true), ("b", false)],
+        );
+        accepts_exactly(
+            "(a$|b){2,3}",
+            &[
+                ("ba", true),
+                ("bba", true),
+                ("bab", false),
+                ("xbb", true),
+                ("aa", false),
+                ("ab", false),
+            ],
+        );
         // anchors that leave no string, or only some
         assert!(lang("a^b").is_empty());
         assert!(lang("(a$)b").is_empty());
         let d = lang("^(a|b$)c");
         assert!(d.accepts("ac") && d.accepts("acx") && !d.accepts("bc"));
-        let d = lang("(?:^|x)(?:y|$)");
-        for (s, ok) in [
-            ("", true),
-            ("y", true),
-            ("ay", false),
-            ("xy", true),
-            ("ax", true),
-            ("axa", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            "(?:^|x)(?:y|$)",
+            &[
+                ("", true),
+                ("y", true),
+                ("ay", false),
+                ("xy", true),
+                ("ax", true),
+                ("axa", false),
+            ],
+        );
         // a star whose first iteration passes `^` and whose last passes `$`
-        let d = lang("^(?:^a|b$)*$");
-        for (s, ok) in [
-            ("", true),
-            ("a", true),
-            ("b", true),
-            ("ab", true),
-            ("ba", false),
-            ("aab", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            "^(?:^a|b$)*$",
+            &[
+                ("", true),
+                ("a", true),
+                ("b", true),
+                ("ab", true),
+                ("ba", false),
+                ("aab", false),
+            ],
+        );
         assert!(translate("(a$){300}").is_err());
         assert!(translate("(a){300}").is_ok());
     }
@@ -372,29 +380,29 @@ mod tests {
     /// the empty string, a length bound beside a shape.
     #[test]
     fn leading_lookaheads_intersect_and_complement() {
-        let d = lang(r"^(?!org\.bukkit\.)([a-z]+\.)*[a-z]+$");
-        for (s, ok) in [
-            ("org.x", true),
-            ("org.bukkit.x", false),
-            ("a.b", true),
-            ("a.", false),
-        ] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang(r"^(?!.*\/)^(.*[^.]+.*)$");
-        for (s, ok) in [("a.b", true), ("a/b", false), ("..", false), ("", false)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            r"^(?!org\.bukkit\.)([a-z]+\.)*[a-z]+$",
+            &[
+                ("org.x", true),
+                ("org.bukkit.x", false),
+                ("a.b", true),
+                ("a.", false),
+            ],
+        );
+        accepts_exactly(
+            r"^(?!.*\/)^(.*[^.]+.*)$",
+            &[("a.b", true), ("a/b", false), ("..", false), ("", false)],
+        );
         let d = lang("^(?!ab|cd)$");
         assert!(d.accepts("") && !d.accepts("ab") && !d.accepts("x"));
-        let d = lang("^(?!^lucene|builtin).*");
-        for (s, ok) in [("lucenex", false), ("builtin", false), ("xbuiltin", true)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
-        let d = lang("^(?=.{2,3}$)(?![0-9])[a-z0-9]+$");
-        for (s, ok) in [("ab", true), ("a9c", true), ("1ab", false), ("abcd", false)] {
-            assert_eq!(d.accepts(s), ok, "{s:?}");
-        }
+        accepts_exactly(
+            "^(?!^lucene|builtin).*",
+            &[("lucenex", false), ("builtin", false), ("xbuiltin", true)],
+        );
+        accepts_exactly(
+            "^(?=.{2,3}$)(?![0-9])[a-z0-9]+$",
+            &[("ab", true), ("a9c", true), ("1ab", false), ("abcd", false)],
+        );
         for p in ["^(?!a)b|c", "a(?=b)", "^(?!a)b(?=c)", "^(?!(a)"] {
             assert!(translate(p).is_err(), "{p}");
         }
