@@ -62,13 +62,12 @@ pub fn admits(ctx: &mut Ctx, c: &StrCons, v: &str) -> Step<bool> {
 /// tree (a string value under [`Ctx::tree`]), so an automaton past [`TREE_ELIMINATED`]
 /// states is kept as one; else (text, key languages) past [`MAX_ELIMINATED`].
 pub fn str_lang(ctx: &mut Ctx, c: &StrCons, as_tree: bool) -> Step<Rx> {
-    if as_tree {
-        // a product the counter cannot count (lengths too irregular) may still eliminate
-        if let Ok(x) = str_lang_within(ctx, c, TREE_ELIMINATED) {
-            return Ok(x);
-        }
-    }
-    str_lang_within(ctx, c, MAX_ELIMINATED)
+    let limit = if as_tree {
+        TREE_ELIMINATED
+    } else {
+        MAX_ELIMINATED
+    };
+    str_lang_within(ctx, c, limit)
 }
 
 /// [`str_lang`] with automata of more than `limit` states kept as automata.
@@ -118,7 +117,7 @@ fn str_lang_within(ctx: &mut Ctx, c: &StrCons, limit: usize) -> Step<Rx> {
         None => true,
     };
     if within {
-        return eliminated_or_counted(ctx, &base, &base, (0, UNBOUNDED), limit);
+        return eliminated_or_counted(ctx, c, &base, &base, (0, UNBOUNDED), limit);
     }
     if base.complement().is_empty() {
         return Ok(length); // the patterns admit every string: the length alone counts
@@ -128,7 +127,7 @@ fn str_lang_within(ctx: &mut Ctx, c: &StrCons, limit: usize) -> Step<Rx> {
     if long_bound && base.length_range().is_some_and(|r| r.1.is_none()) {
         // an infinite language within a bound of `limit` characters or more: the product
         // has a state per length up to the bound, more than `limit`
-        return counted(&base, bounds);
+        return counted_within(ctx, c, &base, bounds, limit);
     }
     // a product past the elimination limit is a counted automaton at once, and is not
     // built past it: minimizing it takes a round per unit of the bound (half a second for
@@ -136,8 +135,8 @@ fn str_lang_within(ctx: &mut Ctx, c: &StrCons, limit: usize) -> Step<Rx> {
     // eliminable size (none on MaskBench: as text 5,080 in the default dialect, 5,246 in
     // the harness's); building it to 20,000 states took 6 ms of a hostname's 7
     match Dfa::from_rx(&length).and_then(|l| base.intersect_within(&l, limit)) {
-        Ok(d) => eliminated_or_counted(ctx, &d.minimize(), &base, bounds, limit),
-        Err(_) => counted(&base, bounds),
+        Ok(d) => eliminated_or_counted(ctx, c, &d.minimize(), &base, bounds, limit),
+        Err(_) => counted_within(ctx, c, &base, bounds, limit),
     }
 }
 
@@ -147,7 +146,8 @@ fn str_lang_within(ctx: &mut Ctx, c: &StrCons, limit: usize) -> Step<Rx> {
 /// dialect's text limit (a length-bounded product eliminates to a regex that may
 /// double with every state, and such a regex could never be printed anyway).
 fn eliminated_or_counted(
-    ctx: &Ctx,
+    ctx: &mut Ctx,
+    c: &StrCons,
     d: &Dfa,
     base: &Dfa,
     bounds: (u32, u32),
@@ -158,7 +158,23 @@ fn eliminated_or_counted(
             return Ok(x);
         }
     }
-    counted(base, bounds)
+    counted_within(ctx, c, base, bounds, limit)
+}
+
+/// [`counted`]; where the counter cannot count `base` within `bounds` (lengths too
+/// irregular) under the tree's `limit`, `c` by the text's route, whose product may still
+/// eliminate to a regex, so the tree refuses nothing the text takes.
+fn counted_within(
+    ctx: &mut Ctx,
+    c: &StrCons,
+    base: &Dfa,
+    bounds: (u32, u32),
+    limit: usize,
+) -> Step<Rx> {
+    match counted(base, bounds) {
+        Err(_) if limit < MAX_ELIMINATED => str_lang_within(ctx, c, MAX_ELIMINATED),
+        done => done,
+    }
 }
 
 /// `d`'s strings of `lo..=hi` characters as a counted automaton ([`rx::Graph`]): the
