@@ -163,6 +163,65 @@ fn arrays_positional_and_bounded() {
 }
 
 #[test]
+fn unique_items_over_enumerated_values() {
+    // a state per set of values used: served by the tree, refused by the regex text
+    let letters = r#"{"type":"array","items":{"enum":["a","b","c"]},"uniqueItems":true}"#;
+    assert!(refused(letters).keyword().is_none(), "a limit of the text");
+    check_tree(
+        letters,
+        &["[]", r#"["a"]"#, r#"["b","a"]"#, r#"["c","a","b"]"#],
+        &[
+            r#"["a","a"]"#,
+            r#"["a","b","a"]"#,
+            r#"["a","b","c","a"]"#,
+            r#"["d"]"#,
+        ],
+    );
+    // values compare as JSON values: the number 1 and the string "1" differ
+    check_tree(
+        r#"{"type":"array","items":{"enum":[1,"1",2]},"uniqueItems":true,"minItems":2}"#,
+        &[r#"[1,"1"]"#, r#"[2,1,"1"]"#],
+        &["[1,1]", "[1]", r#"["1",2,"1"]"#, "[]"],
+    );
+    // prefix items count towards uniqueness, and bounds cap the walk
+    check_tree(
+        r#"{"type":"array","prefixItems":[{"type":"boolean"},{"type":"boolean"}],"items":false,"uniqueItems":true}"#,
+        &["[]", "[false]", "[true,false]", "[false,true]"],
+        &["[true,true]", "[false,false]", "[true,false,true]"],
+    );
+    check_tree(
+        r#"{"type":"array","items":{"type":["boolean","null"]},"uniqueItems":true,"maxItems":2}"#,
+        &["[null,true]", "[false]"],
+        &["[true,null,true]", "[null,true,false]", "[null,null]"],
+    );
+    // more items required than there are values: no array
+    check_tree(
+        r#"{"items":{"enum":["a","b"]},"uniqueItems":true,"minItems":3}"#,
+        &["1", "{}"],
+        &["[]", r#"["a","b"]"#, r#"["a","b","a"]"#],
+    );
+    // unbounded values, and arrays among the values, are not enumerated
+    let strings = r#"{"type":"array","items":{"type":"string"},"uniqueItems":true}"#;
+    let arrays = r#"{"type":"array","items":{"enum":[[1],[2]]},"uniqueItems":true}"#;
+    for s in [strings, arrays] {
+        assert!(Tree::new(s, &Dialect::default()).is_err(), "{s}");
+        assert_eq!(refused(s).keyword(), Some("uniqueItems"), "{s}");
+    }
+    let many: Vec<String> = (0..15).map(|i| format!("\"v{i}\"")).collect();
+    let many = format!(
+        r#"{{"type":"array","items":{{"enum":[{}]}},"uniqueItems":true}}"#,
+        many.join(",")
+    );
+    let e = Tree::new(&many, &Dialect::default())
+        .err()
+        .expect("refused");
+    assert!(
+        e.keyword().is_none() && e.to_string().contains("15 distinct values"),
+        "{e}"
+    );
+}
+
+#[test]
 fn contains_one_matching_item() {
     check(
         r#"{"type":"array","items":{"type":"integer"},"contains":{"minimum":5}}"#,

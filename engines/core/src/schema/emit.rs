@@ -158,7 +158,7 @@ impl<'c> Emitter<'c> {
         rx::concat([rx::lit("\""), self.ctx.speller.spell(x), rx::lit("\"")])
     }
 
-    fn string(&mut self, c: &StrCons) -> Step<Rx> {
+    pub fn string(&mut self, c: &StrCons) -> Step<Rx> {
         let as_tree = self.ctx.tree;
         let x = str_lang(self.ctx, c, as_tree)?;
         if self.ctx.dialect.escapes == Escapes::FreeStringsOnly && !c.is_any() {
@@ -375,12 +375,8 @@ impl<'c> Emitter<'c> {
         if a.items.is_never() {
             max = Some(max.map_or(k, |m| m.min(k)));
         }
-        if let Some(site) = a.unique.as_ref().filter(|_| max.is_none_or(|m| m > 1)) {
-            return Err(Fail::unsupported_at(
-                "uniqueItems",
-                site,
-                "uniqueness of several items is not regular in general",
-            ));
+        if a.unique.is_some() && max.is_none_or(|m| m > 1) {
+            return self.unique_array(a);
         }
         if max.is_some_and(|m| m < a.min) {
             return Ok(rx::never());

@@ -43,6 +43,7 @@ mod spell;
 #[cfg(test)]
 mod testing;
 mod to_ast;
+mod unique;
 
 use serde_json::Value;
 

@@ -1,0 +1,163 @@
+//! Arrays with `uniqueItems` whose items are drawn from a finite set of values.
+//!
+//! Uniqueness of several items is not regular in general (two strings of any length
+//! must differ), but over `k` enumerated values it is: an array is a walk that
+//! remembers which values it has used. A counted automaton over items
+//! ([`crate::counted`], one item a step): state 0 before the first item, state
+//! `1 + j * 2^k + m` after items whose values make the set `m`, where `j` is how many
+//! items were read, clipped to the prefix length (the next item's schema is
+//! `prefixItems[j]`, or `items` from the end of the prefix on). Every state but the
+//! first accepts; the count bounds are `minItems..=maxItems`.
+//!
+//! Values are told apart as JSON Schema compares instances: `1` and `1.0` are one
+//! value (numbers are compared as normalized [`Decimal`]s), and each value's edge
+//! label is every text of it the dialect writes (all its escapes and spellings), so a
+//! value cannot be repeated under another spelling. Only `null`, booleans, enumerated
+//! strings and single numbers are enumerated; arrays and objects among the items are
+//! refused as before. The lazy index's tree serves the automaton; the regex text
+//! refuses it, as it does every graph without a written regex.
+
+use super::context::{Fail, Step};
+use super::decimal::Decimal;
+use super::emit::{counted_steps, Emitter};
+use super::rx::{self, Rx};
+use super::scalars::num_rx;
+use super::shape::{ArrCons, NumCons, ShapeRef, StrCons};
+
+/// The most distinct values the items of a unique array may take: the automaton has
+/// a state for each set of them (times the prefix positions), and an edge from each
+/// state for each value not yet used. Measured on llama3 (compile and first mask of
+/// `{"items": {"enum": [k strings]}, "uniqueItems": true}`): 8 values 0.3 ms, 12
+/// values 8 ms, 14 values 47 ms, 16 values 355 ms.
+const MAX_UNIQUE_VALUES: usize = 14;
+
+/// The most states of the automaton, prefix positions included.
+const MAX_UNIQUE_STATES: usize = 1 << 16;
+
+/// A value, as uniqueness compares values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Atom {
+    Null,
+    Bool(bool),
+    Number(Decimal),
+    Str(String),
+}
+
+/// The values a shape admits, each with its texts; `None` when the shape admits
+/// values that are not enumerated (an unbounded string, a number range, an array,
+/// an object).
+type Values = Option<Vec<(Atom, Rx)>>;
+
+impl Emitter<'_> {
+    /// The array of `a` (its `unique` set, more than one item allowed): the counted
+    /// automaton over its items' values, or the refusal naming `uniqueItems`.
+    pub fn unique_array(&mut self, a: &ArrCons) -> Step<Rx> {
+        let site = a.unique.as_ref().expect("an array with uniqueItems");
+        let not_regular = || {
+            Fail::unsupported_at(
+                "uniqueItems",
+                site,
+                "uniqueness of several items is not regular in general",
+            )
+        };
+        let p = a.prefix.len();
+        let mut at = Vec::with_capacity(p + 1);
+        for i in 0..=p {
+            at.push(self.enumerate(a.item(i))?.ok_or_else(not_regular)?);
+        }
+        let mut domain: Vec<Atom> = Vec::new();
+        for (atom, _) in at.iter().flatten() {
+            if !domain.contains(atom) {
+                domain.push(atom.clone());
+            }
+        }
+        let k = domain.len();
+        let states = (p + 1).saturating_mul(1usize.checked_shl(k as u32).unwrap_or(usize::MAX));
+        if k > MAX_UNIQUE_VALUES || states >= MAX_UNIQUE_STATES {
+            return Err(Fail::Limit(format!(
+                "uniqueItems at {} over {k} distinct values needs a state per set of \
+                 them (at most {MAX_UNIQUE_VALUES} values)",
+                site.0
+            )));
+        }
+        if a.min > k as u64 {
+            return Ok(rx::never());
+        }
+        let bit = |atom: &Atom| 1usize << domain.iter().position(|d| d == atom).unwrap_or(0);
+        let id = |j: usize, m: usize| 1 + (j << k) + m;
+        let n = 1 + ((p + 1) << k);
+        let mut targets = vec![Vec::new(); n];
+        let mut labels = vec![Vec::new(); n];
+        for (atom, x) in &at[0] {
+            targets[0].push(id(1.min(p), bit(atom)) as u32);
+            labels[0].push(x.clone());
+        }
+        for j in 0..=p {
+            for m in 0..(1usize << k) {
+                for (atom, x) in &at[j] {
+                    if m & bit(atom) == 0 {
+                        targets[id(j, m)].push(id((j + 1).min(p), m | bit(atom)) as u32);
+                        labels[id(j, m)].push(rx::concat([self.tok.comma.clone(), x.clone()]));
+                    }
+                }
+            }
+        }
+        let mut accept = vec![true; n];
+        accept[0] = false;
+        let max = a.max.map(|m| m.min(k as u64));
+        let body = counted_steps(targets, labels, accept, (a.min, max), "uniqueItems")?;
+        Ok(self.tok.container("[", Some(body), a.min == 0, "]"))
+    }
+
+    /// Each value `s` admits, with its texts ([`Values`]).
+    fn enumerate(&mut self, s: &ShapeRef) -> Step<Values> {
+        if s.is_any() || !s.arrays.is_empty() || !s.objects.is_empty() {
+            return Ok(None);
+        }
+        let mut out: Vec<(Atom, Rx)> = Vec::new();
+        let mut add = |atom: Atom, x: Rx| {
+            if rx::is_never(&x) {
+                return;
+            }
+            match out.iter_mut().find(|(a, _)| *a == atom) {
+                Some((_, y)) => *y = rx::alt([y.clone(), x]),
+                None => out.push((atom, x)),
+            }
+        };
+        if s.null {
+            add(Atom::Null, rx::lit("null"));
+        }
+        for (b, text) in [(false, "false"), (true, "true")] {
+            if s.bools[b as usize] {
+                add(Atom::Bool(b), rx::lit(text));
+            }
+        }
+        for c in &s.numbers {
+            let Some(d) = point(c) else {
+                return Ok(None);
+            };
+            add(Atom::Number(d), num_rx(self.ctx, c)?);
+        }
+        for c in &s.strings {
+            let Some(values) = &c.values else {
+                return Ok(None);
+            };
+            for v in values {
+                let one = StrCons {
+                    values: Some(vec![v.clone()]),
+                    ..c.clone()
+                };
+                add(Atom::Str(v.clone()), self.string(&one)?);
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The one number `c` admits, when its bounds are one inclusive point.
+fn point(c: &NumCons) -> Option<Decimal> {
+    match (&c.lo, &c.hi) {
+        (Some((lo, false)), Some((hi, false))) if lo == hi => Some(lo.clone()),
+        _ => None,
+    }
+}
