@@ -75,6 +75,21 @@ fn multiple_of_small_steps() {
     );
 }
 
+/// A modulus past the automata's limit (8721, the least common multiple of four
+/// fractions) between two bounds: the few multiples in range are listed.
+#[test]
+fn large_moduli_between_bounds_list_their_multiples() {
+    let s = r#"{"type":"number","allOf":[{"multipleOf":6.75},{"multipleOf":19},{"multipleOf":9.5},{"multipleOf":2.125}],"not":{"anyOf":[{"multipleOf":2},{"multipleOf":5}]},"exclusiveMinimum":-100000,"exclusiveMaximum":-10000}"#;
+    check(
+        s,
+        &["-26163", "-61047", "-26163.0", "-95931"],
+        &["-17442", "-43605", "-26164", "-8721", "-104652", "26163"],
+    );
+    // unbounded, the same modulus is still refused
+    let open = r#"{"type":"number","multipleOf":8721.5}"#;
+    assert_eq!(common::refused(open).keyword(), Some("multipleOf"));
+}
+
 #[test]
 fn strings_count_characters_not_escapes() {
     let s = r#"{"type":"string","minLength":2,"maxLength":3}"#;

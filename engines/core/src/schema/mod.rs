@@ -28,6 +28,7 @@ mod exclusive;
 mod formats;
 mod keys;
 mod keywords;
+mod listed_multiples;
 mod lookahead;
 mod member_counts;
 mod merge;

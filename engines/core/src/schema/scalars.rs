@@ -14,6 +14,7 @@ use super::charset::CharSet;
 use super::context::{Ctx, Fail, Step};
 use super::dialect::{NegativeZero, Numbers};
 use super::eliminate::{dfa_graph, to_rx};
+use super::listed_multiples::listed_multiples;
 use super::numbers::{
     integer_bounds, integer_range, multiple_dfa, non_integer_dfa, real_range, restrict,
     signed_exponent_form, Bound,
@@ -307,6 +308,24 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     if c.multiples.is_empty() && !c.non_integer && !excluded {
         return Ok(base);
     }
+    constrained(c, &base).or_else(|fail| {
+        // a modulus past the automata's limit may still leave few values in range
+        let listed = listed_multiples(c).filter(|_| !c.multiples.is_empty());
+        let Some(values) = listed else {
+            return Err(fail);
+        };
+        let points = values
+            .iter()
+            .map(|v| real_range(Some(&(v.clone(), false)), Some(&(v.clone(), false))));
+        let too_many = |_| Fail::Limit("the multiples within these bounds are too many".into());
+        let points = Dfa::from_rx(&rx::alt(points.collect::<Vec<_>>())).map_err(too_many)?;
+        restrict(&base, &[points]).map_err(too_many)
+    })
+}
+
+/// `base` (the number texts within `c`'s bounds) restricted by automata to the
+/// multiples, excluded multiples, holes and integer-ness `c` asks.
+fn constrained(c: &NumCons, base: &Rx) -> Step<Rx> {
     let mut dfas = c
         .multiples
         .iter()
@@ -332,7 +351,7 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     if c.non_integer {
         dfas.push(non_integer_dfa());
     }
-    restrict(&base, &dfas).map_err(|_| {
+    restrict(base, &dfas).map_err(|_| {
         Fail::Limit("multipleOf with these bounds needs too many automaton states".into())
     })
 }
