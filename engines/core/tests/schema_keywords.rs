@@ -137,6 +137,25 @@ fn applicators() {
     // ... and where a complement cannot be built, `oneOf` is refused
     let both = r#"{"oneOf":[{"type":"array","uniqueItems":true,"maxItems":1},{"type":"array","minItems":1}]}"#;
     assert_eq!(refused(both).keyword(), Some("oneOf"));
+    // ... unless the branch only met what stands beside `oneOf`: outside the met
+    // branch, within the siblings' values, is outside the branch as written
+    let beside = r#"{"type":"object","properties":{"tags":{"type":"array","items":{"enum":["x","y"]},"uniqueItems":true},"a":{"type":"integer"},"b":{"type":"integer"}},"oneOf":[{"required":["a"]},{"required":["b"]}]}"#;
+    common::check_tree(
+        beside,
+        &[
+            r#"{"a":1}"#,
+            r#"{"b":1}"#,
+            r#"{"tags":["y","x"],"a":1}"#,
+            r#"{"tags":[],"b":1,"c":null}"#,
+        ],
+        &[
+            "{}",
+            r#"{"a":1,"b":2}"#,
+            r#"{"tags":["x","x"],"a":1}"#,
+            r#"{"tags":["x"],"a":1,"b":2}"#,
+            r#"{"tags":["x"]}"#,
+        ],
+    );
     check(r#"{"not":{"type":"string"}}"#, &["1", "null"], &["\"a\""]);
     check(r#"{"type":"integer","not":{"minimum":5}}"#, &["4"], &["5"]);
     let tagged = r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"integer"}},"required":["k"]},{"type":"object","properties":{"k":{"const":"b"}},"required":["k"]}]}"#;

@@ -67,8 +67,9 @@ fn disjoint(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<bool> {
     Ok(true)
 }
 
-/// The values of one compound type in exactly one branch.
-fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
+/// The values of one compound type in exactly one branch (`raw`: the branches before
+/// they met their siblings, see [`one_of`]).
+fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef], part: &str) -> Step<Shape> {
     let parts: Vec<Shape> = branches.iter().map(|b| project(b, part)).collect();
     let present: Vec<usize> = (0..parts.len()).filter(|&i| !parts[i].is_never()).collect();
     let wholes = present.iter().filter(|&&i| whole(&parts[i], part)).count();
@@ -94,7 +95,21 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], part: &str) -> Step<Shape> {
         None => Ok(present
             .iter()
             .fold(Shape::never(), |u, &i| u.union(&parts[i]))),
-        Some(why) => by_complements(ctx, &refs).map_err(|f| match f {
+        Some(why) => match by_complements(ctx, &refs) {
+            Err(f) => {
+                let raw_refs = present
+                    .iter()
+                    .map(|&i| ctx.shape(project(&raw[i], part)))
+                    .collect::<Step<Vec<_>>>()?;
+                if raw_refs == refs {
+                    Err(f)
+                } else {
+                    within_complements(ctx, &refs, &raw_refs).map_err(|_| f)
+                }
+            }
+            met => met,
+        }
+        .map_err(|f| match f {
             Fail::Unsupported {
                 keyword, reason, ..
             } => Fail::unsupported("oneOf", format!("{why}, and for {keyword}: {reason}")),
@@ -147,15 +162,20 @@ pub(super) fn within_complements(
     Ok(out)
 }
 
-/// The values valid against exactly one branch.
-pub fn one_of(ctx: &mut Ctx, branches: &[ShapeRef]) -> Step<ShapeRef> {
+/// The values valid against exactly one branch. `branches` have met the keywords
+/// beside `oneOf` (which can make them disjoint); `raw` are the same branches before
+/// that meet. Where a met branch has no complement (its siblings brought in a
+/// `uniqueItems`, say), the raw branch's complement serves as well: within the
+/// siblings' values, a value is outside the met branch exactly when it is outside the
+/// raw one.
+pub fn one_of(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef]) -> Step<ShapeRef> {
     let exactly_one =
         |f: &dyn Fn(&Shape) -> bool| branches.iter().filter(|b| b.is_any() || f(b)).count() == 1;
     let mut out = Shape::never();
     out.null = exactly_one(&|b| b.null);
     out.bools = [exactly_one(&|b| b.bools[0]), exactly_one(&|b| b.bools[1])];
     for part in PARTS {
-        let p = one_part(ctx, branches, part)?;
+        let p = one_part(ctx, branches, raw, part)?;
         out = out.union(&p);
     }
     ctx.shape(out)

@@ -55,12 +55,13 @@ impl Reader<'_> {
             let u = union(ctx, &branches, ptr)?;
             return intersect(ctx, &acc, &u).map_err(|f| fail_at(ptr, f));
         }
+        let raw = branches.clone();
         for b in branches.iter_mut() {
             *b = intersect(ctx, &acc, b).map_err(|f| fail_at(ptr, f))?;
         }
         let at = child(ptr, "oneOf");
         if !cut {
-            return one_of(ctx, &branches).map_err(|f| fail_at(&at, f));
+            return one_of(ctx, &branches, &raw).map_err(|f| fail_at(&at, f));
         }
         let (mut wide, shallow) = self.widened(ctx, v, ptr)?;
         if !siblings_cut {
