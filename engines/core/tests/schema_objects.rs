@@ -219,6 +219,37 @@ fn unique_items_over_enumerated_values() {
         e.keyword().is_none() && e.to_string().contains("15 distinct values"),
         "{e}"
     );
+    // the automata of one schema share a budget: five distinct arrays of 14 values
+    // exceed it, while one such array referenced from five places counts once
+    let array = |tag: &str| {
+        let values: Vec<String> = (0..14).map(|i| format!("\"{tag}{i}\"")).collect();
+        format!(
+            r#"{{"type":"array","items":{{"enum":[{}]}},"uniqueItems":true}}"#,
+            values.join(",")
+        )
+    };
+    let members = |f: &dyn Fn(usize) -> String| {
+        let m: Vec<String> = (0..5).map(|i| format!("\"p{i}\":{}", f(i))).collect();
+        m.join(",")
+    };
+    let distinct = format!(
+        r#"{{"type":"object","properties":{{{}}}}}"#,
+        members(&|i| array(&format!("t{i}_")))
+    );
+    let e = Tree::new(&distinct, &Dialect::default())
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("states in all"), "{e}");
+    let shared = format!(
+        r##"{{"type":"object","properties":{{{}}},"$defs":{{"u":{}}}}}"##,
+        members(&|_| r##"{"$ref":"#/$defs/u"}"##.to_string()),
+        array("v")
+    );
+    check_tree(
+        &shared,
+        &[r#"{"p0":["v1","v0"],"p4":["v0"]}"#],
+        &[r#"{"p3":["v1","v1"]}"#],
+    );
 }
 
 #[test]

@@ -101,6 +101,8 @@ pub struct Emitter<'c> {
     pub tok: Tokens,
     memo: HashMap<*const Shape, (ShapeRef, Rx)>,
     any: HashMap<u32, Rx>,
+    /// States of the `uniqueItems` automata built so far ([`super::unique`]).
+    pub unique_states: usize,
 }
 
 impl<'c> Emitter<'c> {
@@ -111,6 +113,7 @@ impl<'c> Emitter<'c> {
             tok,
             memo: HashMap::new(),
             any: HashMap::new(),
+            unique_states: 0,
         }
     }
 
