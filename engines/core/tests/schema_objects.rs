@@ -253,6 +253,34 @@ fn unique_items_over_enumerated_values() {
 }
 
 #[test]
+fn several_contains_are_counted_over_the_items() {
+    let three = r#"{"type":"array","allOf":[{"contains":{"const":1}},{"contains":{"const":2}},{"contains":{"const":3}}],"maxItems":4}"#;
+    check_tree(
+        three,
+        &["[1,2,3]", "[3,1,2]", "[3,2,1,4]", "[6,1,2,3]"],
+        &["[1,2]", "[1,1,2,2]", "[]", "[6,1,2,3,3]", "[1,2,4,5]"],
+    );
+    // `oneOf` over four arrays: each branch meets three complements, one `contains` each
+    let ring = r#"{"oneOf":[{"type":"array","items":{"enum":["a","b"]}},{"type":"array","items":{"enum":["b","c"]}},{"type":"array","items":{"enum":["c","d"]}},{"type":"array","items":{"enum":["d","a"]}}]}"#;
+    check_tree(
+        ring,
+        &[r#"["a","b"]"#, r#"["c","b"]"#, r#"["d","a","a"]"#],
+        &[
+            "[]",
+            r#"["a"]"#,
+            r#"["a","c"]"#,
+            r#"["b","b"]"#,
+            r#"["a","b","c"]"#,
+        ],
+    );
+    let seven: Vec<String> = (0..7)
+        .map(|i| format!(r#"{{"contains":{{"const":{i}}}}}"#))
+        .collect();
+    let seven = format!(r#"{{"type":"array","allOf":[{}]}}"#, seven.join(","));
+    assert_eq!(refused(&seven).keyword(), Some("contains"));
+}
+
+#[test]
 fn contains_one_matching_item() {
     check(
         r#"{"type":"array","items":{"type":"integer"},"contains":{"minimum":5}}"#,

@@ -40,6 +40,10 @@ pub fn counted_steps(
     }))
 }
 
+/// The most `contains` of one array: [`Emitter::counted_hits`] has a state per set of
+/// them, and each set's items are a meet of schemas.
+const MAX_CONTAINS: usize = 6;
+
 /// The most placements of a required item or key [`Emitter::some_of`] writes out.
 const MAX_SPLITS: u64 = 32;
 
@@ -214,35 +218,43 @@ impl<'c> Emitter<'c> {
         ])
     }
 
-    /// Arrays with at least one item meeting each `contains` schema (one or two), every
-    /// item meeting `items`: [`Emitter::some_of`] or [`Emitter::some_of_each`] with the
-    /// items meeting both as the hits. No prefix, no uniqueness, `minContains: 1`
-    /// without `maxContains`; the rest is refused.
+    /// Arrays with at least one item meeting each `contains` schema, every item meeting
+    /// `items`: for one or two, [`Emitter::some_of`] or [`Emitter::some_of_each`] with
+    /// the items meeting both as the hits; for up to [`MAX_CONTAINS`],
+    /// [`Emitter::counted_hits`] over the items meeting each set of them (a `oneOf` of
+    /// arrays meets each branch with the others' complements, one `contains` each). No
+    /// prefix, no uniqueness, `minContains: 1` without `maxContains`; the rest is
+    /// refused.
     fn containing(&mut self, a: &ArrCons) -> Step<Rx> {
-        let simple = a.contains.len() <= 2
+        let simple = a.contains.len() <= MAX_CONTAINS
             && a.contains.iter().all(|c| c.min == 1 && c.max.is_none())
             && a.prefix.is_empty()
             && a.unique.is_none();
         if !simple {
             return Err(Fail::unsupported(
                 "contains",
-                "only one or two `contains` over plain `items` are implemented",
+                format!("only up to {MAX_CONTAINS} `contains` over plain `items` are implemented"),
             ));
         }
         let item = self.value(&a.items)?;
+        let k = a.contains.len();
         let mut hits = Vec::new();
-        let mut all = a.items.clone();
-        for c in &a.contains {
-            let hit = intersect(self.ctx, &a.items, &c.shape)?;
-            all = intersect(self.ctx, &all, &c.shape)?;
-            hits.push(self.value(&hit)?);
+        for set in 1..1usize << k {
+            let mut meet = a.items.clone();
+            for (_, c) in a
+                .contains
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| set >> i & 1 == 1)
+            {
+                meet = intersect(self.ctx, &meet, &c.shape)?;
+            }
+            hits.push((set, self.value(&meet)?));
         }
-        let body = if let [hit] = hits.as_slice() {
-            self.some_of(&item, hit, a.min, a.max)?
-        } else {
-            let both = self.value(&all)?;
-            let (p, q) = (&hits[0], &hits[1]);
-            self.some_of_each(&item, p, q, &both, a.min, a.max)?
+        let body = match hits.as_slice() {
+            [(_, hit)] => self.some_of(&item, hit, a.min, a.max)?,
+            [(_, p), (_, q), (_, both)] => self.some_of_each(&item, p, q, both, a.min, a.max)?,
+            _ => self.counted_hits(&item, &hits, k, a.min, a.max)?,
         };
         if rx::is_never(&body) {
             return Ok(rx::never());
