@@ -277,3 +277,43 @@ def test_patterns_are_judged_as_ecma_262() -> None:
     assert (counts.false_rejections, counts.false_acceptances) == (0, 0), counts.failures
     assert counts.disputed == 1
     assert [f.kind for f in counts.failures] == [LABEL_DISPUTED]
+
+
+def test_our_converters_depth_bound_is_a_policy_not_a_bug() -> None:
+    """A value the schema leaves unconstrained nests at most `OURS_ANY_DEPTH` deep in our
+    converter's language: a valid instance refused for that alone is a policy failure of
+    every engine fed that language, and no other refusal is."""
+    from harness.diff.schema_policies import ANY_DEPTH
+    from harness.diff.service import declared_schema_policies
+
+    engine = _available("tokensdfa-lazy")
+    declared = declared_schema_policies(engine)
+    assert ANY_DEPTH in declared and ANY_DEPTH not in declared_schema_policies(_available(SUBJECT))
+    free = {"type": "object", "properties": {"meta": {}}}
+    deep = {"meta": [[[1]]]}
+
+    def check(compiled_from: dict, judged: dict, policies: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        compiled = engine.compile(engine.prepare(VOCAB), Spec.schema("t/depth", compiled_from))
+        return check_instances(
+            engine.name,
+            compiled,
+            judged,
+            "t",
+            VOCAB,
+            [deep],
+            [],
+            samples=0,
+            schema_policies=policies,
+        )
+
+    counts = check(free, free, declared)
+    assert (counts.false_rejections, counts.policy) == (0, 1), counts.failures
+    assert counts.failures[0].policy == ANY_DEPTH
+    assert check(free, free, ()).false_rejections == 1  # undeclared: a bug
+    # an engine that refuses what its language holds is not excused: the converter's
+    # language of the judged schema (arrays three deep, all constrained) accepts the
+    # instance at the default depth
+    narrow = {"type": "object", "properties": {"meta": {"items": {"items": {"maxItems": 0}}}}}
+    three = {"type": "object", "properties": {"meta": {"items": {"items": {"type": "array"}}}}}
+    counts = check(narrow, three, declared)
+    assert (counts.false_rejections, counts.policy) == (1, 0), counts.failures

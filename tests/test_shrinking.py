@@ -195,7 +195,10 @@ def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
     with_pattern = {"type": "string", "pattern": "^a", "maxLength": 1}
     assert valid(DECLARED, with_pattern, "ab", _is_valid) == "length-ignored-with-pattern"
     assert valid(DECLARED, with_pattern, "b", _is_valid) is None
-    engine = SimpleNamespace(policies=SimpleNamespace(json_schema=DECLARED))
+    engine = SimpleNamespace(
+        policies=SimpleNamespace(json_schema=DECLARED),
+        capabilities=SimpleNamespace(json_schema="native"),
+    )
     from harness.diff.service import declared_schema_policies
 
     assert declared_schema_policies(engine) == DECLARED  # type: ignore[arg-type]

@@ -35,6 +35,7 @@ import importlib.metadata
 import importlib.util
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,10 @@ OURS_DIALECT: dict[str, Any] = {
     "escapes": OURS_ESCAPES,
     "max_regex_bytes": OURS_MAX_REGEX_BYTES,
 }
+# How many arrays and objects deep a value the schema leaves unconstrained nests in ours's
+# language (the compiler's default): a declared bound of its dialect, which the differ
+# counts as policy where it alone refuses a valid instance (`deeper_language`).
+OURS_ANY_DEPTH = 2
 DISK_CACHE_MAX = 4 << 20
 MEMO_ENTRIES = 8
 CONVERT_TIMEOUT_S = 60.0
@@ -233,6 +238,36 @@ def in_dialect(
             max_recursion=max_recursion,
         )
     )
+
+
+def deeper_language(schema_text: str, any_depth: int) -> Callable[[str], bool] | None:
+    """Ours's language of `schema_text` with unconstrained values nesting up to
+    `any_depth` arrays and objects (`OURS_ANY_DEPTH` in the harness), as a test of whole texts:
+    the lazy index's tree (no regex text, so no text size limit) over one token per
+    byte, compiled in this process. None where the compiler refuses the schema at that
+    depth. A text that is not UTF-8 (a lone surrogate) is not in it."""
+    import tokensdfa
+
+    vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b""], 256, [256])
+    dialect = {**OURS_DIALECT, "any_depth": any_depth}
+    try:
+        index = tokensdfa.LazyIndex.from_schema(schema_text, vocab, dialect)
+    except (ValueError, MemoryError):
+        return None
+
+    def accepts(text: str) -> bool:
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            return False
+        state = index.initial_state
+        for byte in data:
+            state = index.next_state(state, byte)
+            if state is None:
+                return False
+        return bool(index.is_accepting(state))
+
+    return accepts
 
 
 def convert_schema(text: str, name: str | None = None) -> list[Any]:

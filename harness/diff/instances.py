@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.corpora import converter
 from harness.corpora.judge import is_valid, loads, validate
 from harness.corpora.paths import Layout, serialize
 from harness.diff import schema_policies
@@ -158,6 +159,8 @@ class InstanceChecker:
         self.matcher = compiled.matcher()
         self.counts = InstanceCounts(engine, spec_id, vocab.name)
         self.declared = declared  # the engine's JSON-schema policies
+        # our converter's language of the schema by depth of unconstrained values
+        self._deeper: dict[int, Any] = {}
 
     def _fail(self, kind: str, text: str, step: int | None, detail: str, policy: str | None = None):
         c = self.counts
@@ -192,6 +195,7 @@ class InstanceChecker:
                 is_valid,
                 text,
                 lambda t: self._accepts(t)[0],
+                lambda v, lay=layout: self._accepts_deeper(v, lay),
             )
             if policy is not None:
                 self.counts.policy += 1
@@ -200,6 +204,25 @@ class InstanceChecker:
             self.counts.false_rejections += 1
             self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}")
             return
+
+    def _accepts_deeper(self, value: Any, layout: Layout) -> bool:
+        """Whether the depth bound of our converter's dialect alone keeps `value` out:
+        its language refuses the text as the engine did (so the engine followed the
+        language it was given, which the mask diff checks state by state), and the same
+        language read with unconstrained values nesting as deep as `value` does holds
+        it. Only a value deeper than the bound can be refused for its depth. One compile
+        per depth and instance checker."""
+        depth = schema_policies.nesting(value)
+        if depth <= converter.OURS_ANY_DEPTH:
+            return False
+        text = serialize(value, layout)
+        base, deeper = (self._language(d) for d in (converter.OURS_ANY_DEPTH, depth))
+        return base is not None and deeper is not None and not base(text) and deeper(text)
+
+    def _language(self, depth: int) -> Any:
+        if depth not in self._deeper:
+            self._deeper[depth] = converter.deeper_language(json.dumps(self.schema), depth)
+        return self._deeper[depth]
 
     def _label_disputed(self, value: Any, text: str) -> bool:
         """Count and record a refused instance labelled valid that the judge finds

@@ -28,6 +28,14 @@ lm-format-enforcer and Formatron document more (their adapters' module docs):
   the same text with every such run outside strings cut to 12 is accepted.
 A false rejection that needs several of an engine's rewrites is explained by them all
 together (applied in the order above, the removal of undeclared keys first).
+
+Our converter's dialect has one bound of its own, which every engine fed its language
+declares while it is the converter in use (`harness.diff.service`):
+- `unconstrained-values-at-most-any-depth`: a value the schema leaves unconstrained nests
+  at most `converter.OURS_ANY_DEPTH` arrays and objects; explains a false rejection iff
+  the instance (after the engine's value rewrites, if it needs them) is refused by that
+  language too (the engine followed it) and accepted by the same language read with
+  values nesting as deep as the instance does (`converter.deeper_language`).
 Policy failures are counted apart from bugs (`InstanceCounts.policy`), beside what
 MaskBench would count (it counts them as errors).
 """
@@ -48,7 +56,8 @@ LENGTH = "length-ignored-with-pattern"
 KEY_ORDER = "keys-in-schema-order"
 ITEMS_CAP = "array-items-at-most-20"
 WHITESPACE_CAP = "whitespace-runs-at-most-12"
-KNOWN = (ADDITIONAL, ONEOF, LENGTH, KEY_ORDER, ITEMS_CAP, WHITESPACE_CAP)
+ANY_DEPTH = "unconstrained-values-at-most-any-depth"
+KNOWN = (ADDITIONAL, ONEOF, LENGTH, KEY_ORDER, ITEMS_CAP, WHITESPACE_CAP, ANY_DEPTH)
 MAX_ITEMS = MAX_JSON_ARRAY_LENGTH
 MAX_WHITESPACE_RUN = MAX_CONSECUTIVE_WHITESPACES
 
@@ -214,6 +223,15 @@ _VALUE_REWRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
 }
 
 
+def nesting(value: Any) -> int:
+    """How many arrays and objects deep `value` nests (a scalar 0, `[]` 1)."""
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
 def explain_rejection(
     declared: tuple[str, ...],
     schema: Any,
@@ -222,9 +240,12 @@ def explain_rejection(
     is_valid: Callable[[Any, Any], bool],
     text: str | None = None,
     accepts_text: Callable[[str], bool] | None = None,
+    accepts_deeper: Callable[[Any], bool] | None = None,
 ) -> str | None:
     """The policy (or several, joined by `+`) that explains the engine refusing valid
-    `value` (serialized as `text`, which `accepts_text` feeds it), or None."""
+    `value` (serialized as `text`, which `accepts_text` feeds it), or None.
+    `accepts_deeper` says whether the engine's language read with unconstrained values
+    nesting as deep as a value does accepts it (`ANY_DEPTH`)."""
     if WHITESPACE_CAP in declared and text is not None and accepts_text is not None:
         capped = whitespace_capped(text)
         if capped != text and accepts_text(capped):
@@ -232,17 +253,30 @@ def explain_rejection(
     mine = [name for name in _VALUE_REWRITES if name in declared]
     tries = [[name] for name in mine] + ([mine] if len(mine) > 1 else [])
     for names in tries:
-        try:
-            rewritten = value
-            for name in names:
-                rewritten = _VALUE_REWRITES[name](schema, rewritten, schema)
-        except re.error:
-            continue
-        if json.dumps(rewritten) == json.dumps(value):
+        rewritten = _rewritten(names, schema, value)
+        if rewritten is None or json.dumps(rewritten) == json.dumps(value):
             continue  # (key order counts: `==` on dicts ignores it)
         if is_valid(schema, rewritten) and accepts(rewritten):
             return "+".join(names)
+    if ANY_DEPTH in declared and accepts_deeper is not None:
+        for names in [[], *tries]:
+            rewritten = _rewritten(names, schema, value)
+            if rewritten is None or not is_valid(schema, rewritten):
+                continue
+            if accepts_deeper(rewritten):
+                return "+".join([*names, ANY_DEPTH])
     return None
+
+
+def _rewritten(names: list[str], schema: Any, value: Any) -> Any:
+    """`value` with the named value rewrites applied in order; None where one needs a
+    pattern Python's `re` cannot compile."""
+    try:
+        for name in names:
+            value = _VALUE_REWRITES[name](schema, value, schema)
+    except re.error:
+        return None
+    return value
 
 
 def explain_acceptance(

@@ -27,6 +27,7 @@ from typing import Any
 from harness import engines, vocab
 from harness.corpora import converter
 from harness.corpora.paths import POLICY_LAYOUTS
+from harness.diff import schema_policies
 from harness.diff.dialects import compared_in_dialect, dialect_lane
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import Disagreement, SpecDiff
@@ -324,8 +325,13 @@ def converter_subjects(
 
 
 def declared_schema_policies(engine: Engine) -> tuple[str, ...]:
-    """The JSON-schema policies `engine` declares (`Policies.json_schema`)."""
-    return engine.policies.json_schema
+    """The JSON-schema policies `engine` declares (`Policies.json_schema`), and where its
+    language is our converter's (a regex engine while ours is the converter in use), the
+    bound of that converter's dialect on unconstrained values (`ANY_DEPTH`)."""
+    declared = engine.policies.json_schema
+    if engine.capabilities.json_schema == "via-regex" and converter.current() == converter.OURS:
+        declared += (schema_policies.ANY_DEPTH,)
+    return declared
 
 
 def _compile_all(

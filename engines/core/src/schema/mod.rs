@@ -92,9 +92,9 @@ fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<rx::Rx, SchemaErro
     if x.has_graph() {
         return Err(SchemaError::limit(
             "",
-            "a string's pattern and length bound, or a number's multiples, make an automaton \
-             whose regex would be far too long (the lazy index's tree keeps it as an \
-             automaton)",
+            "a counted automaton (a string's pattern and length bound, a number's \
+             multiples, a member count, or `contains` or `uniqueItems` over items) whose \
+             regex would be far too long (the lazy index's tree keeps it as an automaton)",
         ));
     }
     if x.printed_len() > dialect.max_regex_len {
