@@ -164,19 +164,34 @@ fn arrays_positional_and_bounded() {
 
 #[test]
 fn unique_items_over_enumerated_values() {
-    // a state per set of values used: served by the tree, refused by the regex text
+    // a state per set of values used; a small walk's regex is written too, so the regex
+    // text and the tree must agree
     let letters = r#"{"type":"array","items":{"enum":["a","b","c"]},"uniqueItems":true}"#;
-    assert!(refused(letters).keyword().is_none(), "a limit of the text");
-    check_tree(
-        letters,
-        &["[]", r#"["a"]"#, r#"["b","a"]"#, r#"["c","a","b"]"#],
-        &[
-            r#"["a","a"]"#,
-            r#"["a","b","a"]"#,
-            r#"["a","b","c","a"]"#,
-            r#"["d"]"#,
-        ],
+    let good = ["[]", r#"["a"]"#, r#"["b","a"]"#, r#"["c","a","b"]"#];
+    let bad = [
+        r#"["a","a"]"#,
+        r#"["a","b","a"]"#,
+        r#"["a","b","c","a"]"#,
+        r#"["d"]"#,
+    ];
+    check(letters, &good, &bad);
+    check_tree(letters, &good, &bad);
+    let three = r#"{"type":"array","items":{"enum":["a","b","c","d"]},"uniqueItems":true,"minItems":2,"maxItems":3}"#;
+    let (good, bad) = (
+        [r#"["a","d"]"#, r#"["d","c","b"]"#],
+        ["[]", r#"["a"]"#, r#"["a","b","c","d"]"#, r#"["b","c","b"]"#],
     );
+    check(three, &good, &bad);
+    check_tree(three, &good, &bad);
+    // past 1,024 states the walk stays an automaton: served by the tree, refused by the
+    // regex text
+    let eleven: Vec<String> = (0..11).map(|i| format!("\"w{i}\"")).collect();
+    let eleven = format!(
+        r#"{{"type":"array","items":{{"enum":[{}]}},"uniqueItems":true}}"#,
+        eleven.join(",")
+    );
+    assert!(refused(&eleven).keyword().is_none(), "a limit of the text");
+    check_tree(&eleven, &[r#"["w10","w0"]"#], &[r#"["w3","w3"]"#]);
     // values compare as JSON values: the number 1 and the string "1" differ
     check_tree(
         r#"{"type":"array","items":{"enum":[1,"1",2]},"uniqueItems":true,"minItems":2}"#,

@@ -125,6 +125,14 @@ pub fn graph_rx(g: &rx::Graph) -> Rx {
     eliminate(edges, &accept, usize::MAX).expect("no bound on the paths")
 }
 
+/// The language of a graph with regex-labelled edges from state 0 (`edges[i]`: label
+/// and target), written out where its elimination composes at most
+/// [`MAX_ELIMINATED_PATHS`] paths: the regex a counted automaton built over values
+/// rather than characters carries ([`rx::Graph::text`]).
+pub fn written(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool]) -> Option<Rx> {
+    eliminate(edges, accept, MAX_ELIMINATED_PATHS)
+}
+
 /// The language of a graph with regex-labelled edges, from state 0; `None` once more than
 /// `max_paths` paths have been composed.
 fn eliminate(edges: Vec<Vec<(Rx, usize)>>, accept: &[bool], max_paths: usize) -> Option<Rx> {

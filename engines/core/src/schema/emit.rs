@@ -21,13 +21,15 @@ use super::shape::{ArrCons, Shape, ShapeRef, StrCons};
 use crate::counted::{finite, upper, Counted};
 
 /// A counted automaton over members or items (one a step) with `lo..=hi` steps,
-/// [`rx::Graph`]; a limit named `what` when a bound or its reach table is too large.
+/// [`rx::Graph`], carrying `text` where its regex was written; a limit named `what`
+/// when a bound or its reach table is too large.
 pub fn counted_steps(
     targets: Vec<Vec<u32>>,
     labels: Vec<Vec<Rx>>,
     accept: Vec<bool>,
     (lo, hi): (u64, Option<u64>),
     what: &str,
+    text: Option<Rx>,
 ) -> Step<Rx> {
     let lo = finite(lo).ok_or_else(|| Fail::Limit(format!("a count of {lo}")))?;
     let hi = upper(hi).ok_or_else(|| Fail::Limit(format!("a count of {hi:?}")))?;
@@ -36,7 +38,7 @@ pub fn counted_steps(
     Ok(rx::graph(rx::Graph {
         counted: Arc::new(counted),
         labels,
-        text: None,
+        text,
     }))
 }
 
@@ -367,7 +369,7 @@ impl<'c> Emitter<'c> {
         let mut accept = vec![false; full + 2];
         accept[1 + full] = true;
         let what = "a count of members with witnesses";
-        counted_steps(targets, labels, accept, (lo, hi), what)
+        counted_steps(targets, labels, accept, (lo, hi), what, None)
     }
 
     /// `(, x){lo,hi}`.

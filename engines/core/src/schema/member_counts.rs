@@ -71,7 +71,14 @@ impl Emitter<'_> {
         let mut accept: Vec<bool> = (0..undeclared).map(|q| optional_from[q / 2]).collect();
         accept.push(true);
         accept[0] = false; // the empty object is the container's own alternative
-        let body = counted_steps(targets, labels, accept, (lo.max(1), hi), "a member count")?;
+        let body = counted_steps(
+            targets,
+            labels,
+            accept,
+            (lo.max(1), hi),
+            "a member count",
+            None,
+        )?;
         let empty = lo == 0 && optional_from[0];
         let body = (!rx::is_never(&body)).then_some(body);
         Ok(self.tok.container("{", body, empty, "}"))

@@ -166,7 +166,7 @@ fn node(kind: Kind) -> Rx {
     let graphs = match &kind {
         Kind::Concat(v) | Kind::Alt(v) => v.iter().any(|x| x.graphs),
         Kind::Repeat(x, _, _) => x.graphs,
-        Kind::Graph(g) => g.text.is_none(),
+        Kind::Graph(g) => g.text.as_ref().is_none_or(|t| t.graphs),
         _ => false,
     };
     Rc::new(Node {

@@ -15,10 +15,15 @@
 //! value cannot be repeated under another spelling. Only `null`, booleans, enumerated
 //! strings and single numbers are enumerated; arrays and objects among the items are
 //! refused as before. The lazy index's tree serves the automaton; the regex text
-//! refuses it, as it does every graph without a written regex.
+//! prints its regex where a small walk's was written ([`written_walk`]: three of eight
+//! labels, say), so regex engines and the naive reference take those too, and refuses
+//! the rest, as it does every graph without a written regex.
 
 use super::context::{Fail, Step};
+use std::collections::HashMap;
+
 use super::decimal::Decimal;
+use super::eliminate::written;
 use super::emit::{counted_steps, Emitter};
 use super::rx::{self, Rx};
 use super::scalars::num_rx;
@@ -36,6 +41,11 @@ const MAX_UNIQUE_VALUES: usize = 14;
 /// took 2.9 s to a first mask and 1 GB), so their sum is bounded; one shared by
 /// `$ref` counts once.
 const MAX_UNIQUE_STATES: usize = 1 << 16;
+
+/// The most states of a walk whose regex is written ([`written_walk`]): state
+/// elimination picks each state to remove by a scan of those left, so its time grows
+/// with the square of the states.
+const MAX_WRITTEN_STATES: usize = 1024;
 
 /// A value, as uniqueness compares values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,8 +126,16 @@ impl Emitter<'_> {
         }
         let mut accept = vec![true; n];
         accept[0] = false;
-        let max = a.max.map(|m| m.min(k as u64));
-        let body = counted_steps(targets, labels, accept, (a.min, max), "uniqueItems")?;
+        let max = a.max.map_or(k as u64, |m| m.min(k as u64));
+        let text = written_walk(&targets, &labels, k, (a.min, max));
+        let body = counted_steps(
+            targets,
+            labels,
+            accept,
+            (a.min, Some(max)),
+            "uniqueItems",
+            text,
+        )?;
         Ok(self.tok.container("[", Some(body), a.min == 0, "]"))
     }
 
@@ -164,6 +182,50 @@ impl Emitter<'_> {
         }
         Ok(Some(out))
     }
+}
+
+/// The regex of the walk (`targets` and `labels` over the states of
+/// [`Emitter::unique_array`]), for the regex text and the engines that take one, where
+/// at most [`MAX_WRITTEN_STATES`] states are reached and their elimination stays within
+/// bounds. The walk is acyclic (each item adds a value), so a state's item count is
+/// the number of values in its set: the count bounds say which states accept and which
+/// go on.
+fn written_walk(
+    targets: &[Vec<u32>],
+    labels: &[Vec<Rx>],
+    k: usize,
+    (min, max): (u64, u64),
+) -> Option<Rx> {
+    let count = |s: usize| match s {
+        0 => 0,
+        s => u64::from(((s - 1) & ((1 << k) - 1)).count_ones()),
+    };
+    // the states reached, numbered in the order they are met
+    let mut ids = HashMap::from([(0usize, 0usize)]);
+    let mut order = vec![0usize];
+    let mut edges: Vec<Vec<(Rx, usize)>> = Vec::new();
+    while let Some(&s) = order.get(edges.len()) {
+        let mut out = Vec::new();
+        if count(s) < max {
+            for (&t, x) in targets[s].iter().zip(&labels[s]) {
+                let next = ids.len();
+                let id = *ids.entry(t as usize).or_insert(next);
+                if id == next {
+                    order.push(t as usize);
+                }
+                out.push((x.clone(), id));
+            }
+        }
+        edges.push(out);
+        if order.len() > MAX_WRITTEN_STATES {
+            return None;
+        }
+    }
+    let accept: Vec<bool> = order
+        .iter()
+        .map(|&s| s != 0 && (min.max(1)..=max).contains(&count(s)))
+        .collect();
+    written(edges, &accept)
 }
 
 /// The one number `c` admits, when its bounds are one inclusive point.
