@@ -327,6 +327,16 @@ fn schema_trees_match_naive_on_their_printed_regex() {
             deep.clone(),
             r#"{"type":"array","items":{"type":"string","pattern":"^[ab]*1[ab1]*$","minLength":3,"maxLength":70}}"#,
         ),
+        // uniqueItems over enumerated values: an automaton over the sets of values in the
+        // tree, its written regex in the text; values compare as JSON values (1 and 1.0)
+        (
+            Dialect::default(),
+            r#"{"type":"array","items":{"enum":["a","b",1,null,true]},"uniqueItems":true,"maxItems":4}"#,
+        ),
+        (
+            Dialect::default(),
+            r#"{"type":"object","properties":{"a":{"type":"array","prefixItems":[{"enum":[1,"b"]}],"items":{"enum":[1.0,"a","b"]},"uniqueItems":true,"minItems":2}}}"#,
+        ),
     ];
     for (dialect, schema) in cases {
         let printed = compile(schema, &dialect).unwrap();
