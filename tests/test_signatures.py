@@ -14,6 +14,7 @@ from harness.diff.minimize import tiny_vocabulary
 from harness.diff.signatures import (
     escapes_surrogate,
     leaves_match_last_byte,
+    raw_control_in_string,
     unfinished_character,
 )
 from harness.diff.triage import StateView, triage
@@ -164,6 +165,23 @@ def test_lone_surrogate_escape() -> None:
     # near misses: completing a pair, and an ordinary escape the reference refuses
     assert escapes_surrogate(b'"\\uD83D', b"\\uDE00") is False
     assert rule(view(string, tokens, b'"\\u', {2}, {2, 3})) == "unclassified"
+
+
+def test_raw_control_in_string() -> None:
+    """xgrammar's length-bounded strings: a raw control byte inside a string is the
+    signature; the same byte as whitespace between tokens, or after the string has
+    closed, is not."""
+    string = '\\{"t":"[^"\\\\\\x00-\\x1f]{0,3}"\\}'
+    tokens = [b"a", b"\x00", b"b\x1f", b"\n", b'"}']
+    raw = view(string, tokens, b'{"t":"', {1, 5}, {1, 2, 3, 4, 5})
+    assert rule(raw) == "raw-control-in-string"
+    assert raw_control_in_string(b'{"t":', b"\n") is False  # whitespace, outside
+    assert raw_control_in_string(b'{"t":"\\\\', b"\x00") is True  # after an escaped backslash
+    assert raw_control_in_string(b'{"t":"\\', b"\n") is True  # no escape reads a raw byte
+    assert raw_control_in_string(b'{"t":"a"', b"\x00") is False  # the string has closed
+    # near miss: one extra token is an ordinary character the reference refuses
+    near = view(string, [*tokens, b"\\q"], b'{"t":"', {1, 5}, {1, 2, 5, 6})
+    assert rule(near) == "unclassified"
 
 
 def test_dot_matches_newline() -> None:

@@ -33,6 +33,9 @@ and a near-miss case for each. The first signature that holds names the bug:
 - `lone-surrogate-escape` (JSON schemas): the engine only adds tokens, and each writes
   (part of) a `\\uXXXX` escape of a UTF-16 surrogate, D800-DFFF, which the reference
   allows only as a high-low pair: a lone one stands for no Unicode character.
+- `raw-control-in-string` (JSON schemas): the engine only adds tokens, and each puts a
+  raw control character (U+0000-U+001F, which a JSON string must escape) inside a
+  string: the text is no longer JSON (xgrammar 0.2.8 in a string with `maxLength`).
 """
 
 from __future__ import annotations
@@ -271,6 +274,29 @@ def _lone_surrogate_escape(view: StateView) -> str | None:
     )
 
 
+def raw_control_in_string(prefix: bytes, token: bytes) -> bool:
+    """Whether `token`, read after the JSON text `prefix`, puts a raw control character
+    (a byte below 0x20) inside a string, where JSON requires an escape (outside strings,
+    tab, newline and carriage return are whitespace)."""
+    in_string, escaped = False, False
+    for i, b in enumerate(prefix + token):
+        if in_string and b < 0x20 and i >= len(prefix):
+            return True
+        if escaped:
+            escaped = False
+        elif in_string and b == 0x5C:
+            escaped = True
+        elif b == 0x22:
+            in_string = not in_string
+    return False
+
+
+def _raw_control_in_string(view: StateView) -> str | None:
+    return _every_added(
+        view, raw_control_in_string, "puts a raw control character (U+0000-U+001F) in a string"
+    )
+
+
 BUG_SIGNATURES: dict[str, Signature] = {
     "special-allowed": _special_allowed,
     "eos-bit-mismatch": _eos_bit_mismatch,
@@ -283,4 +309,5 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "utf8-overapproximation": _utf8_overapproximation,
     "dot-matches-newline": _dot_matches_newline,
     "lone-surrogate-escape": _lone_surrogate_escape,
+    "raw-control-in-string": _raw_control_in_string,
 }
