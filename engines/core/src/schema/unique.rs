@@ -105,6 +105,35 @@ impl Emitter<'_> {
         if a.min > k as u64 {
             return Ok(rx::never());
         }
+        let (targets, labels) = self.walk(&at, &domain, p);
+        let n = targets.len();
+        let mut accept = vec![true; n];
+        accept[0] = false;
+        let max = a.max.map_or(k as u64, |m| m.min(k as u64));
+        let text = written_walk(&targets, &labels, k, (a.min, max));
+        let body = counted_steps(
+            targets,
+            labels,
+            accept,
+            (a.min, Some(max)),
+            "uniqueItems",
+            text,
+        )?;
+        Ok(self.tok.container("[", Some(body), a.min == 0, "]"))
+    }
+
+    /// The edges of the walk over `at[j]` (the values of the item at position `j`, the
+    /// last standing for every item past the prefix of `p`), by state: state 0 the
+    /// start, state `1 + j * 2^k + m` after items whose values make the set `m` of
+    /// `domain`, `j` of them read (clipped to `p`). An item after the first takes a
+    /// comma.
+    fn walk(
+        &self,
+        at: &[Vec<(Atom, Rx)>],
+        domain: &[Atom],
+        p: usize,
+    ) -> (Vec<Vec<u32>>, Vec<Vec<Rx>>) {
+        let k = domain.len();
         let bit = |atom: &Atom| 1usize << domain.iter().position(|d| d == atom).unwrap_or(0);
         let id = |j: usize, m: usize| 1 + (j << k) + m;
         let n = 1 + ((p + 1) << k);
@@ -124,19 +153,7 @@ impl Emitter<'_> {
                 }
             }
         }
-        let mut accept = vec![true; n];
-        accept[0] = false;
-        let max = a.max.map_or(k as u64, |m| m.min(k as u64));
-        let text = written_walk(&targets, &labels, k, (a.min, max));
-        let body = counted_steps(
-            targets,
-            labels,
-            accept,
-            (a.min, Some(max)),
-            "uniqueItems",
-            text,
-        )?;
-        Ok(self.tok.container("[", Some(body), a.min == 0, "]"))
+        (targets, labels)
     }
 
     /// Each value `s` admits, with its texts ([`Values`]).
