@@ -224,12 +224,16 @@ _VALUE_REWRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
 
 
 def nesting(value: Any) -> int:
-    """How many arrays and objects deep `value` nests (a scalar 0, `[]` 1)."""
-    if isinstance(value, dict):
-        return 1 + max(map(nesting, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(nesting, value), default=0)
-    return 0
+    """How many arrays and objects deep `value` nests (a scalar 0, `[]` 1); without
+    recursion, so an instance thousands of levels deep is measured too."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth + 1)
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def explain_rejection(
