@@ -100,6 +100,54 @@ fn unscaled(v: i128, q: usize) -> Decimal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Hundredths as a decimal.
+    fn cents(v: i64) -> Decimal {
+        Decimal::parse(&format!(
+            "{}{}.{:02}",
+            if v < 0 { "-" } else { "" },
+            v.abs() / 100,
+            v.abs() % 100
+        ))
+        .unwrap()
+    }
+
+    proptest! {
+        /// Against every hundredth between the bounds: moduli, excluded moduli and
+        /// holes in hundredths, both bounds open or closed, integers or not.
+        #[test]
+        fn listing_matches_every_hundredth(
+            lo in -3000i64..3000,
+            width in 0i64..3000,
+            (lo_open, hi_open) in (any::<bool>(), any::<bool>()),
+            multiples in prop::collection::vec(1i64..400, 1..3),
+            not_multiples in prop::collection::vec(1i64..400, 0..3),
+            holes in prop::collection::vec(-3000i64..6000, 0..3),
+            kind in 0u8..3,
+        ) {
+            let hi = lo + width;
+            let c = NumCons {
+                lo: Some((cents(lo), lo_open)),
+                hi: Some((cents(hi), hi_open)),
+                multiples: multiples.iter().map(|&m| cents(m)).collect(),
+                not_multiples: not_multiples.iter().map(|&m| cents(m)).collect(),
+                holes: holes.iter().map(|&h| cents(h)).collect(),
+                integer: kind == 1,
+                non_integer: kind == 2,
+            };
+            let want: Vec<Decimal> = (lo..=hi)
+                .filter(|&v| !(lo_open && v == lo || hi_open && v == hi))
+                .filter(|&v| multiples.iter().all(|m| v % m == 0))
+                .filter(|&v| not_multiples.iter().all(|m| v % m != 0))
+                .filter(|v| !holes.contains(v))
+                .filter(|&v| kind != 1 || v % 100 == 0)
+                .filter(|&v| kind != 2 || v % 100 != 0)
+                .map(cents)
+                .collect();
+            prop_assert_eq!(listed_multiples(&c), Some(want));
+        }
+    }
 
     fn d(s: &str) -> Decimal {
         Decimal::parse(s).unwrap()
