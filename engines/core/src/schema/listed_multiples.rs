@@ -23,6 +23,9 @@ const MAX_DIGITS: usize = 30;
 /// The values `c` admits, when it has a `multipleOf`, both bounds, and at most
 /// [`MAX_LISTED`] common multiples of its moduli between them; `None` otherwise.
 pub fn listed_multiples(c: &NumCons) -> Option<Vec<Decimal>> {
+    if c.multiples.is_empty() {
+        return None;
+    }
     let ((lo, lo_open), (hi, hi_open)) = (c.lo.as_ref()?, c.hi.as_ref()?);
     let all = [lo, hi]
         .into_iter()
@@ -219,5 +222,10 @@ mod tests {
             ..c("0", false, "1", false)
         };
         assert_eq!(listed(&open), None);
+        let no_modulus = NumCons {
+            multiples: vec![],
+            ..c("0", false, "1", false)
+        };
+        assert_eq!(listed(&no_modulus), None);
     }
 }

@@ -310,8 +310,7 @@ pub fn num_rx(ctx: &mut Ctx, c: &NumCons) -> Step<Rx> {
     }
     constrained(c, &base).or_else(|fail| {
         // a modulus past the automata's limit may still leave few values in range
-        let listed = listed_multiples(c).filter(|_| !c.multiples.is_empty());
-        let Some(values) = listed else {
+        let Some(values) = listed_multiples(c) else {
             return Err(fail);
         };
         let points = values
