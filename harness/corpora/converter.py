@@ -242,10 +242,10 @@ def in_dialect(
 
 def deeper_language(schema_text: str, any_depth: int) -> Callable[[str], bool] | None:
     """Ours's language of `schema_text` with unconstrained values nesting up to
-    `any_depth` arrays and objects (`OURS_ANY_DEPTH` in the harness), as a test of whole texts:
-    the lazy index's tree (no regex text, so no text size limit) over one token per
-    byte, compiled in this process. None where the compiler refuses the schema at that
-    depth. A text that is not UTF-8 (a lone surrogate) is not in it."""
+    `any_depth` arrays and objects (the harness converts with `OURS_ANY_DEPTH`), as a
+    test of whole texts: the lazy index's tree (no regex text, so no text size limit)
+    over one token per byte, compiled in this process. None where the compiler refuses
+    the schema at that depth. A text that is not UTF-8 (a lone surrogate) is not in it."""
     import tokensdfa
 
     vocab = tokensdfa.Vocabulary([bytes([b]) for b in range(256)] + [b""], 256, [256])

@@ -248,8 +248,8 @@ def explain_rejection(
 ) -> str | None:
     """The policy (or several, joined by `+`) that explains the engine refusing valid
     `value` (serialized as `text`, which `accepts_text` feeds it), or None.
-    `accepts_deeper` says whether the engine's language read with unconstrained values
-    nesting as deep as a value does accepts it (`ANY_DEPTH`)."""
+    `accepts_deeper` says whether the depth bound of our converter's dialect alone
+    keeps a value out of the engine's language (`ANY_DEPTH`)."""
     if WHITESPACE_CAP in declared and text is not None and accepts_text is not None:
         capped = whitespace_capped(text)
         if capped != text and accepts_text(capped):
