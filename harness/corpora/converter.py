@@ -61,17 +61,18 @@ OURS_ESCAPES = "required"
 # the size. Verdicts past DISK_CACHE_MAX stay off the disk cache (a multi-megabyte regex
 # is cheaper to rebuild than to store) and are memoized in the process instead.
 OURS_MAX_REGEX_BYTES = 64 << 20
+# How many arrays and objects deep a value the schema leaves unconstrained nests in ours's
+# language (the compiler's default): a declared bound of its dialect, which the differ
+# counts as policy where it alone refuses a valid instance (`deeper_language`).
+OURS_ANY_DEPTH = 2
 # Everything ours is asked, as `tokensdfa.schema_to_regex`'s keyword arguments (and
 # `tokensdfa.LazyIndex.from_schema`'s dialect).
 OURS_DIALECT: dict[str, Any] = {
     "whitespace": OURS_WHITESPACE,
     "escapes": OURS_ESCAPES,
     "max_regex_bytes": OURS_MAX_REGEX_BYTES,
+    "any_depth": OURS_ANY_DEPTH,
 }
-# How many arrays and objects deep a value the schema leaves unconstrained nests in ours's
-# language (the compiler's default): a declared bound of its dialect, which the differ
-# counts as policy where it alone refuses a valid instance (`deeper_language`).
-OURS_ANY_DEPTH = 2
 DISK_CACHE_MAX = 4 << 20
 MEMO_ENTRIES = 8
 CONVERT_TIMEOUT_S = 60.0
