@@ -107,11 +107,9 @@ class References:
         index = self._deeper[levels]
         if index is None:
             return None
-        state = index.initial_state
-        for token in ids:
-            state = index.next_state(state, token)
-            if state is None:
-                return None
+        state = reference.walk(index, ids)
+        if state is None:
+            return None
         allowed = frozenset(int(t) for t in index.allowed(state)) - {self.vocab.eos_id}
         return allowed, bool(index.is_accepting(state))
 

@@ -11,6 +11,7 @@ keeps TokensDFA exact and the byte DFA beside it), and the token-path checks.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from harness.engines.support import EAGER_REGEX_LIMIT
@@ -73,6 +74,17 @@ def for_spec(spec: Spec, vocab: Vocabulary) -> Any:
     from harness.corpora.converter import schema_to_regex
 
     return build(schema_to_regex(spec), native_vocabulary(vocab), NAME, spec.id)
+
+
+def walk(index: Any, ids: Iterable[int]) -> int | None:
+    """The state a tokensdfa index (naive, DFA or lazy) reaches from its start over
+    token `ids`, or None at the first one it refuses."""
+    state = index.initial_state
+    for token in ids:
+        state = index.next_state(state, token)
+        if state is None:
+            return None
+    return int(state)
 
 
 def _one_line(exc: BaseException) -> str:
