@@ -184,6 +184,15 @@ def test_raw_control_in_string() -> None:
     assert rule(near) == "unclassified"
 
 
+def test_every_signature_has_a_repro_sentence() -> None:
+    """A repro names its signature and says what it means (`repro.SIGNATURE_TEXT`); a
+    signature without a sentence printed its name twice."""
+    from harness.diff.repro import SIGNATURE_TEXT
+    from harness.diff.signatures import BUG_SIGNATURES
+
+    assert set(BUG_SIGNATURES) <= set(SIGNATURE_TEXT)
+
+
 def test_dot_matches_newline() -> None:
     tokens = [b"a", b"a\n", b"\n", b"ab"]
     dotall = tokensdfa.ByteDfa("(?s:a.b)")

@@ -49,6 +49,9 @@ SIGNATURE_TEXT = {
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",
     "lone-surrogate-escape": "every token it adds writes a \\u escape of a UTF-16 surrogate "
     "(D800-DFFF) outside a high-low pair: a JSON string that stands for no Unicode text",
+    "raw-control-in-string": "every token it adds puts a raw control character "
+    "(U+0000-U+001F) inside a JSON string, where JSON requires an escape: the text is no "
+    "longer JSON",
     "unclassified": "the difference matches no declared policy and no known bug shape",
 }
 
