@@ -179,3 +179,29 @@ def test_lazy_engine_compiles_schemas_itself_with_the_converters_language() -> N
         result = Differ(spec.id, regex, VOCAB, {engine.name: (engine, compiled)}, refs).run(PLAN)
         assert result.states[engine.name] > 5, spec.id
         assert result.disagreements == [], spec.id
+
+
+def test_xgrammar_schema_finding_repro_compiles_the_schema(tmp_path: Path) -> None:
+    """xgrammar 0.2.8 lets a raw control character into a length-bounded string
+    (`raw-control-in-string`): a bug of its JSON-schema compiler, whose repro must
+    compile SCHEMA as the harness does (it used to compile the lane's regex with
+    xgrammar's regex compiler instead, another engine path)."""
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    schema = {"type": "object", "properties": {"t": {"type": "string", "maxLength": 8}}}
+    spec = Spec.schema("test/xgrammar-length", json.dumps({**schema, "required": ["t"]}))
+    prepared = {engine.name: engine.prepare(VOCAB)}
+    outcome = dialect_part(spec, VOCAB, engine, prepared, PLAN, True, 60.0)
+    rules = {d.rule for d in outcome.diff.disagreements if d.verdict == "bug"}
+    assert "raw-control-in-string" in rules, rules
+    m = next(m for m in outcome.minimal.values() if m is not None)
+    assert m.schema == spec.text
+    found = repro.witnesses(m)
+    script = repro.script(m, found, "xgrammar schema finding", repro.explanation(m, found))
+    assert "compile_json_schema(SCHEMA" in script
+    path = tmp_path / "repro.py"
+    path.write_text(script)
+    reproduced, output = repro.run(path)
+    assert reproduced, output

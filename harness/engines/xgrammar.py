@@ -122,7 +122,15 @@ class XGrammarCompiled(Compiled):
 
 
 # The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
-MASK_REPRO = """
+# A finding on a schema (its dialect lane) compiles SCHEMA as the harness does, not the
+# regex that stands for its language.
+MASK_REPRO = (
+    (
+        "\n# the option the harness compiles schemas with\nANY_WHITESPACE = "
+        + repr(ANY_WHITESPACE)
+        + "\n"
+    )
+    + """
 def _matcher():
     import xgrammar as xgr
 
@@ -130,7 +138,11 @@ def _matcher():
     info = xgr.TokenizerInfo(
         encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
     )
-    compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_regex(REGEX)
+    compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
+    if SCHEMA is None:
+        compiled = compiler.compile_regex(REGEX)
+    else:
+        compiled = compiler.compile_json_schema(SCHEMA, any_whitespace=ANY_WHITESPACE)
     matcher = xgr.GrammarMatcher(compiled)
     for t in PREFIX:
         assert matcher.accept_token(t)
@@ -147,6 +159,7 @@ def engine_mask():
 def engine_advance(token):
     return bool(_matcher().accept_token(token))
 """
+)
 
 # The engine's part of an instance repro script (harness.diff.instance_repro).
 INSTANCE_REPRO = """
