@@ -126,7 +126,7 @@ class XGrammarCompiled(Compiled):
 # regex that stands for its language.
 MASK_REPRO = (
     (
-        "\n# the option the harness compiles schemas with\nANY_WHITESPACE = "
+        "\n# the whitespace option schemas are compiled with\nANY_WHITESPACE = "
         + repr(ANY_WHITESPACE)
         + "\n"
     )
