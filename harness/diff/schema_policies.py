@@ -256,17 +256,18 @@ def explain_rejection(
             return WHITESPACE_CAP
     mine = [name for name in _VALUE_REWRITES if name in declared]
     tries = [[name] for name in mine] + ([mine] if len(mine) > 1 else [])
+    # each rewrite once, kept where it is a valid instance (the value itself first)
+    valid: list[tuple[list[str], Any]] = [([], value)]
     for names in tries:
         rewritten = _rewritten(names, schema, value)
         if rewritten is None or json.dumps(rewritten) == json.dumps(value):
             continue  # (key order counts: `==` on dicts ignores it)
-        if is_valid(schema, rewritten) and accepts(rewritten):
-            return "+".join(names)
+        if is_valid(schema, rewritten):
+            if accepts(rewritten):
+                return "+".join(names)
+            valid.append((names, rewritten))
     if ANY_DEPTH in declared and accepts_deeper is not None:
-        for names in [[], *tries]:
-            rewritten = _rewritten(names, schema, value)
-            if rewritten is None or not is_valid(schema, rewritten):
-                continue
+        for names, rewritten in valid:
             if accepts_deeper(rewritten):
                 return "+".join([*names, ANY_DEPTH])
     return None
