@@ -40,6 +40,7 @@ and a near-miss case for each. The first signature that holds names the bug:
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -278,17 +279,30 @@ def raw_control_in_string(prefix: bytes, token: bytes) -> bool:
     """Whether `token`, read after the JSON text `prefix`, puts a raw control character
     (a byte below 0x20) inside a string, where JSON requires an escape (outside strings,
     tab, newline and carriage return are whitespace)."""
-    in_string, escaped = False, False
-    for i, b in enumerate(prefix + token):
-        if in_string and b < 0x20 and i >= len(prefix):
+    in_string, escaped = _string_state(prefix)
+    for b in token:
+        if in_string and b < 0x20:
             return True
-        if escaped:
-            escaped = False
-        elif in_string and b == 0x5C:
-            escaped = True
-        elif b == 0x22:
-            in_string = not in_string
+        in_string, escaped = _read_json_byte(b, in_string, escaped)
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _string_state(prefix: bytes) -> tuple[bool, bool]:
+    """(inside a string, after a backslash) at the end of JSON text `prefix`: read once
+    per state, not once per token tried there."""
+    in_string, escaped = False, False
+    for b in prefix:
+        in_string, escaped = _read_json_byte(b, in_string, escaped)
+    return in_string, escaped
+
+
+def _read_json_byte(b: int, in_string: bool, escaped: bool) -> tuple[bool, bool]:
+    if escaped:
+        return in_string, False
+    if in_string and b == 0x5C:
+        return True, True
+    return (not in_string if b == 0x22 else in_string), False
 
 
 def _raw_control_in_string(view: StateView) -> str | None:
