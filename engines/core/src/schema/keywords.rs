@@ -13,6 +13,8 @@
 //! pattern matches the key; a `required` key not in `properties` is declared after
 //! them with the value the key rules give it.
 
+use rustc_hash::FxHashSet as HashSet;
+
 use serde_json::{Map, Value};
 
 use super::context::Ctx;
@@ -354,19 +356,20 @@ fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> R
 pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef> {
     let mut s = Shape::never();
     let mut strings = Vec::new();
+    // Numbers already listed, so a long `enum` is deduplicated in linear time.
+    let mut numbers = HashSet::default();
     for v in values {
         match v {
             Value::Null => s.null = true,
             Value::Bool(b) => s.bools[*b as usize] = true,
             Value::Number(_) => {
                 let d = decimal(v, ptr)?;
-                let n = NumCons {
-                    lo: Some((d.clone(), false)),
-                    hi: Some((d, false)),
-                    ..NumCons::default()
-                };
-                if !s.numbers.contains(&n) {
-                    s.numbers.push(n);
+                if numbers.insert(d.clone()) {
+                    s.numbers.push(NumCons {
+                        lo: Some((d.clone(), false)),
+                        hi: Some((d, false)),
+                        ..NumCons::default()
+                    });
                 }
             }
             Value::String(x) => strings.push(x.clone()),

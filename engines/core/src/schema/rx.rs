@@ -18,8 +18,11 @@
 //! (the output), where they are the characters of the JSON text. `spell` maps the
 //! first to the second.
 
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
 
 use crate::counted::Counted;
 
@@ -242,22 +245,17 @@ fn push_concat(out: &mut Vec<Rx>, x: Rx) {
 }
 
 pub fn alt(parts: impl IntoIterator<Item = Rx>) -> Rx {
-    let mut out: Vec<Rx> = Vec::new();
-    let mut chars = CharSet::empty();
+    let mut out = Alternatives::default();
     let mut has_empty = false;
     for p in parts {
         match &p.kind {
             Kind::Never => {}
             Kind::Empty => has_empty = true,
-            Kind::Alt(v) => v
-                .iter()
-                .for_each(|x| push_alt(&mut out, &mut chars, x.clone())),
-            _ => push_alt(&mut out, &mut chars, p),
+            Kind::Alt(v) => v.iter().for_each(|x| out.push(x.clone())),
+            _ => out.push(p),
         }
     }
-    if !chars.is_empty() {
-        out.insert(0, single_or_set(chars));
-    }
+    let mut out = out.finish();
     let body = match out.len() {
         0 => return if has_empty { empty() } else { never() },
         1 => out.pop().unwrap(),
@@ -277,21 +275,116 @@ fn single_or_set(s: CharSet) -> Rx {
     }
 }
 
-fn push_alt(out: &mut Vec<Rx>, chars: &mut CharSet, x: Rx) {
-    match &x.kind {
-        Kind::Set(s) => *chars = chars.union(s),
-        Kind::Lit(s) if s.chars().count() == 1 => {
-            *chars = chars.union(&CharSet::single(s.chars().next().unwrap()))
-        }
-        _ => {
-            let small = x.len <= 256;
-            if !out
-                .iter()
-                .any(|y| Rc::ptr_eq(y, &x) || (small && y.len == x.len && **y == *x))
-            {
-                out.push(x)
+/// The alternatives of one [`alt`] call as they are gathered: single characters joined
+/// into one class, and each other alternative kept once. Only nodes printing at most
+/// 256 bytes are compared by structure (bounding the cost of comparing one); larger
+/// ones are deduplicated when they are the same shared node. Past [`SCAN_LIMIT`]
+/// alternatives, earlier ones are found through a hash of their structure
+/// ([`structure_hash`]) rather than a scan, so an alternation of many values (an
+/// `enum` of 200,000 numbers) costs linear time, not quadratic.
+#[derive(Default)]
+struct Alternatives {
+    out: Vec<Rx>,
+    chars: CharSet,
+    /// Built once `out` passes [`SCAN_LIMIT`]: addresses of the nodes in `out` (kept
+    /// alive there, so an address is never reused while recorded), and the indices
+    /// in `out` of the small nodes by structure hash.
+    index: Option<AltIndex>,
+}
+
+/// Addresses of the kept nodes, and indices of the small ones by structure hash.
+type AltIndex = (HashSet<*const Node>, HashMap<u64, Vec<usize>>);
+
+/// Below this many alternatives a scan is cheaper than hashing each new one.
+const SCAN_LIMIT: usize = 32;
+
+impl Alternatives {
+    fn push(&mut self, x: Rx) {
+        match &x.kind {
+            Kind::Set(s) => self.chars = self.chars.union(s),
+            Kind::Lit(s) if s.chars().count() == 1 => {
+                self.chars = self
+                    .chars
+                    .union(&CharSet::single(s.chars().next().unwrap()))
+            }
+            _ => {
+                if !self.is_new(&x) {
+                    return;
+                }
+                if self.out.len() == SCAN_LIMIT {
+                    self.index = Some(Default::default());
+                    for i in 0..self.out.len() {
+                        self.record(i);
+                    }
+                }
+                self.out.push(x);
+                if self.index.is_some() {
+                    self.record(self.out.len() - 1);
+                }
             }
         }
+    }
+
+    fn is_new(&self, x: &Rx) -> bool {
+        let small = x.len <= 256;
+        match &self.index {
+            None => !self
+                .out
+                .iter()
+                .any(|y| Rc::ptr_eq(y, x) || (small && y.len == x.len && **y == **x)),
+            Some((pointers, structures)) => {
+                if pointers.contains(&Rc::as_ptr(x)) {
+                    return false;
+                }
+                !small
+                    || structures
+                        .get(&hashed(x))
+                        .is_none_or(|same| !same.iter().any(|&i| *self.out[i] == **x))
+            }
+        }
+    }
+
+    fn record(&mut self, i: usize) {
+        let x = &self.out[i];
+        let (pointers, structures) = self.index.as_mut().unwrap();
+        pointers.insert(Rc::as_ptr(x));
+        if x.len <= 256 {
+            structures.entry(hashed(x)).or_default().push(i);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Rx> {
+        if !self.chars.is_empty() {
+            self.out.insert(0, single_or_set(self.chars));
+        }
+        self.out
+    }
+}
+
+fn hashed(x: &Node) -> u64 {
+    let mut h = FxHasher::default();
+    structure_hash(x, &mut h);
+    h.finish()
+}
+
+/// Hashes what [`Node`]'s equality compares: equal nodes hash alike. A graph hashes
+/// by its automaton's address, which its equality also requires to be shared.
+fn structure_hash(x: &Node, h: &mut FxHasher) {
+    std::mem::discriminant(&x.kind).hash(h);
+    x.len.hash(h);
+    match &x.kind {
+        Kind::Never | Kind::Empty => {}
+        Kind::Lit(s) => s.hash(h),
+        Kind::Set(s) => s.hash(h),
+        Kind::Concat(v) | Kind::Alt(v) => {
+            v.len().hash(h);
+            v.iter().for_each(|y| structure_hash(y, h));
+        }
+        Kind::Repeat(y, lo, hi) => {
+            (lo, hi).hash(h);
+            structure_hash(y, h);
+        }
+        Kind::Graph(g) => Arc::as_ptr(&g.counted).hash(h),
     }
 }
 
@@ -336,6 +429,38 @@ pub fn nullable(x: &Rx) -> bool {
 mod tests {
     use super::*;
     use crate::schema::testing::full_match;
+
+    /// Alternatives are kept once each, in first-seen order, whether a duplicate is
+    /// the same shared node or an equal one built apart, and on either side of the
+    /// point where the scan gives way to the structure index.
+    #[test]
+    fn alternatives_are_kept_once_in_order() {
+        let value = |i: usize| concat([lit(&format!("v{i}")), opt(lit(".0"))]);
+        let firsts: Vec<Rx> = (0..100).map(value).collect();
+        let mut parts = firsts.clone();
+        parts.extend(firsts.iter().rev().cloned());
+        parts.extend((0..100).map(value));
+        parts.push(set(CharSet::range('a' as u32, 'c' as u32)));
+        parts.push(lit("x"));
+        let joined = alt(parts);
+        let Kind::Alt(kept) = &joined.kind else {
+            panic!("{}", print(&joined))
+        };
+        assert_eq!(kept.len(), 101, "{}", print(&joined));
+        assert_eq!(print(&kept[0]), "[a-cx]");
+        for (i, k) in kept[1..].iter().enumerate() {
+            assert!(Rc::ptr_eq(k, &firsts[i]), "{i}: {}", print(k));
+        }
+        // below the scan limit the same holds
+        let few = alt([
+            value(1),
+            value(2),
+            value(1),
+            firsts[2].clone(),
+            firsts[2].clone(),
+        ]);
+        assert_eq!(print(&few), print(&alt([value(1), value(2)])));
+    }
 
     #[test]
     fn printed_length_is_cached_exactly() {
