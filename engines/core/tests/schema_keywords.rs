@@ -4,7 +4,7 @@
 #[path = "schema_common/mod.rs"]
 mod common;
 
-use common::{check, check_in, refused};
+use common::{check, check_in, check_tree, refused};
 use tokensdfa_core::schema::{compile, Dialect, SchemaError};
 
 #[test]
@@ -23,6 +23,44 @@ fn refs_and_recursion() {
     assert_eq!(
         refused(r#"{"$ref":"http://example.com/x.json"}"#).keyword(),
         Some("$ref")
+    );
+}
+
+/// A chain of distinct references nests without bound although the document is flat:
+/// reading stops at 512 nested subschemas with a limit naming where, rather than
+/// exhausting the stack (2,000 levels crashed the process), and a chain of 200
+/// properties (400 nested subschemas) still compiles to its exact language, on the 2
+/// MiB stack of a test thread.
+#[test]
+fn reference_chains_nest_within_a_bound() {
+    let chain = |n: usize| {
+        let defs: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r##""d{i}":{{"type":"object","properties":{{"x":{{"$ref":"#/$defs/d{}"}}}},"required":["x"],"additionalProperties":false}}"##,
+                    i + 1
+                )
+            })
+            .collect();
+        format!(
+            r##"{{"$defs":{{{},"d{n}":{{"type":"integer"}}}},"$ref":"#/$defs/d0"}}"##,
+            defs.join(",")
+        )
+    };
+    let deep = |n: usize, leaf: &str| format!("{}{leaf}{}", "{\"x\":".repeat(n), "}".repeat(n));
+    check_tree(
+        &chain(200),
+        &[&deep(200, "7")],
+        &[&deep(199, "7"), &deep(200, "\"7\"")],
+    );
+    let e = refused(&chain(2_000));
+    assert!(
+        matches!(&e, SchemaError::LimitExceeded { what, .. } if what.contains("nested more than 512 deep")),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(" at /$defs/d255/properties/x:"),
+        "{e}"
     );
 }
 

@@ -47,6 +47,14 @@ const REFUSED: [&str; 6] = [
     "$data",
 ];
 
+/// How deeply subschemas may nest once references are expanded. The JSON parser
+/// bounds how deeply the document itself nests, but a chain of references can nest
+/// without bound (`$defs/d0` holding `$defs/d1` as a property, and so on); every pass
+/// over the schema recurses once per level, so past this the compilation fails as a
+/// limit instead of exhausting the thread's stack (which crashed at 2,000 levels on an
+/// 8 MiB stack). MaskBench's deepest reading is well below it.
+pub const MAX_NESTING: usize = 512;
+
 /// `$schema` fragments of the drafts whose `$ref` ignores its siblings.
 const LEGACY: [&str; 4] = ["draft-03", "draft-04", "draft-06", "draft-07"];
 
@@ -72,6 +80,8 @@ pub struct Reader<'a> {
     /// The outermost stack position a cycle closed at, during the current expansion.
     cycle_floor: usize,
     negations: usize,
+    /// How many subschemas deep the one being read lies ([`MAX_NESTING`]).
+    nesting: usize,
 }
 
 /// The JSON pointer of `key` below `ptr`.
@@ -118,6 +128,7 @@ impl<'a> Reader<'a> {
             members: 0,
             cycle_floor: usize::MAX,
             negations: 0,
+            nesting: 0,
         }
     }
 
@@ -155,7 +166,18 @@ impl<'a> Reader<'a> {
         match v {
             Value::Bool(true) => Ok(ctx.any()),
             Value::Bool(false) => Ok(ctx.never()),
-            Value::Object(m) => self.read_object(ctx, m, ptr),
+            Value::Object(_) if self.nesting >= MAX_NESTING => Err(SchemaError::limit(
+                ptr,
+                format!(
+                    "subschemas nested more than {MAX_NESTING} deep once references are expanded"
+                ),
+            )),
+            Value::Object(m) => {
+                self.nesting += 1;
+                let r = self.read_object(ctx, m, ptr);
+                self.nesting -= 1;
+                r
+            }
             _ => Err(SchemaError::invalid(
                 ptr,
                 "a schema must be an object or a boolean",
