@@ -61,6 +61,33 @@ fn integer_bounds_are_exact_at_any_size() {
     );
 }
 
+/// Under draft-03 and draft-04 `exclusiveMinimum`/`exclusiveMaximum` are booleans that
+/// make `minimum`/`maximum` exclusive; later drafts refuse a boolean there (naming it)
+/// rather than guess, and draft-03's `type` may say `any`.
+#[test]
+fn draft_04_exclusive_bounds_are_booleans() {
+    let draft4 = |rest: &str| {
+        format!(r#"{{"$schema":"http://json-schema.org/draft-04/schema#","type":"number",{rest}}}"#)
+    };
+    check(
+        &draft4(r#""minimum":0,"exclusiveMinimum":true,"maximum":10,"exclusiveMaximum":true"#),
+        &["0.5", "9.99", "0.001"],
+        &["0", "10", "-0.0", "10.0"],
+    );
+    check(
+        &draft4(r#""minimum":0,"exclusiveMinimum":false,"exclusiveMaximum":true"#),
+        &["0", "12345"],
+        &["-1"],
+    );
+    let e = refused(r#"{"type":"number","minimum":0,"exclusiveMinimum":true}"#);
+    assert_eq!(e.keyword(), Some("exclusiveMinimum"), "{e}");
+    assert!(e.to_string().contains("draft-04"), "{e}");
+    let draft3 = r#"{"$schema":"http://json-schema.org/draft-03/schema#","type":["any"]}"#;
+    check(draft3, &["1", "\"a\"", "null", "[]"], &[]);
+    let union = r#"{"$schema":"http://json-schema.org/draft-03/schema#","type":["string",{"type":"integer"}]}"#;
+    assert_eq!(refused(union).keyword(), Some("type"));
+}
+
 #[test]
 fn multiple_of_small_steps() {
     check(

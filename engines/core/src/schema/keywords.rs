@@ -42,8 +42,11 @@ const NAMES: [&str; 7] = [
     "null", "boolean", "integer", "number", "string", "array", "object",
 ];
 
-fn types(v: Option<&Value>, ptr: &str) -> Res<Types> {
-    let bad = || SchemaError::invalid(&child(ptr, "type"), "must be a type name or a list of them");
+/// `draft3`: the document is draft-03, whose `type` may also say `any`, or list schemas
+/// beside type names (union types, refused).
+fn types(v: Option<&Value>, ptr: &str, draft3: bool) -> Res<Types> {
+    let at = child(ptr, "type");
+    let bad = || SchemaError::invalid(&at, "must be a type name or a list of them");
     let list: Vec<&Value> = match v {
         None => return Ok(Types([true; 7])),
         Some(Value::Array(a)) => a.iter().collect(),
@@ -51,11 +54,18 @@ fn types(v: Option<&Value>, ptr: &str) -> Res<Types> {
     };
     let mut t = Types::default();
     for name in list {
-        let i = NAMES
-            .iter()
-            .position(|n| Some(*n) == name.as_str())
-            .ok_or_else(bad)?;
-        t.0[i] = true;
+        match name.as_str() {
+            Some("any") if draft3 => t.0 = [true; 7],
+            Some(n) => t.0[NAMES.iter().position(|x| *x == n).ok_or_else(bad)?] = true,
+            None if draft3 && (name.is_object() || name.is_boolean()) => {
+                return Err(SchemaError::unsupported(
+                    "type",
+                    &at,
+                    "draft-03 union types (a schema in the list) are not implemented",
+                ))
+            }
+            None => return Err(bad()),
+        }
     }
     Ok(t)
 }
@@ -69,12 +79,13 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
             "this assertion is not implemented",
         ));
     }
-    let Types(t) = types(m.get("type"), ptr)?;
+    let Types(t) = types(m.get("type"), ptr, ctx.legacy_draft == 3)?;
     let mut s = Shape::never();
     s.null = t[0];
     s.bools = [t[1], t[1]];
     if t[2] || t[3] {
-        s.numbers = vec![number(m, ptr, t[2] && !t[3])?];
+        let boolean_exclusive = matches!(ctx.legacy_draft, 3 | 4);
+        s.numbers = vec![number(m, ptr, t[2] && !t[3], boolean_exclusive)?];
     }
     if t[4] {
         let assert = ctx.dialect.formats == Formats::Assert;
@@ -125,7 +136,17 @@ fn count(m: &Map<String, Value>, key: &str, ptr: &str) -> Res<Option<u64>> {
         .ok_or_else(|| SchemaError::unsupported(key, &p, "the count does not fit in 64 bits"))
 }
 
-fn number(m: &Map<String, Value>, ptr: &str, integer: bool) -> Res<NumCons> {
+/// The number assertions of `m`. `boolean_exclusive`: the document is draft-03 or -04,
+/// where `exclusiveMinimum`/`exclusiveMaximum` are booleans saying whether `minimum`/
+/// `maximum` is exclusive (as those drafts' validators read them). Under later drafts
+/// they are bounds of their own, and a boolean there is refused rather than guessed at:
+/// Python's `jsonschema` reads `true` as the bound 1.
+fn number(
+    m: &Map<String, Value>,
+    ptr: &str,
+    integer: bool,
+    boolean_exclusive: bool,
+) -> Res<NumCons> {
     let mut c = NumCons {
         integer,
         ..NumCons::default()
@@ -137,14 +158,28 @@ fn number(m: &Map<String, Value>, ptr: &str, integer: bool) -> Res<NumCons> {
         ("exclusiveMaximum", true, false),
     ] {
         let Some(v) = m.get(key) else { continue };
-        if v.is_boolean() {
-            return Err(SchemaError::unsupported(
-                key,
-                &child(ptr, key),
-                "the draft-04 boolean form is not implemented",
-            ));
-        }
-        let b = (decimal(v, &child(ptr, key))?, exclusive);
+        let at = child(ptr, key);
+        let exclusive = match v {
+            Value::Bool(_) if exclusive && boolean_exclusive => continue,
+            Value::Bool(_) if exclusive => {
+                return Err(SchemaError::unsupported(
+                    key,
+                    &at,
+                    "a boolean is the draft-04 form, which is read only where `$schema` names \
+                     draft-03 or draft-04",
+                ))
+            }
+            _ if boolean_exclusive => {
+                let flag = if low {
+                    "exclusiveMinimum"
+                } else {
+                    "exclusiveMaximum"
+                };
+                exclusive || m.get(flag).and_then(Value::as_bool).unwrap_or(false)
+            }
+            _ => exclusive,
+        };
+        let b = (decimal(v, &at)?, exclusive);
         let side = if low { &mut c.lo } else { &mut c.hi };
         *side = Some(tighter(side.take(), b, low));
     }
