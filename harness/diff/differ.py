@@ -44,7 +44,7 @@ from harness.diff.disagreement import Disagreement, SpecDiff
 from harness.diff.lanes import Lane, set_bit, token_facts
 from harness.diff.leftmost import LeftmostFirst
 from harness.diff.references import References
-from harness.diff.triage import StateView, Verdict, triage
+from harness.diff.triage import BUG, StateView, Verdict, triage
 from harness.engines import reference
 from harness.engines.base import Compiled, Engine, allowed_ids, is_allowed
 from harness.engines.support import tail_mask
@@ -300,7 +300,10 @@ class Differ:
             return  # this wrong answer at this state is on record already
         lane.recorded.add(answer)
         view = self._view(lane, ids, exact_state, accepting, engine_accepting)
-        self._record(lane, ids, view, triage(view), "mask")
+        verdict, history = triage(view), ()
+        if verdict.kind == BUG and lane.previous:
+            verdict, history = lane.stale(ids, engine_accepting, self.tail, verdict)
+        self._record(lane, ids, view, verdict, "mask", history)
 
     def _view(
         self, lane: Lane, ids: list[int], exact_state: int, accepting: bool, engine_acc: bool
@@ -383,6 +386,7 @@ class Differ:
             return
         lane.advance_policy(token)
         if took:
+            lane.walked.append(token)
             return
         if not lane.fresh and lane.fill_seconds <= REFILL_MAX_S * max(1, lane.steps):
             # a refused advance leaves the state as it was: its mask there decides
@@ -460,7 +464,13 @@ class Differ:
         )
 
     def _record(
-        self, lane: Lane, ids: list[int], view: StateView, verdict: Verdict, what: str
+        self,
+        lane: Lane,
+        ids: list[int],
+        view: StateView,
+        verdict: Verdict,
+        what: str,
+        history: tuple[int, ...] = (),
     ) -> None:
         ref_only = sorted(view.reference_only, key=lambda t: (len(self.vocab.tokens[t]), t))
         eng_only = sorted(view.engine_only, key=lambda t: (len(self.vocab.tokens[t]), t))
@@ -482,5 +492,6 @@ class Differ:
                 agrees_with_tokensdfa=view.actual == self._ids(self.exact_mask),
                 what=what,
                 eos_bit_actual=view.eos_bit_actual,
+                history=history,
             )
         )

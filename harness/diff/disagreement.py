@@ -32,6 +32,9 @@ class Disagreement:
     what: str = "mask"  # "mask", or "advance" when the engine refused a token it allowed
     # the EOS bit of the engine's mask (None: not recorded, as in runs stored before it)
     eos_bit_actual: bool | None = None
+    # for `stale-after-reset`: the tokens the engine's matcher walked before it was reset
+    # and walked `prefix_ids` (a fresh matcher gives the reference's answer there)
+    history: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Lossless, for the store and the worker's reply; the regex is left out (the
@@ -45,8 +48,9 @@ class Disagreement:
     def from_json(data: dict[str, Any], regex: str) -> Disagreement:
         fields = dict(data)
         fields["prefix"] = bytes.fromhex(fields["prefix"])
-        for key in ("prefix_ids", "reference_only", "engine_only"):
-            fields[key] = tuple(fields[key])
+        for key in ("prefix_ids", "reference_only", "engine_only", "history"):
+            if key in fields:
+                fields[key] = tuple(fields[key])
         return Disagreement(regex=regex, **fields)
 
     def example(self, tokens: Sequence[bytes]) -> dict[str, Any]:
@@ -76,6 +80,10 @@ class Disagreement:
             "agrees_with_tokensdfa": self.agrees_with_tokensdfa,
             "what": self.what,
             "eos_bit_actual": self.eos_bit_actual,
+            # the walk before the reset (`stale-after-reset`): walk it, fill the mask,
+            # reset, walk prefix_ids
+            "history_ids": list(self.history),
+            "history_text": _text(b"".join(tokens[i] for i in self.history)),
         }
 
 

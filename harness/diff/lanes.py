@@ -4,14 +4,20 @@ recorded), and the per-token facts random walks lean on (`token_facts`)."""
 
 from __future__ import annotations
 
+import time
 import weakref
 from typing import Any
 
 import numpy as np
 
 from harness.diff.references import References, policies_needing_reference
+from harness.diff.triage import BUG, Verdict
 from harness.engines.base import Compiled, Engine, Matcher
+from harness.errors import EngineError, TokensieveError
 from harness.vocab import Vocabulary
+
+# The signature of a wrong answer that depends on the matcher's history (`Lane.stale`).
+STALE_AFTER_RESET = "stale-after-reset"
 
 _token_facts: weakref.WeakKeyDictionary[Vocabulary, tuple[np.ndarray, np.ndarray]] = (
     weakref.WeakKeyDictionary()
@@ -44,7 +50,12 @@ class Lane:
     def __init__(self, engine: Engine, compiled: Compiled, refs: References) -> None:
         self.engine = engine
         self.version = engine.version()
+        self.compiled = compiled
         self.matcher: Matcher = compiled.matcher()
+        # the tokens this matcher took in the current walk, and in the walk before its
+        # last reset: a wrong mask a fresh matcher does not give came from that history
+        self.walked: list[int] = []
+        self.previous: tuple[int, ...] = ()
         self.mask = np.zeros(refs.vocab.mask_words, dtype=np.int32)
         self.policies = {
             name: refs.policy_index(name, engine) for name in policies_needing_reference(engine)
@@ -60,12 +71,70 @@ class Lane:
 
     def reset(self) -> None:
         self.matcher.reset()
+        self.previous, self.walked = tuple(self.walked), []
         self.live = True
         self.fresh = False
         self.policy_states = {
             name: (index.initial_state if index is not None else None)
             for name, index in self.policies.items()
         }
+
+    def fresh_answer(
+        self, ids: list[int], history: tuple[int, ...], tail: Any
+    ) -> tuple[np.ndarray, bool] | None:
+        """The mask and accepting status a new matcher gives after `ids`, having first
+        walked `history`, filled its mask there and been reset (no history: straight
+        from the start); None when it refuses a token or fails on the way."""
+        mask = np.zeros_like(self.mask)
+        try:
+            matcher = self.compiled.matcher()
+            if history:
+                if not all(matcher.advance(t) for t in history):
+                    return None
+                matcher.fill_mask(mask)
+                matcher.reset()
+                mask.fill(0)
+            if not all(matcher.advance(t) for t in ids):
+                return None
+            matcher.fill_mask(mask)
+            accepting = bool(matcher.is_accepting())
+        except (EngineError, TokensieveError):
+            return None
+        if tail is not None:
+            mask[-1] &= tail
+        return mask, accepting
+
+    def stale(
+        self,
+        ids: list[int],
+        engine_accepting: bool,
+        tail: Any,
+        verdict: Verdict,
+    ) -> tuple[Verdict, tuple[int, ...]]:
+        """`stale-after-reset` for a bug (`verdict`, on the answer in `mask` and
+        `engine_accepting` after `ids`) that a new matcher walking the same tokens does
+        not repeat: the same tokens get two answers, and the reused matcher's came from
+        what it did before its last reset (llguidance 1.9.1 keeps the mask of the
+        previous walk's last state). Whether the new matcher's answer is right (it may
+        differ from the reference by a policy, or by another bug) is the next walk's
+        question, asked of the same state again. With it, the previous walk as history
+        when replaying that walk before a reset brings the wrong answer back. The time
+        spent counts against the engine's mask budget."""
+        started = time.perf_counter()
+        wrong = (self.mask.copy(), engine_accepting)
+        fresh = self.fresh_answer(ids, (), tail)
+        if fresh is None or (fresh[1] == wrong[1] and np.array_equal(fresh[0], wrong[0])):
+            self.fill_seconds += time.perf_counter() - started
+            return verdict, ()
+        replay = self.fresh_answer(ids, self.previous, tail)
+        self.fill_seconds += time.perf_counter() - started
+        back = replay is not None and replay[1] == wrong[1] and np.array_equal(replay[0], wrong[0])
+        why = (
+            "a new matcher walking the same tokens answers otherwise; this one "
+            f"was reset after a walk of {len(self.previous)} tokens, and replaying that walk "
+            + ("before the reset brings the wrong answer back" if back else "alone does not")
+        )
+        return Verdict(BUG, STALE_AFTER_RESET, why), (self.previous if back else ())
 
     def key(self, ref_state: int) -> tuple[Any, ...]:
         return (ref_state, *self.policy_states.values())

@@ -76,6 +76,9 @@ class Minimal:
     # the JSON schema the engine compiled, when `regex` is that schema's language in the
     # engine's dialect (`harness.diff.dialects`); "" when the engine compiled `regex`
     schema: str = ""
+    # walked, its mask filled, and the matcher reset before `prefix_ids`
+    # (`stale-after-reset`, `harness.diff.stale`); () for a fresh matcher
+    history: tuple[int, ...] = ()
 
     @property
     def prefix(self) -> bytes:
@@ -90,7 +93,7 @@ class Minimal:
     def from_json(data: dict[str, Any]) -> Minimal:
         fields = dict(data)
         fields["tokens"] = tuple(bytes.fromhex(t) for t in fields["tokens"])
-        for key in ("prefix_ids", "expected", "actual", "special", "next_expected"):
+        for key in ("prefix_ids", "expected", "actual", "special", "next_expected", "history"):
             if key in fields:
                 fields[key] = tuple(fields[key])
         return Minimal(**fields)

@@ -52,6 +52,8 @@ SIGNATURE_TEXT = {
     "raw-control-in-string": "every token it adds puts a raw control character "
     "(U+0000-U+001F) inside a JSON string, where JSON requires an escape: the text is no "
     "longer JSON",
+    "stale-after-reset": "a new matcher walking the same tokens answers otherwise: the "
+    "engine's matcher, reset after an earlier walk, answers from what that walk left",
     "unclassified": "the difference matches no declared policy and no known bug shape",
 }
 
@@ -132,9 +134,15 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
         if m.schema
         else f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
     )
+    history = (
+        f"after walking {_show(b''.join(m.tokens[i] for i in m.history))}, filling the mask "
+        "and resetting the matcher, then "
+        if m.history
+        else ""
+    )
     parts = [
         f"{m.engine} {m.version} on {subject} with a {len(m.tokens)}-token vocabulary, "
-        f"after the prefix {_show(m.prefix)}:"
+        f"{history}after the prefix {_show(m.prefix)}:"
     ]
     if m.what == "advance":
         t = missing[0] if missing else m.expected[0]
@@ -284,6 +292,9 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         "EOS = 0\n"
         "# special ids, EOS included: never text\n"
         f"SPECIAL = {literal([0, *m.special])}\n"
+        "# walked, its mask filled, and the matcher reset before PREFIX (a bug that\n"
+        "# shows only on a reused matcher: stale-after-reset); [] for a fresh matcher\n"
+        f"HISTORY = {literal(list(m.history))}\n"
         f"{comment(_show(m.prefix))}\n"
         f"PREFIX = {literal(list(m.prefix_ids))}\n"
         "# allowed after PREFIX when a token is allowed iff some string completes\n"

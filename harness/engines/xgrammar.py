@@ -144,6 +144,12 @@ def _matcher():
     else:
         compiled = compiler.compile_json_schema(SCHEMA, any_whitespace=ANY_WHITESPACE)
     matcher = xgr.GrammarMatcher(compiled)
+    if HISTORY:
+        # the walk before the reset the bug needs
+        for t in HISTORY:
+            assert matcher.accept_token(t)
+        matcher.fill_next_token_bitmask(np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32))
+        matcher.reset()
     for t in PREFIX:
         assert matcher.accept_token(t)
     return matcher
