@@ -17,6 +17,7 @@ import pytest
 from harness import engines
 from harness.diff import repro
 from harness.diff.differ import WalkPlan
+from harness.diff.history import FILL
 from harness.diff.lanes import STALE_AFTER_RESET
 from harness.diff.minimize import tiny_vocabulary
 from harness.diff.service import dialect_part
@@ -26,7 +27,6 @@ pytest.importorskip("tokensdfa")
 
 TOKENS = [b"[", b'["', b'{"', b'",', b'":']
 VOCAB = tiny_vocabulary(TOKENS)
-HISTORY = (1, 2)  # [ ["
 PREFIX = (1, 3)  # [ {"
 
 
@@ -38,7 +38,7 @@ def _run(engine_name: str, tmp_path: Path) -> tuple[list, list]:
     # the paths in this order, each state compared once (so the second path fills no
     # mask before its last state, as the cover walks do); no other walks between
     plan = WalkPlan(
-        paths=(HISTORY, PREFIX),
+        paths=((1, 2), PREFIX),
         cover_states=0,
         random_walks=0,
         full_cover_limit=0,
@@ -56,14 +56,16 @@ def test_a_reused_matchers_stale_answer_is_a_finding_that_replays(tmp_path: Path
     stale = [d for d in bugs if d.rule == STALE_AFTER_RESET]
     assert stale, [(d.prefix, d.rule, d.why) for d in bugs]
     d = stale[0]
-    assert d.prefix_ids == PREFIX and d.history == HISTORY, (d.prefix_ids, d.history)
-    assert "replaying that walk before the reset brings the wrong answer back" in d.why
+    # the first walk, a mask at each state it reached (then the reset before the second)
+    history = (FILL, 1, FILL, 2, FILL)
+    assert d.prefix_ids == PREFIX and d.history == history, (d.prefix_ids, d.history)
+    assert "replaying the 1 walk before the reset brings the wrong answer back" in d.why
     assert not [b for b in bugs if b.rule != STALE_AFTER_RESET]  # nothing else is wrong
     m = next(m for m in minimal if m.rule == STALE_AFTER_RESET)
     assert m.history and len(m.tokens) <= len(TOKENS) + 1
     found = repro.witnesses(m)
     text = repro.explanation(m, found)
-    assert "resetting the matcher" in text, text
+    assert "and a reset of the matcher, then after the prefix" in text, text
     path = tmp_path / "stale.py"
     path.write_text(repro.script(m, found, "llguidance stale after reset", text))
     reproduced, output = repro.run(path)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from harness.diff.disagreement import Disagreement, SpecDiff
+from harness.diff.history import FILL, RESET
 from harness.diff.lanes import Lane, set_bit, token_facts
 from harness.diff.leftmost import LeftmostFirst
 from harness.diff.references import References
@@ -263,6 +264,7 @@ class Differ:
             lane.mask.fill(0)
             started = time.perf_counter()
             lane.matcher.fill_mask(lane.mask)
+            lane.note(FILL)
             lane.fill_seconds += time.perf_counter() - started
             accepting = bool(lane.matcher.is_accepting())
         except (EngineError, TokensieveError) as exc:
@@ -301,7 +303,7 @@ class Differ:
         lane.recorded.add(answer)
         view = self._view(lane, ids, exact_state, accepting, engine_accepting)
         verdict, history = triage(view), ()
-        if verdict.kind == BUG and lane.previous:
+        if verdict.kind == BUG and lane.log.count(RESET) > 1:
             verdict, history = lane.stale(ids, engine_accepting, self.tail, verdict)
         self._record(lane, ids, view, verdict, "mask", history)
 
@@ -386,7 +388,7 @@ class Differ:
             return
         lane.advance_policy(token)
         if took:
-            lane.walked.append(token)
+            lane.note(token)
             return
         if not lane.fresh and lane.fill_seconds <= REFILL_MAX_S * max(1, lane.steps):
             # a refused advance leaves the state as it was: its mask there decides

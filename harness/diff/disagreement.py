@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from harness.diff.history import describe
+
 
 @dataclass
 class Disagreement:
@@ -32,8 +34,9 @@ class Disagreement:
     what: str = "mask"  # "mask", or "advance" when the engine refused a token it allowed
     # the EOS bit of the engine's mask (None: not recorded, as in runs stored before it)
     eos_bit_actual: bool | None = None
-    # for `stale-after-reset`: the tokens the engine's matcher walked before it was reset
-    # and walked `prefix_ids` (a fresh matcher gives the reference's answer there)
+    # for `stale-after-reset`: what the engine's matcher did before it was reset and
+    # walked `prefix_ids` (`harness.diff.history`), which a new matcher replays to give
+    # the same wrong answer
     history: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -80,10 +83,10 @@ class Disagreement:
             "agrees_with_tokensdfa": self.agrees_with_tokensdfa,
             "what": self.what,
             "eos_bit_actual": self.eos_bit_actual,
-            # the walk before the reset (`stale-after-reset`): walk it, fill the mask,
-            # reset, walk prefix_ids
-            "history_ids": list(self.history),
-            "history_text": _text(b"".join(tokens[i] for i in self.history)),
+            # what the matcher did before its reset (`stale-after-reset`,
+            # `harness.diff.history`): replay it, reset, walk prefix_ids
+            "history": list(self.history),
+            "history_text": describe(self.history, tokens),
         }
 
 

@@ -10,14 +10,16 @@ from typing import Any
 
 import numpy as np
 
+from harness.diff.history import RESET, answer_after, walks
 from harness.diff.references import References, policies_needing_reference
 from harness.diff.triage import BUG, Verdict
 from harness.engines.base import Compiled, Engine, Matcher
-from harness.errors import EngineError, TokensieveError
 from harness.vocab import Vocabulary
 
 # The signature of a wrong answer that depends on the matcher's history (`Lane.stale`).
 STALE_AFTER_RESET = "stale-after-reset"
+# Entries of a matcher's history kept (`Lane.note`).
+MAX_LOG = 20_000
 
 _token_facts: weakref.WeakKeyDictionary[Vocabulary, tuple[np.ndarray, np.ndarray]] = (
     weakref.WeakKeyDictionary()
@@ -52,10 +54,9 @@ class Lane:
         self.version = engine.version()
         self.compiled = compiled
         self.matcher: Matcher = compiled.matcher()
-        # the tokens this matcher took in the current walk, and in the walk before its
-        # last reset: a wrong mask a fresh matcher does not give came from that history
-        self.walked: list[int] = []
-        self.previous: tuple[int, ...] = ()
+        # what the matcher did since it was made (`harness.diff.history`): a wrong mask
+        # that a new matcher does not give came from there
+        self.log: list[int] = []
         self.mask = np.zeros(refs.vocab.mask_words, dtype=np.int32)
         self.policies = {
             name: refs.policy_index(name, engine) for name in policies_needing_reference(engine)
@@ -71,7 +72,7 @@ class Lane:
 
     def reset(self) -> None:
         self.matcher.reset()
-        self.previous, self.walked = tuple(self.walked), []
+        self.note(RESET)
         self.live = True
         self.fresh = False
         self.policy_states = {
@@ -79,30 +80,16 @@ class Lane:
             for name, index in self.policies.items()
         }
 
-    def fresh_answer(
-        self, ids: list[int], history: tuple[int, ...], tail: Any
-    ) -> tuple[np.ndarray, bool] | None:
-        """The mask and accepting status a new matcher gives after `ids`, having first
-        walked `history`, filled its mask there and been reset (no history: straight
-        from the start); None when it refuses a token or fails on the way."""
-        mask = np.zeros_like(self.mask)
-        try:
-            matcher = self.compiled.matcher()
-            if history:
-                if not all(matcher.advance(t) for t in history):
-                    return None
-                matcher.fill_mask(mask)
-                matcher.reset()
-                mask.fill(0)
-            if not all(matcher.advance(t) for t in ids):
-                return None
-            matcher.fill_mask(mask)
-            accepting = bool(matcher.is_accepting())
-        except (EngineError, TokensieveError):
-            return None
-        if tail is not None:
-            mask[-1] &= tail
-        return mask, accepting
+    def note(self, op: int) -> None:
+        """Record what the matcher did (`harness.diff.history`), keeping at most
+        `MAX_LOG` entries: past it the oldest walks are dropped (the log then starts at a
+        reset, and replaying it checks whether what is kept suffices)."""
+        self.log.append(op)
+        if len(self.log) > MAX_LOG:
+            cut = len(self.log) - MAX_LOG
+            while cut < len(self.log) and self.log[cut] != RESET:
+                cut += 1
+            del self.log[:cut]
 
     def stale(
         self,
@@ -114,27 +101,43 @@ class Lane:
         """`stale-after-reset` for a bug (`verdict`, on the answer in `mask` and
         `engine_accepting` after `ids`) that a new matcher walking the same tokens does
         not repeat: the same tokens get two answers, and the reused matcher's came from
-        what it did before its last reset (llguidance 1.9.1 keeps the mask of the
-        previous walk's last state). Whether the new matcher's answer is right (it may
-        differ from the reference by a policy, or by another bug) is the next walk's
-        question, asked of the same state again. With it, the previous walk as history
-        when replaying that walk before a reset brings the wrong answer back. The time
-        spent counts against the engine's mask budget."""
+        what it did before its last reset (llguidance 1.9.1 keeps the mask of an earlier
+        walk). Whether the new matcher's answer is right (it may differ from the
+        reference by a policy, or by another bug) is asked of the same state on the next
+        walk that reaches it. With it, the history that brings the wrong answer back on
+        a new matcher: the walk before the reset alone, else the whole log before it.
+        The time spent counts against the engine's mask budget."""
         started = time.perf_counter()
+        words = self.mask.shape[0]
         wrong = (self.mask.copy(), engine_accepting)
-        fresh = self.fresh_answer(ids, (), tail)
-        if fresh is None or (fresh[1] == wrong[1] and np.array_equal(fresh[0], wrong[0])):
+
+        def same(answer: tuple[np.ndarray, bool] | None) -> bool:
+            if answer is None:
+                return False
+            if tail is not None:
+                answer[0][-1] &= tail
+            return answer[1] == wrong[1] and np.array_equal(answer[0], wrong[0])
+
+        fresh = answer_after(self.compiled, (), ids, words)
+        if fresh is None or same(fresh):
             self.fill_seconds += time.perf_counter() - started
             return verdict, ()
-        replay = self.fresh_answer(ids, self.previous, tail)
+        before = self.log[: len(self.log) - self.log[::-1].index(RESET) - 1]
+        last = before[len(before) - before[::-1].index(RESET) :] if RESET in before else before
+        found: tuple[int, ...] = ()
+        for history in (last, before) if len(last) < len(before) else (before,):
+            if history and same(answer_after(self.compiled, history, ids, words)):
+                found = tuple(history)
+                break
         self.fill_seconds += time.perf_counter() - started
-        back = replay is not None and replay[1] == wrong[1] and np.array_equal(replay[0], wrong[0])
-        why = (
-            "a new matcher walking the same tokens answers otherwise; this one "
-            f"was reset after a walk of {len(self.previous)} tokens, and replaying that walk "
-            + ("before the reset brings the wrong answer back" if back else "alone does not")
+        n = len(walks(found))
+        why = "a new matcher walking the same tokens answers otherwise; " + (
+            f"replaying the {n} walk{'s' if n > 1 else ''} before the reset brings the wrong "
+            "answer back"
+            if found
+            else f"replaying the {len(walks(before))} walks kept before the reset does not"
         )
-        return Verdict(BUG, STALE_AFTER_RESET, why), (self.previous if back else ())
+        return Verdict(BUG, STALE_AFTER_RESET, why), found
 
     def key(self, ref_state: int) -> tuple[Any, ...]:
         return (ref_state, *self.policy_states.values())

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness import engines
 from harness.corpora.regex_syntax import python_regex
+from harness.diff.history import FILL, RESET, describe, walks
 from harness.diff.minimize import Minimal
 from harness.embed import comment, literal
 
@@ -134,9 +135,10 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
         if m.schema
         else f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
     )
+    n = len(walks(m.history))
     history = (
-        f"after walking {_show(b''.join(m.tokens[i] for i in m.history))}, filling the mask "
-        "and resetting the matcher, then "
+        f"after {n} walk{'s' if n > 1 else ''} ({_show(describe(m.history, m.tokens).encode())}"
+        ", masks filled as HISTORY says) and a reset of the matcher, then "
         if m.history
         else ""
     )
@@ -292,8 +294,10 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         "EOS = 0\n"
         "# special ids, EOS included: never text\n"
         f"SPECIAL = {literal([0, *m.special])}\n"
-        "# walked, its mask filled, and the matcher reset before PREFIX (a bug that\n"
-        "# shows only on a reused matcher: stale-after-reset); [] for a fresh matcher\n"
+        "# what the matcher did before a reset and PREFIX (a bug that shows only on a\n"
+        "# reused matcher: stale-after-reset): a token id it took, FILL (its mask filled)\n"
+        "# or RESET; [] for a new matcher\n"
+        f"FILL = {FILL}\nRESET = {RESET}\n"
         f"HISTORY = {literal(list(m.history))}\n"
         f"{comment(_show(m.prefix))}\n"
         f"PREFIX = {literal(list(m.prefix_ids))}\n"

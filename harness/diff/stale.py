@@ -2,11 +2,11 @@
 
 The minimizer's probes walk new matchers, so a wrong answer that only a reused matcher
 gives never shows there. Here the case is rebuilt directly on a tiny vocabulary of the
-history's tokens, the prefix's and a few witnesses of each side: one matcher walks the
-history, fills its mask and is reset before walking the prefix; a new matcher walks the
-prefix alone. While their answers differ the case holds, and delta debugging drops the
-witnesses it does not need. The repro script replays the same history (`HISTORY`) before
-`PREFIX`.
+history's tokens, the prefix's and a few witnesses of each side: one matcher replays the
+history (`harness.diff.history`) and is reset before walking the prefix; a new matcher
+walks the prefix alone. While their answers differ the case holds, and delta debugging
+drops the history's walks, then the witnesses, it does not need. The repro script
+replays the same history (`HISTORY`) before `PREFIX`.
 """
 
 from __future__ import annotations
@@ -18,34 +18,47 @@ import numpy as np
 
 from harness.diff.ddmin import ddmin
 from harness.diff.disagreement import Disagreement
+from harness.diff.history import answer_after, joined, walks
 from harness.diff.minimize import Minimal, tiny_vocabulary
 from harness.diff.references import References
-from harness.engines.base import Engine, Matcher, allowed_ids
+from harness.engines.base import Engine, allowed_ids
 from harness.errors import TokensieveError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
 # Witness tokens of each side (engine only, reference only) the search starts with.
 WITNESSES = 8
+# The latest walks of a history tried alone before delta debugging over all of them.
+SINGLE_WALKS = 64
 
 
 def minimize_stale(
     d: Disagreement, engine: Engine, voc: Vocabulary, budget_s: float, schema: str = ""
 ) -> Minimal | None:
     """The smallest case found of `d` (a `stale-after-reset` disagreement with its
-    history), or None when the tiny vocabulary does not show it."""
+    history), or None when the tiny vocabulary does not show it: first the walks of the
+    history it needs, then the witnesses."""
     deadline = time.monotonic() + budget_s
-    words = [voc.tokens[i] for i in (*d.history, *d.prefix_ids)]
-    core = list(dict.fromkeys(words))
     sides = [voc.tokens[i] for i in (*d.engine_only[:WITNESSES], *d.reference_only[:WITNESSES])]
-    witnesses = [t for t in dict.fromkeys(sides) if t not in core and t]
-    if _case(d, engine, voc, schema, core + witnesses) is None:
+    witnesses = [t for t in dict.fromkeys(sides) if t]
+
+    def holds(parts: Sequence[Sequence[int]], extra: Sequence[bytes]) -> bool:
+        return _case(d, engine, voc, schema, joined(parts), extra) is not None
+
+    parts = walks(d.history)
+    if not parts or not holds(parts, witnesses):
         return None
-    witnesses = ddmin(
-        witnesses, lambda ws: _case(d, engine, voc, schema, core + ws) is not None, deadline
-    )
-    found = _case(d, engine, voc, schema, core + witnesses)
-    assert found is not None  # ddmin keeps the case holding
+    # one earlier walk often suffices: the latest ones are tried alone first
+    for part in parts[::-1][:SINGLE_WALKS]:
+        if time.monotonic() > deadline:
+            break
+        if holds([part], witnesses):
+            parts = [part]
+            break
+    parts = ddmin(parts, lambda ps: bool(ps) and holds(ps, witnesses), deadline)
+    witnesses = ddmin(witnesses, lambda ws: holds(parts, ws), deadline)
+    found = _case(d, engine, voc, schema, joined(parts), witnesses)
+    assert found is not None  # each step kept the case holding
     vocab, history, prefix, (mask, accepting) = found
     refs = References(d.regex, vocab)
     state = refs.naive.initial_state
@@ -73,39 +86,31 @@ def minimize_stale(
 
 
 def _case(
-    d: Disagreement, engine: Engine, voc: Vocabulary, schema: str, tokens: Sequence[bytes]
+    d: Disagreement,
+    engine: Engine,
+    voc: Vocabulary,
+    schema: str,
+    ops: Sequence[int],
+    witnesses: Sequence[bytes],
 ) -> tuple[Vocabulary, list[int], list[int], tuple[np.ndarray, bool]] | None:
-    """(vocabulary, history ids, prefix ids, the reused matcher's answer) on the tiny
-    vocabulary of `tokens`, when that answer differs from a new matcher's; else None."""
-    vocab = tiny_vocabulary(tokens)
+    """(vocabulary, history, prefix ids, the answer after the history) on a tiny
+    vocabulary of the tokens of history `ops` (ids of `voc`), of the prefix and of
+    `witnesses`, when that answer differs from a new matcher's; else None."""
+    used = [voc.tokens[t] for t in (*ops, *d.prefix_ids) if t >= 0]
+    vocab = tiny_vocabulary(list(dict.fromkeys([*used, *(w for w in witnesses if w not in used)])))
     index = {t: i for i, t in enumerate(vocab.tokens) if i != vocab.eos_id}
-    history = [index[voc.tokens[i]] for i in d.history]
+    history = [index[voc.tokens[t]] if t >= 0 else t for t in ops]
     prefix = [index[voc.tokens[i]] for i in d.prefix_ids]
     spec_id = f"{d.spec_id}#stale"
     spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
     try:
         compiled = engine.compile(engine.prepare(vocab), spec)
-        reused = compiled.matcher()
-        if _answer(reused, history, vocab) is None:
-            return None
-        reused.reset()
-        stale = _answer(reused, prefix, vocab)
-        fresh = _answer(compiled.matcher(), prefix, vocab)
     except TokensieveError:
         return None
+    stale = answer_after(compiled, history, prefix, vocab.mask_words)
+    fresh = answer_after(compiled, (), prefix, vocab.mask_words)
     if stale is None or fresh is None:
         return None
     if stale[1] == fresh[1] and np.array_equal(stale[0], fresh[0]):
         return None
     return vocab, history, prefix, stale
-
-
-def _answer(
-    matcher: Matcher, ids: Sequence[int], vocab: Vocabulary
-) -> tuple[np.ndarray, bool] | None:
-    """The mask and accepting status after walking `ids`; None if a token is refused."""
-    if not all(matcher.advance(t) for t in ids):
-        return None
-    mask = np.zeros(vocab.mask_words, dtype=np.int32)
-    matcher.fill_mask(mask)
-    return mask, bool(matcher.is_accepting())

@@ -195,11 +195,15 @@ def _matcher():
         grammar = llguidance.LLMatcher.grammar_from_json_schema(SCHEMA, overrides=JSON_OPTIONS)
     matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
     if HISTORY:
-        # the walk before the reset the bug needs
-        for t in HISTORY:
-            assert matcher.consume_token(t), matcher.get_error()
+        # what the matcher did before the reset the bug needs
         scratch = np.zeros((len(TOKENS) + 31) // 32, dtype=np.int32)
-        matcher.unsafe_compute_mask_ptr(scratch.ctypes.data, scratch.nbytes)
+        for op in HISTORY:
+            if op == FILL:
+                matcher.unsafe_compute_mask_ptr(scratch.ctypes.data, scratch.nbytes)
+            elif op == RESET:
+                matcher.reset()
+            else:
+                assert matcher.consume_token(op), matcher.get_error()
         matcher.reset()
     for t in PREFIX:
         assert matcher.consume_token(t), matcher.get_error()

@@ -145,10 +145,15 @@ def _matcher():
         compiled = compiler.compile_json_schema(SCHEMA, any_whitespace=ANY_WHITESPACE)
     matcher = xgr.GrammarMatcher(compiled)
     if HISTORY:
-        # the walk before the reset the bug needs
-        for t in HISTORY:
-            assert matcher.accept_token(t)
-        matcher.fill_next_token_bitmask(np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32))
+        # what the matcher did before the reset the bug needs
+        scratch = np.zeros((1, (len(TOKENS) + 31) // 32), dtype=np.int32)
+        for op in HISTORY:
+            if op == FILL:
+                matcher.fill_next_token_bitmask(scratch)
+            elif op == RESET:
+                matcher.reset()
+            else:
+                assert matcher.accept_token(op)
         matcher.reset()
     for t in PREFIX:
         assert matcher.accept_token(t)
