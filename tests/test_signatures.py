@@ -13,6 +13,7 @@ from harness.diff.leftmost import LeftmostFirst
 from harness.diff.minimize import tiny_vocabulary
 from harness.diff.signatures import (
     escapes_surrogate,
+    impossible_date,
     leaves_match_last_byte,
     raw_control_in_string,
     unfinished_character,
@@ -162,6 +163,11 @@ def test_lone_surrogate_escape() -> None:
     assert rule(low) == "lone-surrogate-escape"
     after_high = view(string, tokens, b'"\\uD83D', {}, {4})
     assert rule(after_high) == "lone-surrogate-escape"
+    # the high one finished in the prefix, the token ends the escape after it otherwise
+    # (xgrammar on pydantic schemas: `\udAAD\` + `":`, an escaped quote)
+    assert escapes_surrogate(b'"\\udAAD\\', b'":') is True
+    assert escapes_surrogate(b'"\\ud830\\', b"name") is True
+    assert escapes_surrogate(b'"\\ud830\\', b"udc00") is False
     # near misses: completing a pair, and an ordinary escape the reference refuses
     assert escapes_surrogate(b'"\\uD83D', b"\\uDE00") is False
     assert rule(view(string, tokens, b'"\\u', {2}, {2, 3})) == "unclassified"
@@ -182,6 +188,24 @@ def test_raw_control_in_string() -> None:
     # near miss: one extra token is an ordinary character the reference refuses
     near = view(string, [*tokens, b"\\q"], b'{"t":"', {1, 5}, {1, 2, 5, 6})
     assert rule(near) == "unclassified"
+
+
+def test_impossible_date() -> None:
+    """xgrammar's `format: date` (on a pydantic schema): a day its month does not have is
+    the signature; the last day of each month, and leap days of leap years, are not."""
+    date = '"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"'
+    tokens = [b"30", b"31", b"29", b"28"]
+    assert rule(view(date, tokens, b'"1111-11-', {1, 3, 4}, {1, 2, 3, 4})) == "impossible-date"
+    assert impossible_date(b'"2023-02-', b"29") is True
+    assert impossible_date(b'"2024-02-', b"29") is False  # a leap year
+    assert impossible_date(b'"1900-02-', b"29") is True  # a century, not a leap year
+    assert impossible_date(b'"2000-02-', b"29") is False  # 400 years: a leap year
+    assert impossible_date(b'"2024-12-', b"31") is False
+    assert impossible_date(b'"2024-04-3', b"1") is True  # the token writes the last digit
+    assert impossible_date(b'"2024-04-31', b'"') is False  # finished before the token
+    # near miss: one extra token is a day no month has
+    near = view(date, [*tokens, b"32"], b'"1111-11-', {1, 3, 4}, {1, 2, 3, 4, 5})
+    assert rule(near) != "impossible-date"
 
 
 def test_every_signature_has_a_repro_sentence() -> None:

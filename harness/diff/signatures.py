@@ -105,7 +105,11 @@ def escapes_surrogate(prefix: bytes, token: bytes) -> bool:
     escapes = list(_ESCAPE.finditer(text))
     for i, m in enumerate(escapes):
         digits = m.group(1)
-        if m.end() < len(head) or len(digits) < 2 or digits[:1] not in b"dD":
+        if len(digits) < 2 or digits[:1] not in b"dD":
+            continue
+        # an escape the prefix finished counts only while the token writes what follows
+        # a high one, which must begin the low one (`\udAAD` + `\` + token `":`)
+        if m.end() < len(head) and not (_high(digits) and m.end() + 4 > len(head)):
             continue
         if digits[1:2] in b"cdefCDEF" and m.end() > len(head):
             before = escapes[i - 1] if i else None
@@ -311,6 +315,38 @@ def _raw_control_in_string(view: StateView) -> str | None:
     )
 
 
+# A date as RFC 3339 writes it (`format: date`, the date of a `date-time`).
+_DATE = re.compile(rb"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def impossible_date(prefix: bytes, token: bytes) -> bool:
+    """Whether `token`, written after `prefix`, finishes a `YYYY-MM-DD` date whose day
+    its month does not have: 31 in April, June, September or November, 30 or 31 in
+    February, 29 in February of a year that is not a leap year (Gregorian)."""
+    head = prefix[-9:]
+    for m in _DATE.finditer(head + token):
+        if m.end() <= len(head):
+            continue  # finished before the token
+        year, month, day = (int(g) for g in m.groups())
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        days = (
+            29
+            if month == 2 and leap
+            else 28
+            if month == 2
+            else 30
+            if month in (4, 6, 9, 11)
+            else 31
+        )
+        if 1 <= month <= 12 and days < day <= 31:
+            return True
+    return False
+
+
+def _impossible_date(view: StateView) -> str | None:
+    return _every_added(view, impossible_date, "finishes a date whose day its month does not have")
+
+
 BUG_SIGNATURES: dict[str, Signature] = {
     "special-allowed": _special_allowed,
     "eos-bit-mismatch": _eos_bit_mismatch,
@@ -324,4 +360,5 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "dot-matches-newline": _dot_matches_newline,
     "lone-surrogate-escape": _lone_surrogate_escape,
     "raw-control-in-string": _raw_control_in_string,
+    "impossible-date": _impossible_date,
 }
