@@ -203,6 +203,8 @@ def test_impossible_date() -> None:
     assert impossible_date(b'"2024-12-', b"31") is False
     assert impossible_date(b'"2024-04-3', b"1") is True  # the token writes the last digit
     assert impossible_date(b'"2024-04-31', b'"') is False  # finished before the token
+    assert impossible_date(b'"0202-02-', b"3") is True  # no day of February begins so
+    assert impossible_date(b'"0202-03-', b"3") is False
     # near miss: one extra token is a day no month has
     near = view(date, [*tokens, b"32"], b'"1111-11-', {1, 3, 4}, {1, 2, 3, 4, 5})
     assert rule(near) != "impossible-date"

@@ -53,9 +53,9 @@ SIGNATURE_TEXT = {
     "raw-control-in-string": "every token it adds puts a raw control character "
     "(U+0000-U+001F) inside a JSON string, where JSON requires an escape: the text is no "
     "longer JSON",
-    "impossible-date": "every token it adds finishes a date (YYYY-MM-DD) whose day its "
-    "month does not have (April 31, February 30, February 29 of a common year): the "
-    "engine's date grammar ignores the lengths of months",
+    "impossible-date": "every token it adds writes a day of a date (YYYY-MM-DD) that its "
+    "month does not have (April 31, February 30, February 29 of a common year, a day of "
+    "February beginning with 3): the engine's date grammar ignores the lengths of months",
     "stale-after-reset": "a new matcher walking the same tokens answers otherwise: the "
     "engine's matcher, reset after an earlier walk, answers from what that walk left",
     "unclassified": "the difference matches no declared policy and no known bug shape",

@@ -315,19 +315,24 @@ def _raw_control_in_string(view: StateView) -> str | None:
     )
 
 
-# A date as RFC 3339 writes it (`format: date`, the date of a `date-time`).
-_DATE = re.compile(rb"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+# A date as RFC 3339 writes it (`format: date`, the date of a `date-time`), its day
+# possibly unfinished.
+_DATE = re.compile(rb"([0-9]{4})-([0-9]{2})-([0-9]{1,2})")
 
 
 def impossible_date(prefix: bytes, token: bytes) -> bool:
-    """Whether `token`, written after `prefix`, finishes a `YYYY-MM-DD` date whose day
-    its month does not have: 31 in April, June, September or November, 30 or 31 in
-    February, 29 in February of a year that is not a leap year (Gregorian)."""
+    """Whether `token`, written after `prefix`, writes the day of a `YYYY-MM-DD` date
+    that its month does not have: 31 in April, June, September or November, 30 or 31
+    in February, 29 in February of a year that is not a leap year (Gregorian), or a
+    first digit no day of the month begins with (a 3 in February)."""
     head = prefix[-9:]
-    for m in _DATE.finditer(head + token):
+    text = head + token
+    for m in _DATE.finditer(text):
         if m.end() <= len(head):
             continue  # finished before the token
-        year, month, day = (int(g) for g in m.groups())
+        year, month = int(m.group(1)), int(m.group(2))
+        if not 1 <= month <= 12:
+            continue
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
         days = (
             29
@@ -338,8 +343,11 @@ def impossible_date(prefix: bytes, token: bytes) -> bool:
             if month in (4, 6, 9, 11)
             else 31
         )
-        if 1 <= month <= 12 and days < day <= 31:
+        day = m.group(3)
+        if len(day) == 2 and days < int(day) <= 31:
             return True
+        if len(day) == 1 and m.end() == len(text) and int(day) * 10 > days:
+            return True  # the token ends on a first digit no day of the month has
     return False
 
 
