@@ -210,6 +210,20 @@ def test_impossible_date() -> None:
     assert rule(near) != "impossible-date"
 
 
+def test_fraction_trailing_zero() -> None:
+    """llguidance on `exclusiveMinimum: 0, exclusiveMaximum: 1` (a pydantic `gt=0, lt=1`)
+    will not end `0.50`: refusing every token that ends the number is the signature;
+    refusing a further digit, or ending a fraction without a trailing zero, is not."""
+    number = '\\{"c":0\\.[0-9]*[1-9][0-9]*[ ]?\\}'
+    tokens = [b"}", b" }", b"5", b"0"]
+    assert rule(view(number, tokens, b'{"c":0.50', {1, 2, 3, 4}, {3, 4})) == (
+        "fraction-trailing-zero"
+    )
+    # near misses: a digit dropped too, and a fraction ending in 5
+    assert rule(view(number, tokens, b'{"c":0.50', {1, 2, 3, 4}, {4})) == "unclassified"
+    assert rule(view(number, tokens, b'{"c":0.55', {1, 2, 3, 4}, {3, 4})) == "unclassified"
+
+
 def test_every_signature_has_a_repro_sentence() -> None:
     """A repro names its signature and says what it means (`repro.SIGNATURE_TEXT`); a
     signature without a sentence printed its name twice."""

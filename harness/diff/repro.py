@@ -56,6 +56,8 @@ SIGNATURE_TEXT = {
     "impossible-date": "every token it adds writes a day of a date (YYYY-MM-DD) that its "
     "month does not have (April 31, February 30, February 29 of a common year, a day of "
     "February beginning with 3): the engine's date grammar ignores the lengths of months",
+    "fraction-trailing-zero": "the engine refuses to end a number whose fraction ends in "
+    "a zero (`0.50`), a valid JSON number equal to the one without it",
     "stale-after-reset": "a new matcher walking the same tokens answers otherwise: the "
     "engine's matcher, reset after an earlier walk, answers from what that walk left",
     "unclassified": "the difference matches no declared policy and no known bug shape",

@@ -355,6 +355,24 @@ def _impossible_date(view: StateView) -> str | None:
     return _every_added(view, impossible_date, "finishes a date whose day its month does not have")
 
 
+# A JSON number value (after `:`, `[` or `,`) whose fraction so far ends in a zero.
+_TRAILING_ZERO = re.compile(rb"[:\[,][ \t\n\r]*-?[0-9]+\.[0-9]*0$")
+
+
+def _fraction_trailing_zero(view: StateView) -> str | None:
+    """The engine refuses to end a number whose fraction ends in 0 (`0.50`): it only
+    drops tokens, the prefix ends in such a number, and every dropped token begins
+    with a byte that ends the number (not a digit, `.`, `e` or `E`)."""
+    if not _only_drops(view) or not _TRAILING_ZERO.search(view.prefix):
+        return None
+    if all(view.tokens[t][:1] not in b"0123456789.eE" for t in view.reference_only):
+        return (
+            f"every one of the {len(view.reference_only)} dropped tokens ends the number, "
+            "whose fraction ends in a zero"
+        )
+    return None
+
+
 BUG_SIGNATURES: dict[str, Signature] = {
     "special-allowed": _special_allowed,
     "eos-bit-mismatch": _eos_bit_mismatch,
@@ -369,4 +387,5 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "lone-surrogate-escape": _lone_surrogate_escape,
     "raw-control-in-string": _raw_control_in_string,
     "impossible-date": _impossible_date,
+    "fraction-trailing-zero": _fraction_trailing_zero,
 }
