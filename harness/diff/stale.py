@@ -21,6 +21,7 @@ from harness.diff.disagreement import Disagreement
 from harness.diff.history import answer_after, joined, walks
 from harness.diff.minimize import Minimal, tiny_vocabulary
 from harness.diff.references import References
+from harness.engines import reference
 from harness.engines.base import Engine, allowed_ids
 from harness.errors import TokensieveError
 from harness.spec import Spec
@@ -61,9 +62,9 @@ def minimize_stale(
     assert found is not None  # each step kept the case holding
     vocab, history, prefix, (mask, accepting) = found
     refs = References(d.regex, vocab)
-    state = refs.naive.initial_state
-    for t in prefix:
-        state = refs.naive.next_state(state, t)
+    state = reference.walk(refs.naive, prefix)
+    if state is None:
+        return None  # the reference refuses the prefix on this vocabulary
     allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
     actual = allowed - {vocab.eos_id}
     return Minimal(
