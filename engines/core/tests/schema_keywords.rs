@@ -64,6 +64,29 @@ fn reference_chains_nest_within_a_bound() {
     );
 }
 
+/// A `oneOf` of enumerations is exclusive by value: a value listed by two branches is in
+/// neither (strings and numbers alike, `1` and `1.0` one value), and branches sharing no
+/// value are their union. Such branches are compared through their values, not a meet
+/// per pair.
+#[test]
+fn one_of_enumerations_exclude_values_listed_twice() {
+    check(
+        r#"{"oneOf":[{"enum":["a","b"]},{"const":"b"},{"const":"c"}]}"#,
+        &["\"a\"", "\"c\""],
+        &["\"b\""],
+    );
+    check(
+        r#"{"oneOf":[{"const":1},{"enum":[1.0,"x"]},{"const":2}]}"#,
+        &["2", "\"x\""],
+        &["1", "1.0"],
+    );
+    check(
+        r#"{"oneOf":[{"const":"a"},{"const":1},{"enum":["b",2]}]}"#,
+        &["\"a\"", "1", "\"b\"", "2"],
+        &["\"c\"", "3"],
+    );
+}
+
 /// A nested `$id` changes the base its subschemas' references resolve against: a
 /// pointer fragment is then within that resource, and an anchor within it is found by
 /// the resource's URI.

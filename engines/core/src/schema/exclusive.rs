@@ -16,11 +16,14 @@
 //! can see are empty): the meet must have no alternative left, or only string
 //! alternatives whose languages are empty automata. The check is sound, not complete.
 
+use rustc_hash::FxHashMap as HashMap;
+
 use super::context::{Ctx, Fail, Step};
+use super::decimal::Decimal;
 use super::merge::intersect;
 use super::negate::negate;
 use super::scalars::str_is_empty;
-use super::shape::{Shape, ShapeRef};
+use super::shape::{NumCons, Shape, ShapeRef, StrCons};
 
 /// The four compound types, as projections of a shape.
 const PARTS: [&str; 4] = ["numbers", "strings", "arrays", "objects"];
@@ -120,6 +123,13 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef], part: &str) 
 
 /// The first pair of shapes (whole, or parts of one type) not shown disjoint.
 pub(super) fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(usize, usize)>> {
+    if let Some(lists) = refs
+        .iter()
+        .map(|r| listed_values(r))
+        .collect::<Option<Vec<_>>>()
+    {
+        return Ok(first_shared(&lists));
+    }
     for (i, a) in refs.iter().enumerate() {
         for (j, b) in refs.iter().enumerate().skip(i + 1) {
             if !disjoint(ctx, a, b)? {
@@ -128,6 +138,72 @@ pub(super) fn first_overlap(ctx: &mut Ctx, refs: &[ShapeRef]) -> Step<Option<(us
         }
     }
     Ok(None)
+}
+
+/// An enumerated value: a string, or a number (normalized, so `1` and `1.0` are one).
+#[derive(PartialEq, Eq, Hash)]
+enum Listed<'a> {
+    Str(&'a str),
+    Num(&'a Decimal),
+}
+
+/// The values a shape that is nothing but an enumeration lists: strings of an `enum` or
+/// `const` with no other string constraint, and single numbers with no other number
+/// constraint; None for any other shape.
+fn listed_values(s: &Shape) -> Option<Vec<Listed<'_>>> {
+    let only = Shape {
+        strings: s.strings.clone(),
+        numbers: s.numbers.clone(),
+        ..Shape::never()
+    };
+    if *s != only || s.strings.len() > 1 {
+        return None;
+    }
+    let mut out = Vec::new();
+    if let Some(c) = s.strings.first() {
+        let bare = StrCons {
+            values: c.values.clone(),
+            ..StrCons::default()
+        };
+        if *c != bare {
+            return None;
+        }
+        out.extend(c.values.as_deref()?.iter().map(|v| Listed::Str(v)));
+    }
+    for n in &s.numbers {
+        let (d, _) = n.lo.as_ref()?;
+        let single = NumCons {
+            lo: Some((d.clone(), false)),
+            hi: Some((d.clone(), false)),
+            ..NumCons::default()
+        };
+        if *n != single {
+            return None;
+        }
+        out.push(Listed::Num(d));
+    }
+    Some(out)
+}
+
+/// The first pair (in the order [`first_overlap`] tries pairs) of lists sharing a
+/// value. Two enumerations are disjoint exactly when they share no value, so this
+/// answers in linear time what a meet per pair answers in quadratic time (a `oneOf` of
+/// 3,000 string `const`s took 2.5 s): for each value, the first two lists holding it,
+/// and the least such pair.
+fn first_shared(lists: &[Vec<Listed<'_>>]) -> Option<(usize, usize)> {
+    let mut holders: HashMap<&Listed<'_>, (usize, Option<usize>)> = HashMap::default();
+    for (i, list) in lists.iter().enumerate() {
+        for v in list {
+            let e = holders.entry(v).or_insert((i, None));
+            if e.0 != i && e.1.is_none() {
+                e.1 = Some(i);
+            }
+        }
+    }
+    holders
+        .values()
+        .filter_map(|&(a, b)| b.map(|b| (a, b)))
+        .min()
 }
 
 /// The union over `i` of part `i` meeting the complement of every other part: exact
@@ -179,4 +255,34 @@ pub fn one_of(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef]) -> Step<Sh
         out = out.union(&p);
     }
     ctx.shape(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pair found through the values is the pair the meets would find first: the
+    /// least `(i, j)`, `i < j`, whose lists share a value.
+    #[test]
+    fn first_shared_is_the_first_pair_tried() {
+        let words = ["a", "b", "c", "d", "e"];
+        let mut seed = 7u64;
+        for _ in 0..2_000 {
+            let lists: Vec<Vec<Listed>> = (0..5)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (0..5)
+                        .filter(|k| (seed >> (20 + 3 * k)).is_multiple_of(4))
+                        .map(|k| Listed::Str(words[k as usize]))
+                        .collect()
+                })
+                .collect();
+            let brute = (0..lists.len())
+                .flat_map(|i| (i + 1..lists.len()).map(move |j| (i, j)))
+                .find(|&(i, j)| lists[i].iter().any(|v| lists[j].contains(v)));
+            assert_eq!(first_shared(&lists), brute);
+        }
+    }
 }
