@@ -202,3 +202,16 @@ def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
     from harness.diff.service import declared_schema_policies
 
     assert declared_schema_policies(engine) == DECLARED  # type: ignore[arg-type]
+
+
+def test_the_found_path_is_spelled_in_the_tiny_vocabulary() -> None:
+    """The path a bug was found on is walked on a tiny vocabulary that spells it: with
+    its own tokens, else byte by byte, else not at all (`minimize._path`)."""
+    from harness.diff.minimize import _path
+
+    path = (b'{"c', b'":0.5', b"0")
+    whole = tiny_vocabulary([b"0", b'{"c', b'":0.5', b"x"])
+    assert _path(whole, path) == (2, 3, 1)
+    singles = tiny_vocabulary([bytes([b]) for b in sorted(set(b"".join(path)))])
+    assert b"".join(singles.tokens[i] for i in _path(singles, path)) == b'{"c":0.50'
+    assert _path(tiny_vocabulary([b'{"c', b"0"]), path) == ()

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.diff.ddmin import ddmin
@@ -136,6 +136,9 @@ class _Case:
     schema: str = ""  # the schema the engine compiles, if not the regex
     # the schema's regex some levels deeper (References.deeper)
     deeper: Callable[[int], str | None] | None = None
+    # the tokens of the path the bug was found on, walked first on each tiny vocabulary
+    # that spells it (`_path`)
+    path: tuple[bytes, ...] = ()
     probes: int = 0
     cache: dict[tuple[str, tuple[bytes, ...]], list[Disagreement] | None] = field(
         default_factory=dict
@@ -166,12 +169,44 @@ def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement
     try:
         refs = References(regex, vocab, deeper=case.deeper)
         compiled = engine.compile(engine.prepare(vocab), spec)
-        result = Differ(
-            case.spec_id, regex, vocab, {engine.name: (engine, compiled)}, refs, check_exact=False
-        ).run(SMALL_PLAN)
+        plans = [SMALL_PLAN]
+        path = _path(vocab, case.path)
+        if path:
+            plans.append(replace(SMALL_PLAN, paths=(path,)))
+        found: list[Disagreement] = []
+        for plan in plans:  # the found path only where the small plan misses the rule
+            result = Differ(
+                case.spec_id,
+                regex,
+                vocab,
+                {engine.name: (engine, compiled)},
+                refs,
+                check_exact=False,
+            ).run(plan)
+            found += [
+                d for d in result.disagreements if d.engine == engine.name and d.verdict == "bug"
+            ]
+            if any(d.rule == case.rule for d in found):
+                break
     except (TokensieveError, ValueError):
         return None
-    return [d for d in result.disagreements if d.engine == engine.name and d.verdict == "bug"]
+    return found
+
+
+def _path(vocab: Vocabulary, tokens: Sequence[bytes]) -> tuple[int, ...]:
+    """The path the bug was found on, in the ids of a tiny vocabulary: its own tokens
+    where the vocabulary holds them all, else its bytes one by one where it holds those,
+    else () (not walked). The cover walks reach each reference state once, by a
+    shortest path; an engine whose state is finer than the reference's (llguidance
+    will not end `0.50` under exclusive bounds, where `0.5` reaches the same reference
+    state) shows its bug only on the path that crosses it."""
+    index = {t: i for i, t in enumerate(vocab.tokens) if i not in vocab.special_ids}
+    if all(t in index for t in tokens):
+        return tuple(index[t] for t in tokens)
+    data = b"".join(tokens)
+    if all(data[i : i + 1] in index for i in range(len(data))):
+        return tuple(index[data[i : i + 1]] for i in range(len(data)))
+    return ()
 
 
 def _dedupe(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> list[bytes]:
@@ -248,6 +283,7 @@ def minimize(
     engine's dialect; `deeper`, it nested deeper) stays whole."""
     deadline = time.monotonic() + budget_s
     case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
+    case.path = tuple(vocab.tokens[i] for i in d.prefix_ids)
     start, found = _first_start(case, d, vocab, context)
     if found is None:
         log(f"{engine.name} {d.spec_id}: no subset of the vocabulary tried shows {d.rule}")
