@@ -352,7 +352,7 @@ def impossible_date(prefix: bytes, token: bytes) -> bool:
 
 
 def _impossible_date(view: StateView) -> str | None:
-    return _every_added(view, impossible_date, "finishes a date whose day its month does not have")
+    return _every_added(view, impossible_date, "writes a day of a date its month does not have")
 
 
 # A JSON number value (after `:`, `[` or `,`) whose fraction so far ends in a zero.

@@ -149,38 +149,59 @@ enum Listed<'a> {
 
 /// The values a shape that is nothing but an enumeration lists: strings of an `enum` or
 /// `const` with no other string constraint, and single numbers with no other number
-/// constraint; None for any other shape.
+/// constraint; None for any other shape. The patterns name every field, so a field
+/// added to a constraint cannot be overlooked here, and nothing is cloned.
 fn listed_values(s: &Shape) -> Option<Vec<Listed<'_>>> {
-    let only = Shape {
-        strings: s.strings.clone(),
-        numbers: s.numbers.clone(),
-        ..Shape::never()
+    let Shape {
+        top: false,
+        null: false,
+        bools: [false, false],
+        numbers,
+        strings,
+        arrays,
+        objects,
+    } = s
+    else {
+        return None;
     };
-    if *s != only || s.strings.len() > 1 {
+    if !arrays.is_empty() || !objects.is_empty() || strings.len() > 1 {
         return None;
     }
     let mut out = Vec::new();
-    if let Some(c) = s.strings.first() {
-        let bare = StrCons {
-            values: c.values.clone(),
-            ..StrCons::default()
+    for c in strings {
+        let StrCons {
+            min: 0,
+            max: None,
+            langs,
+            not_langs,
+            values: Some(values),
+            holes,
+        } = c
+        else {
+            return None;
         };
-        if *c != bare {
+        if !langs.is_empty() || !not_langs.is_empty() || !holes.is_empty() {
             return None;
         }
-        out.extend(c.values.as_deref()?.iter().map(|v| Listed::Str(v)));
+        out.extend(values.iter().map(|v| Listed::Str(v)));
     }
-    for n in &s.numbers {
-        let (d, _) = n.lo.as_ref()?;
-        let single = NumCons {
-            lo: Some((d.clone(), false)),
-            hi: Some((d.clone(), false)),
-            ..NumCons::default()
+    for n in numbers {
+        let NumCons {
+            integer: false,
+            non_integer: false,
+            lo: Some((lo, false)),
+            hi: Some((hi, false)),
+            multiples,
+            not_multiples,
+            holes,
+        } = n
+        else {
+            return None;
         };
-        if *n != single {
+        if lo != hi || !multiples.is_empty() || !not_multiples.is_empty() || !holes.is_empty() {
             return None;
         }
-        out.push(Listed::Num(d));
+        out.push(Listed::Num(lo));
     }
     Some(out)
 }
