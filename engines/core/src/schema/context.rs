@@ -77,6 +77,10 @@ pub struct Ctx {
     patterns: HashMap<String, Result<Rx, Refusal>>,
     formats: HashMap<String, Format>,
     pub meets: HashMap<(*const Shape, *const Shape), (ShapeRef, ShapeRef, ShapeRef)>,
+    /// Complements by the shape they complement (kept alive with them, so the pointer
+    /// stays its own): one complement per shape gives the meets with it one pointer
+    /// too, so [`Ctx::meets`] finds them again.
+    pub complements: HashMap<*const Shape, (ShapeRef, ShapeRef)>,
     pub shapes_built: usize,
     /// Draft-04 and earlier: an `integer` is a number written without a fraction (`1.0`
     /// is not one); later drafts count any number whose value is whole.
@@ -109,6 +113,7 @@ impl Ctx {
             patterns: HashMap::new(),
             formats: HashMap::new(),
             meets: HashMap::new(),
+            complements: HashMap::new(),
             shapes_built: 0,
             integers_without_fraction: false,
             legacy_draft: 0,

@@ -16,6 +16,8 @@
 //! rejects: [`ObjCons::some`]; several alternatives meet). Anything else is refused as
 //! `not`.
 
+use std::rc::Rc;
+
 use super::context::{Ctx, Fail, Step, MAX_ALTERNATIVES};
 use super::merge::{intersect, meet_num, meet_str};
 use super::objects::{key_regions, lang_of, too_large, undeclared};
@@ -43,6 +45,9 @@ pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
     if s.is_any() {
         return Ok(ctx.never());
     }
+    if let Some((_, c)) = ctx.complements.get(&Rc::as_ptr(s)) {
+        return Ok(c.clone());
+    }
     let out = Shape {
         top: false,
         null: !s.null,
@@ -52,7 +57,10 @@ pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
         arrays: arrays(ctx, &s.arrays)?,
         objects: objects(ctx, &s.objects)?,
     };
-    ctx.shape(out)
+    let c = ctx.shape(out)?;
+    ctx.complements
+        .insert(Rc::as_ptr(s), (s.clone(), c.clone()));
+    Ok(c)
 }
 
 fn whole_or_none<T>(

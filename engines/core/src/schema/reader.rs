@@ -73,6 +73,11 @@ pub struct Reader<'a> {
     over: bool,
     /// Widened readings so far ([`one_of`]).
     widenings: usize,
+    /// Times a `oneOf` with a cut branch was reached ([`one_of`]).
+    encounters: usize,
+    /// Widened readings of `oneOf` branches, by the pointer of the `oneOf`'s schema and
+    /// the expansions around it, each with whether a cut in it was shallow ([`one_of`]).
+    widened: one_of::Widened,
     /// Whether (and how) the current expansion reached the recursion bound.
     cut: Cuts,
     /// How many properties or items deep the value being read lies.
@@ -124,6 +129,8 @@ impl<'a> Reader<'a> {
             over_cache: HashMap::new(),
             over: false,
             widenings: 0,
+            encounters: 0,
+            widened: HashMap::new(),
             cut: Cuts::default(),
             members: 0,
             cycle_floor: usize::MAX,

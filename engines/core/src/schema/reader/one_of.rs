@@ -17,9 +17,15 @@
 //! each nested `oneOf` read as `anyOf` (both only widen; a cut under `not` or `if`
 //! still refuses), with a cache of its own. Disjointness of the wide branches shows
 //! the real ones disjoint. A reference cycle is expanded anew wherever it is reached,
-//! so its `oneOf`s are met again and again: at most [`MAX_WIDENINGS`] widened readings
-//! per schema keep a refusal as cheap as a success (MaskBench's served schemas need
-//! at most 170).
+//! so its `oneOf`s are met again and again; a widened reading depends on where only
+//! through the expansions around it ([`Reader::surroundings`]), so one is read per
+//! pointer and surroundings and reused (a MaskBench schema reaching its `oneOf` 512
+//! times does so in 17 surroundings), and the complements of its branches, built once
+//! per shape ([`super::super::negate`]), let the meets with them be found again. At
+//! most [`MAX_WIDENINGS`] readings and [`MAX_ENCOUNTERS`] encounters per schema keep a
+//! refusal about as cheap as a success.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -32,6 +38,13 @@ use super::{child, fail_at, union, Reader};
 
 /// The most widened readings of `oneOf` branches per schema.
 pub const MAX_WIDENINGS: usize = 256;
+
+/// The most times per schema a `oneOf` with a cut branch is reached.
+pub const MAX_ENCOUNTERS: usize = 1024;
+
+/// Widened readings by the `oneOf`'s pointer and [`Reader::surroundings`], each with
+/// whether a cut in it was shallow.
+pub type Widened = HashMap<(String, Vec<(String, usize, usize)>), (Vec<ShapeRef>, bool)>;
 
 impl Reader<'_> {
     /// `acc` (the object's other keywords, at `ptr`) met with its `oneOf` `v`: the
@@ -91,20 +104,40 @@ impl Reader<'_> {
     }
 
     /// The branches of `oneOf` `v` at `ptr`, widened, and whether a cut in them was
-    /// shallow.
+    /// shallow. A reading depends on where `ptr` is reached only through the
+    /// expansions around it ([`Reader::surroundings`]), so one is kept per pointer and
+    /// surroundings: a reference cycle reaches the same `oneOf` many times in few
+    /// surroundings. Each encounter and each new reading counts against its bound.
     fn widened(
         &mut self,
         ctx: &mut Ctx,
         v: &Value,
         ptr: &str,
     ) -> Result<(Vec<ShapeRef>, bool), SchemaError> {
+        let key = (
+            ptr.to_string(),
+            self.surroundings(ctx.dialect.max_recursion as usize),
+        );
+        self.encounters += 1;
+        if self.encounters > MAX_ENCOUNTERS {
+            return Err(SchemaError::limit(
+                &child(ptr, "oneOf"),
+                format!(
+                    "a recursive $ref reaching `oneOf` more than {MAX_ENCOUNTERS} times \
+                     would need unbounded depth"
+                ),
+            ));
+        }
+        if let Some(hit) = self.widened.get(&key) {
+            return Ok(hit.clone());
+        }
         self.widenings += 1;
         if self.widenings > MAX_WIDENINGS {
             return Err(SchemaError::limit(
                 &child(ptr, "oneOf"),
                 format!(
-                    "a recursive $ref under more than {MAX_WIDENINGS} expansions of \
-                     `oneOf` would need unbounded depth"
+                    "a recursive $ref under `oneOf` in more than {MAX_WIDENINGS} \
+                     surroundings would need unbounded depth"
                 ),
             ));
         }
@@ -114,6 +147,27 @@ impl Reader<'_> {
         let shallow = self.cut.shallow;
         self.over = over;
         self.cut = cut;
-        Ok((r?, shallow))
+        let read = (r?, shallow);
+        self.widened.insert(key, read.clone());
+        Ok(read)
+    }
+
+    /// What a reading here depends on from the expansions around it: for each target
+    /// being expanded, how many times it is (where it is cut) and how many member levels
+    /// lie between its first expansion and here, up to the bound (a cut of it is shallow
+    /// below fewer), in the order of the targets.
+    fn surroundings(&self, bound: usize) -> Vec<(String, usize, usize)> {
+        let mut around: Vec<(String, usize, usize)> = Vec::new();
+        for (target, level) in &self.stack {
+            match around.iter_mut().find(|a| &a.0 == target) {
+                Some(a) => a.1 += 1,
+                None => {
+                    let below = self.members.saturating_sub(*level).min(bound);
+                    around.push((target.clone(), 1, below));
+                }
+            }
+        }
+        around.sort();
+        around
     }
 }
