@@ -337,7 +337,7 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
         }
         let rule = KeyRule {
             patterns: vec![(
-                lang_of(&keys.minimize(), lang.label.clone())?,
+                lang_of(ctx, &keys.minimize(), lang.label.clone())?,
                 negate(ctx, value)?,
             )],
             additional: ctx.any(),
@@ -350,7 +350,7 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
     for n in &o.names {
         let outside = ctx.dfa(&n.rx)?.complement();
         if !outside.is_empty() {
-            let lang = lang_of(&outside, format!("not {}", n.label))?;
+            let lang = lang_of(ctx, &outside, format!("not {}", n.label))?;
             out.push(witness((lang, ctx.any())));
         }
     }
@@ -358,7 +358,7 @@ fn complement_object(ctx: &mut Ctx, o: &ObjCons) -> Step<Vec<ObjCons>> {
         for (keys, value) in key_regions(ctx, o, &[], std::slice::from_ref(rule))? {
             let not_value = negate(ctx, &value)?;
             if !not_value.is_never() {
-                let lang = lang_of(&keys, "an undeclared key".into())?;
+                let lang = lang_of(ctx, &keys, "an undeclared key".into())?;
                 out.push(witness((lang, not_value)));
             }
         }

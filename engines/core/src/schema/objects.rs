@@ -380,14 +380,37 @@ pub(super) fn undeclared(o: &ObjCons) -> Step<Dfa> {
 
 /// The language of the strings `dfa` accepts, labelled; refused where its regex would
 /// take too long to eliminate ([`to_rx`]).
-pub(super) fn lang_of(dfa: &Dfa, label: String) -> Step<Lang> {
+pub(super) fn lang_of(ctx: &mut Ctx, dfa: &Dfa, label: String) -> Step<Lang> {
     let rx = to_rx(dfa).ok_or_else(|| too_large(TooLarge))?;
-    Ok(Lang { rx, label })
+    Ok(Lang {
+        rx: ctx.interned(rx),
+        label,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use crate::schema::testing::full_match;
+
+    /// Key languages written from equal automata are one node (so comparing objects
+    /// that carry them is a pointer check), and different ones stay apart.
+    #[test]
+    fn key_languages_of_equal_automata_are_one_node() {
+        use super::{lang_of, rx, Dfa};
+        use crate::schema::context::Ctx;
+        use crate::schema::dialect::Dialect;
+        let mut ctx = Ctx::new(&Dialect::default());
+        let dfa = |words: &[&str]| {
+            let x = rx::alt(words.iter().map(|w| rx::lit(w)).collect::<Vec<_>>());
+            Dfa::from_rx(&x).unwrap().complement().minimize()
+        };
+        let a = lang_of(&mut ctx, &dfa(&["ios", "android"]), "a".into()).unwrap();
+        let b = lang_of(&mut ctx, &dfa(&["android", "ios"]), "b".into()).unwrap();
+        let c = lang_of(&mut ctx, &dfa(&["ios"]), "c".into()).unwrap();
+        assert!(std::rc::Rc::ptr_eq(&a.rx, &b.rx));
+        assert!(!std::rc::Rc::ptr_eq(&a.rx, &c.rx));
+        assert_ne!(a.rx, c.rx);
+    }
 
     #[test]
     fn long_keys_stay_within_parser_nesting() {

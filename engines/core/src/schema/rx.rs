@@ -361,7 +361,8 @@ impl Alternatives {
     }
 }
 
-fn hashed(x: &Node) -> u64 {
+/// A hash of `x`'s structure ([`structure_hash`]).
+pub(super) fn hashed(x: &Node) -> u64 {
     let mut h = FxHasher::default();
     structure_hash(x, &mut h);
     h.finish()
