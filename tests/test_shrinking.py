@@ -215,3 +215,21 @@ def test_the_found_path_is_spelled_in_the_tiny_vocabulary() -> None:
     singles = tiny_vocabulary([bytes([b]) for b in sorted(set(b"".join(path)))])
     assert b"".join(singles.tokens[i] for i in _path(singles, path)) == b'{"c":0.50'
     assert _path(tiny_vocabulary([b'{"c', b"0"]), path) == ()
+
+
+def test_a_found_path_is_cut_short_where_the_reference_state_allows() -> None:
+    """The found path's head is replaced by a shortest path to the reference state it
+    reaches, the longest head first (`minimize._shortcuts`): the first candidate for
+    `{"a":"xxx","c":0.50` is `{"a":"","c":0.5`, whose state equals that after `0.50`
+    for the reference but not for an engine with a finer one, so the next keeps the
+    trailing `0`; no candidate is as long as the path."""
+    from harness.diff.minimize import _shortcuts
+
+    # `5` before `0`: breadth first, the shortest fraction found is `0.5`
+    vocab = tiny_vocabulary([b'{"a":"', b"x", b'","c":', b"5", b".", b"0", b"}"])
+    regex = r'\{"a":"x*","c":0\.[0-9]+\}'
+    path = (b'{"a":"', b"x", b"x", b"x", b'","c":', b"0", b".", b"5", b"0")
+    cuts = _shortcuts(regex, vocab, path)
+    assert [b"".join(c) for c in cuts[:2]] == [b'{"a":"","c":0.5', b'{"a":"","c":0.50']
+    assert all(len(c) < len(path) for c in cuts)
+    assert cuts[1][-1] == b"0"

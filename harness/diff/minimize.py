@@ -46,6 +46,8 @@ EOS_BYTES = b"<eos>"
 MAX_START_TOKENS = 600
 # Reference-allowed tokens added to start 3, shortest first.
 CONTEXT_TOKENS = 48
+# Reference states the search for shorter paths to the found path's states visits.
+MAX_SHORTCUT_STATES = 20_000
 SMALL_PLAN = WalkPlan(cover_states=400, random_walks=6, max_steps=12, seed=0)
 # Seconds one finding may take to shrink (tokens and regex); past it, the smallest case
 # found so far is kept (it still shows the bug).
@@ -140,8 +142,8 @@ class _Case:
     # that spells it (`_path`)
     path: tuple[bytes, ...] = ()
     probes: int = 0
-    cache: dict[tuple[str, tuple[bytes, ...]], list[Disagreement] | None] = field(
-        default_factory=dict
+    cache: dict[tuple[str, tuple[bytes, ...], tuple[bytes, ...]], list[Disagreement] | None] = (
+        field(default_factory=dict)
     )
 
     def probe(
@@ -149,7 +151,7 @@ class _Case:
     ) -> Disagreement | None:
         """The shortest-prefix bug of the engine with this rule (any rule when `rule` is
         "*") on a tiny vocabulary of `tokens`, or None if it does not show there."""
-        key = (regex, tuple(tokens))
+        key = (regex, tuple(tokens), self.path)
         if key not in self.cache:
             self.probes += 1
             self.cache[key] = _bugs(self, regex, tokens)
@@ -207,6 +209,74 @@ def _path(vocab: Vocabulary, tokens: Sequence[bytes]) -> tuple[int, ...]:
     if all(data[i : i + 1] in index for i in range(len(data))):
         return tuple(index[data[i : i + 1]] for i in range(len(data)))
     return ()
+
+
+def _shorten_path(case: _Case, regex: str, tokens: list[bytes], deadline: float) -> None:
+    """Shortens `case.path` where the bug shows only on it (`_path`) on the tiny
+    vocabulary of `tokens`. The vocabulary must spell the whole path, so a path of 120
+    JSON tokens kept 120 tokens that had nothing to do with the bug, and dropping
+    vocabulary tokens first spent the whole budget failing to drop path tokens (741
+    probes). Two steps, each keeping the bug with the same rule:
+    - the path's head replaced by a shortest path to the reference state it reaches,
+      the longest such head first (the engine's finer state lies near the end: the
+      `0.50` of a number, not the members before it);
+    - delta debugging drops the remaining tokens (a dropped token that breaks the
+      text ends the walk there, so such cuts fail harmlessly).
+    The vocabulary is shrunk after, freed of what the path no longer needs."""
+    full = case.path
+    if not full:
+        return
+    case.path = ()
+    alone = case.probe(regex, tokens) is not None
+    case.path = full
+    if alone:
+        return
+
+    def holds(path: Sequence[bytes]) -> bool:
+        case.path = tuple(path)
+        shown = case.probe(regex, tokens) is not None
+        case.path = full
+        return shown
+
+    for shorter in _shortcuts(regex, tiny_vocabulary(tokens, case.specials), full):
+        if time.monotonic() >= deadline:
+            return
+        if holds(shorter):
+            full = case.path = shorter
+            break
+    case.path = tuple(ddmin(list(full), holds, deadline))
+
+
+def _shortcuts(regex: str, vocab: Vocabulary, path: Sequence[bytes]) -> list[tuple[bytes, ...]]:
+    """`path` (as `_path` spells it in the tiny `vocab`) with its first `i` tokens
+    replaced by a shortest path to the reference state they reach, wherever that is
+    shorter, the largest `i` first."""
+    ids = _path(vocab, path)
+    naive = References(regex, vocab).naive
+    states = [naive.initial_state]
+    for t in ids:
+        nxt = naive.next_state(states[-1], t)
+        if nxt is None:
+            break
+        states.append(nxt)
+    wanted = set(states)
+    shortest: dict[int, tuple[int, ...]] = {naive.initial_state: ()}
+    queue = [naive.initial_state]
+    for state in queue:  # breadth first, until every state on the path is reached
+        if wanted <= shortest.keys() or len(shortest) > MAX_SHORTCUT_STATES:
+            break
+        for t in naive.allowed(state):
+            t = int(t)
+            nxt = naive.next_state(state, t) if t not in vocab.special_ids else None
+            if nxt is not None and nxt not in shortest:
+                shortest[nxt] = (*shortest[state], t)
+                queue.append(nxt)
+    out = []
+    for i in range(len(states) - 1, 0, -1):
+        head = shortest.get(states[i])
+        if head is not None and len(head) < i:
+            out.append(tuple(vocab.tokens[t] for t in (*head, *ids[i:])))
+    return out
 
 
 def _dedupe(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> list[bytes]:
@@ -290,6 +360,7 @@ def minimize(
         return None
     case.rule = found.rule
     regex = d.regex
+    _shorten_path(case, regex, start, deadline)
     tokens = ddmin(start, lambda ts: case.probe(regex, ts) is not None, deadline)
     from harness.diff.regex_shrink import shrink_regex
 
