@@ -37,10 +37,10 @@ use super::super::shape::ShapeRef;
 use super::{child, fail_at, union, Reader};
 
 /// The most widened readings of `oneOf` branches per schema.
-pub const MAX_WIDENINGS: usize = 256;
+pub const MAX_WIDENINGS: usize = 512;
 
 /// The most times per schema a `oneOf` with a cut branch is reached.
-pub const MAX_ENCOUNTERS: usize = 1024;
+pub const MAX_ENCOUNTERS: usize = 2048;
 
 /// Widened readings by the `oneOf`'s pointer and [`Reader::surroundings`], each with
 /// whether a cut in it was shallow.
