@@ -29,8 +29,10 @@ use super::shape::{
     ArrCons, Contains, KeyRule, Lang, NumCons, ObjCons, Shape, ShapeRef, Site, StrCons,
 };
 
-/// Assertions not implemented.
-const REFUSED: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
+/// Assertions not implemented (from draft 2019-09, which defines them; earlier drafts'
+/// validators ignore them). `unevaluatedProperties` is read beside the applicators,
+/// which evaluate keys too ([`super::reader`]).
+const REFUSED: [&str; 1] = ["unevaluatedItems"];
 
 type Res<T> = Result<T, SchemaError>;
 
@@ -72,7 +74,8 @@ fn types(v: Option<&Value>, ptr: &str, draft3: bool) -> Res<Types> {
 
 /// The shape of one schema object's own keywords.
 pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> Res<ShapeRef> {
-    if let Some(k) = REFUSED.iter().find(|k| m.contains_key(**k)) {
+    let since_2019 = ctx.draft >= 2019;
+    if let Some(k) = REFUSED.iter().find(|k| since_2019 && m.contains_key(**k)) {
         return Err(SchemaError::unsupported(
             k,
             ptr,

@@ -32,6 +32,7 @@ use super::shape::{Shape, ShapeRef};
 
 mod one_of;
 mod refs;
+mod unevaluated;
 mod uris;
 
 use refs::{Cache, Cuts};
@@ -231,15 +232,21 @@ impl<'a> Reader<'a> {
                 "its semantics are not implemented",
             ));
         }
-        if let Some(r) = m.get("$ref") {
-            let target = self.reference(ctx, r, &child(ptr, "$ref"))?;
-            if self.legacy {
-                return Ok(target);
+        let whole = match m.get("$ref") {
+            Some(r) => {
+                let target = self.reference(ctx, r, &child(ptr, "$ref"))?;
+                if self.legacy {
+                    return Ok(target);
+                }
+                let rest = self.read_siblings(ctx, m, ptr)?;
+                intersect(ctx, &rest, &target).map_err(|f| fail_at(ptr, f))?
             }
-            let rest = self.read_siblings(ctx, m, ptr)?;
-            return intersect(ctx, &rest, &target).map_err(|f| fail_at(ptr, f));
+            None => self.read_siblings(ctx, m, ptr)?,
+        };
+        match self.unevaluated(ctx, m, ptr)? {
+            Some(u) => intersect(ctx, &whole, &u).map_err(|f| fail_at(ptr, f)),
+            None => Ok(whole),
         }
-        self.read_siblings(ctx, m, ptr)
     }
 
     /// The conjunction of an object's keywords; `self.cut` is reset while reading them,
