@@ -38,7 +38,9 @@ const DYNAMIC: [&str; 6] = [
 /// The keys the subschemas applied in place evaluate.
 #[derive(Default)]
 struct Evaluated {
+    /// In the order met (which is schema order), each once.
     names: Vec<String>,
+    named: HashSet<String>,
     /// Each pattern with the pointer of its `patternProperties`.
     patterns: Vec<(String, String)>,
     all: bool,
@@ -119,7 +121,7 @@ impl Reader<'_> {
         }
         if let Some(Value::Object(props)) = m.get("properties") {
             for k in props.keys() {
-                if !ev.names.contains(k) {
+                if ev.named.insert(k.clone()) {
                     ev.names.push(k.clone());
                 }
             }
