@@ -57,4 +57,8 @@ fn unevaluated_properties_elsewhere() {
     let e = refused(r#"{"anyOf":[{"properties":{"a":{}}}],"unevaluatedProperties":false}"#);
     assert_eq!(e.keyword(), Some("unevaluatedProperties"));
     assert!(e.to_string().contains("`anyOf`"), "{e}");
+    let e = refused(
+        r#"{"allOf":[{"dependentSchemas":{"a":{"properties":{"b":{}}}}}],"unevaluatedProperties":false}"#,
+    );
+    assert!(e.to_string().contains("`dependentSchemas`"), "{e}");
 }

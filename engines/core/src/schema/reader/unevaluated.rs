@@ -25,12 +25,14 @@ use super::super::shape::{KeyRule, Lang, ObjCons, Shape, ShapeRef};
 use super::refs::lookup;
 use super::{child, fail_at, Reader};
 
-/// In-place keywords whose evaluated keys depend on the instance.
-const DYNAMIC: [&str; 6] = [
+/// In-place keywords whose evaluated keys depend on the instance (`dependencies` is
+/// draft-07's `dependentSchemas`, which the reader also reads under later drafts).
+const DYNAMIC: [&str; 7] = [
     "anyOf",
     "oneOf",
     "if",
     "dependentSchemas",
+    "dependencies",
     "$dynamicRef",
     "$recursiveRef",
 ];
