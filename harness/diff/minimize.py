@@ -250,9 +250,13 @@ def _shorten_path(case: _Case, regex: str, tokens: list[bytes], deadline: float)
 def _shortcuts(regex: str, vocab: Vocabulary, path: Sequence[bytes]) -> list[tuple[bytes, ...]]:
     """`path` (as `_path` spells it in the tiny `vocab`) with its first `i` tokens
     replaced by a shortest path to the reference state they reach, wherever that is
-    shorter, the largest `i` first."""
+    shorter, the largest `i` first; none where the reference cannot be built there
+    (a probe on the same vocabulary would have failed too)."""
     ids = _path(vocab, path)
-    naive = References(regex, vocab).naive
+    try:
+        naive = References(regex, vocab).naive
+    except (TokensieveError, ValueError):
+        return []
     states = [naive.initial_state]
     for t in ids:
         nxt = naive.next_state(states[-1], t)
