@@ -205,3 +205,26 @@ def test_xgrammar_schema_finding_repro_compiles_the_schema(tmp_path: Path) -> No
     path.write_text(script)
     reproduced, output = repro.run(path)
     assert reproduced, output
+
+
+def test_xgrammar_reading_several_all_of_subschemas_as_any_value_is_named() -> None:
+    """xgrammar 0.2.8 reads a subschema holding an `allOf` of two subschemas as any JSON
+    value, its `type: object` included (it only logs a warning): at the first state it
+    allows a string, which the schema refuses. Triage names it `allof-widened` against
+    the schema so read (`dialects.allof_widened`); the same schema with one subschema in
+    its `allOf`, which xgrammar reads, shows no such bug."""
+    from harness.diff.dialects import allof_widened
+
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    parts = [{"properties": {"a": {"type": "integer"}}}, {"properties": {"b": {}}}]
+    schema = {"type": "object", "allOf": parts, "required": ["a"]}
+    assert allof_widened({"properties": {"x": schema}}) == {"properties": {"x": {}}}
+    outcome = _lane(engine, schema)
+    rules = {d.rule for d in outcome.diff.disagreements if d.verdict == "bug"}
+    assert "allof-widened" in rules, rules
+    single = {"type": "object", "allOf": parts[:1], "required": ["a"]}
+    rules = {d.rule for d in _lane(engine, single).diff.disagreements if d.verdict == "bug"}
+    assert "allof-widened" not in rules, rules

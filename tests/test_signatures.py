@@ -141,6 +141,19 @@ def test_anchors_ignored() -> None:
     assert rule(view("a^b", tokens, b"", set(), {1, 3}, policy_reference=off)) == "unclassified"
 
 
+def test_allof_widened() -> None:
+    """The engine's mask and accepting status are the schema's read with its multi-allOf
+    subschemas as any value: named; one token off, or another accepting status: not."""
+    tokens = [b"{", b'"', b"1"]
+    widened = {"allof-widened": (frozenset({1, 2, 3}), False)}
+    v = view(r"\{", tokens, b"", {1}, {1, 2, 3}, policy_reference=widened)
+    assert rule(v) == "allof-widened"
+    off = {"allof-widened": (frozenset({1, 2}), False)}
+    assert rule(view(r"\{", tokens, b"", {1}, {1, 2, 3}, policy_reference=off)) == "unclassified"
+    late = {"allof-widened": (frozenset({1, 2, 3}), True)}
+    assert rule(view(r"\{", tokens, b"", {1}, {1, 2, 3}, policy_reference=late)) == "unclassified"
+
+
 def test_utf8_signatures() -> None:
     tokens = ["é".encode(), b"\xed\xa0", b"\xe4", b"z", b"q\xe4", b"a\n"]
     surrogate = view('"[^"]*', tokens, b'"', {1, 4, 5, 6}, {1, 2, 4, 5, 6})

@@ -22,6 +22,14 @@ both, k the most arrays and objects one of the extra tokens opens, at most 4
 deeper reference allows each of them, with nothing refused and the same accepting
 status. Everything else is a finding (also where the deeper regex passes the size cap).
 
+One more reading of the schema is built for triage, on demand (`References.readings`):
+`allof-widened`, the schema with every subschema that holds an `allOf` of two or more
+subschemas read as any value, siblings included. xgrammar 0.2.8 reads such a subschema
+so (its converter logs "Support for allOf with multiple options is still ongoing" and
+writes `basic_any`), which widens a `type: object` schema to every JSON value: an engine
+whose mask and accepting status are that reading's is named by the signature of the same
+name, not left "unclassified".
+
 A finding is minimized as a regex lane's is, over a tiny vocabulary, except that the
 engine keeps compiling the schema and the reference keeps reading its whole regex in the
 dialect (`harness.diff.minimize`); its repro script compiles the schema with the
@@ -38,7 +46,7 @@ from harness.corpora import converter
 from harness.diff.differ import Differ, WalkPlan
 from harness.diff.disagreement import SpecDiff
 from harness.diff.references import References
-from harness.diff.schema_policies import as_read_by
+from harness.diff.schema_policies import as_read_by, rewrite_subschemas
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.spec import Spec
@@ -49,6 +57,20 @@ from harness.vocab import Vocabulary
 # levels further as a disputed token opens.
 ANY_DEPTH = 2
 MAX_RECURSION = 3
+
+
+ALLOF_WIDENED = "allof-widened"
+
+
+def allof_widened(schema: Any) -> Any:
+    """`schema` with every subschema holding an `allOf` of two or more subschemas
+    replaced by `true` (see the module)."""
+
+    def edit(node: dict[str, Any]) -> dict[str, Any]:
+        subs = node.get("allOf")
+        return {} if isinstance(subs, list) and len(subs) >= 2 else node
+
+    return rewrite_subschemas(schema, edit)
 
 
 def compared_in_dialect(engine: Engine) -> bool:
@@ -99,8 +121,22 @@ def dialect_lane(
         except ValueError:
             return None  # values-nested-deeper then explains nothing at this depth
 
+    @functools.cache
+    def widened() -> str | None:
+        try:
+            schema = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        read = allof_widened(schema)
+        if read == schema:
+            return None
+        try:
+            return converter.in_dialect(json.dumps(read), dialect, ANY_DEPTH, MAX_RECURSION)
+        except ValueError:
+            return None
+
     try:
-        refs = References(regex, voc, spec.id, deeper=deeper)
+        refs = References(regex, voc, spec.id, deeper=deeper, readings={ALLOF_WIDENED: widened})
         compiled = engine.compile(prepared[engine.name], spec)
     except TokensieveError as exc:
         out.skipped[engine.name] = f"{type(exc).__name__}: {exc}"

@@ -353,15 +353,18 @@ class Differ:
         self, lane: Lane, ids: list[int]
     ) -> dict[str, tuple[frozenset[int], bool] | None]:
         """(allowed ids, accepting) of each policy's reference at this state, and of the
-        regex without anchors (for `anchors-ignored`, walked along `ids` on demand)."""
+        regex without anchors (for `anchors-ignored`) and of the schema's other readings
+        (`References.readings`), walked along `ids` on demand."""
         states = dict(lane.policy_states)
         indexes = dict(lane.policies)
-        anchorless = self.refs.policy_index("anchors-removed", lane.engine)
-        if anchorless is not None:
-            state: int | None = anchorless.initial_state
+        for name in ("anchors-removed", *self.refs.readings):
+            other = self.refs.policy_index(name, lane.engine)
+            if other is None:
+                continue
+            state: int | None = other.initial_state
             for token in ids:
-                state = None if state is None else anchorless.next_state(state, token)
-            indexes["anchors-removed"], states["anchors-removed"] = anchorless, state
+                state = None if state is None else other.next_state(state, token)
+            indexes[name], states[name] = other, state
         out: dict[str, tuple[frozenset[int], bool] | None] = {}
         buf = np.zeros(self.vocab.mask_words, dtype=np.int32)
         for name, index in indexes.items():

@@ -138,6 +138,8 @@ class _Case:
     schema: str = ""  # the schema the engine compiles, if not the regex
     # the schema's regex some levels deeper (References.deeper)
     deeper: Callable[[int], str | None] | None = None
+    # the schema's other readings (References.readings)
+    readings: dict[str, Callable[[], str | None]] = field(default_factory=dict)
     # the tokens of the path the bug was found on, walked first on each tiny vocabulary
     # that spells it (`_path`)
     path: tuple[bytes, ...] = ()
@@ -169,7 +171,7 @@ def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement
     spec_id = f"{case.spec_id}#min"
     spec = Spec.schema(spec_id, case.schema) if case.schema else Spec.regex(spec_id, regex)
     try:
-        refs = References(regex, vocab, deeper=case.deeper)
+        refs = References(regex, vocab, deeper=case.deeper, readings=case.readings)
         compiled = engine.compile(engine.prepare(vocab), spec)
         plans = [SMALL_PLAN]
         path = _path(vocab, case.path)
@@ -350,6 +352,7 @@ def minimize(
     budget_s: float = BUDGET_S,
     schema: str = "",
     deeper: Callable[[int], str | None] | None = None,
+    readings: dict[str, Callable[[], str | None]] | None = None,
 ) -> Minimal | None:
     """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
     it. `context`: the reference's allowed ids at the failing state (start 3). With
@@ -357,6 +360,7 @@ def minimize(
     engine's dialect; `deeper`, it nested deeper) stays whole."""
     deadline = time.monotonic() + budget_s
     case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
+    case.readings = dict(readings or {})
     case.path = tuple(vocab.tokens[i] for i in d.prefix_ids)
     start, found = _first_start(case, d, vocab, context)
     if found is None:

@@ -20,7 +20,8 @@ class References:
     """The reference indexes of one regex over one vocabulary: naive (the definition),
     TokensDFA exact (checked against it, and the source of forced text), the byte DFA (for
     triage), and the reference under each policy an engine declares or each reading a
-    signature compares with (`anchors-removed`), built on demand."""
+    signature compares with (`anchors-removed`, and a schema's `readings`), built on
+    demand."""
 
     def __init__(
         self,
@@ -28,12 +29,15 @@ class References:
         vocab: Vocabulary,
         spec_id: str = "<regex>",
         deeper: Callable[[int], str | None] | None = None,
+        readings: dict[str, Callable[[], str | None]] | None = None,
     ) -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
         cannot read or build `regex`: there is then no language to compare with.
         `deeper`, for a schema converted in an engine's dialect, gives the same schema's
         regex with unconstrained values and recursive `$ref`s nested k levels deeper, or
-        None where it cannot be written (`values-nested-deeper`)."""
+        None where it cannot be written (`values-nested-deeper`). `readings`, for such a
+        schema, give by name the regex of the schema read another way that a signature
+        compares with (`allof-widened`), or None where that reading changes nothing."""
         tokensdfa = reference.tokensdfa()
         self.regex = regex
         self.vocab = vocab
@@ -42,6 +46,7 @@ class References:
         self.exact = tokensdfa.Index(regex, self.native_vocab)
         self.dfa = tokensdfa.ByteDfa(regex)
         self.deeper = deeper
+        self.readings = dict(readings or {})
         self._deeper: dict[int, Any | None] = {}
         self._policy: dict[str, Any] = {}
         self._dotall: Any | None = None
@@ -74,6 +79,8 @@ class References:
                     pattern = None  # no ASCII spelling (negated escape in a class)
             elif name == "anchors-removed" and "anchors" in regex_features(self.regex):
                 pattern = without_anchors(self.regex)
+            elif name in self.readings:
+                pattern = self.readings[name]()
             elif name == "canonical-literals":
                 self._policy[key] = self._canonical_index()
                 return self._policy[key]

@@ -47,6 +47,8 @@ SIGNATURE_TEXT = {
     "leftmost-first": "the engine keeps only what leftmost-first matching keeps: a "
     "lower-priority branch is abandoned once a higher one has matched",
     "anchors-ignored": "the engine's mask is that of the regex with its anchors removed",
+    "allof-widened": "the engine reads a subschema holding an allOf of two or more "
+    "subschemas as any JSON value, its siblings (`type`, `properties`) included",
     "mask-advance-mismatch": "the engine's own mask allows the token, but advancing by it fails",
     "lone-surrogate-escape": "every token it adds writes a \\u escape of a UTF-16 surrogate "
     "(D800-DFFF) outside a high-low pair: a JSON string that stands for no Unicode text",

@@ -62,12 +62,12 @@ MAX_ITEMS = MAX_JSON_ARRAY_LENGTH
 MAX_WHITESPACE_RUN = MAX_CONSECUTIVE_WHITESPACES
 
 
-def _rewrite(schema: Any, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+def rewrite_subschemas(schema: Any, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
     """`schema` with `edit` applied to every subschema (dicts, lists walked through)."""
     if isinstance(schema, dict):
-        return edit({k: _rewrite(v, edit) for k, v in schema.items()})
+        return edit({k: rewrite_subschemas(v, edit) for k, v in schema.items()})
     if isinstance(schema, list):
-        return [_rewrite(v, edit) for v in schema]
+        return [rewrite_subschemas(v, edit) for v in schema]
     return schema
 
 
@@ -78,7 +78,7 @@ def oneof_as_anyof(schema: Any) -> Any:
             node["anyOf"] = node.pop("oneOf")
         return node
 
-    return _rewrite(schema, edit)
+    return rewrite_subschemas(schema, edit)
 
 
 def lengths_beside_pattern_dropped(schema: Any) -> Any:
@@ -87,7 +87,7 @@ def lengths_beside_pattern_dropped(schema: Any) -> Any:
             return {k: v for k, v in node.items() if k not in ("minLength", "maxLength")}
         return node
 
-    return _rewrite(schema, edit)
+    return rewrite_subschemas(schema, edit)
 
 
 def undeclared_forbidden(schema: Any) -> Any:
@@ -100,7 +100,7 @@ def undeclared_forbidden(schema: Any) -> Any:
             return {**node, "additionalProperties": False}
         return node
 
-    return _rewrite(schema, edit)
+    return rewrite_subschemas(schema, edit)
 
 
 _SCHEMA_REWRITES: dict[str, Callable[[Any], Any]] = {

@@ -256,6 +256,7 @@ def _minimize_first(
             budget_s=max(MINIMIZE_GROUP_MIN_S, share),
             schema=schema,
             deeper=refs.deeper,
+            readings=refs.readings,
         )
     return out
 

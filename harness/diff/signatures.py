@@ -23,6 +23,9 @@ and a near-miss case for each. The first signature that holds names the bug:
   abandoned once a higher one has matched (`(a|ab)` never allows `ab`).
 - `anchors-ignored`: the engine's mask and accepting status are those of the regex with
   its anchors (`^ $ \\A \\z`) removed, and the regex has one.
+- `allof-widened` (JSON schemas): the engine's mask and accepting status are those of
+  the schema with every subschema holding an `allOf` of two or more subschemas read as
+  any value (`harness.diff.dialects`; xgrammar 0.2.8).
 - `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
   surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
 - `utf8-overapproximation`: the engine only adds tokens, and each stops inside a
@@ -231,6 +234,19 @@ def _anchors_ignored(view: StateView) -> str | None:
     return None
 
 
+def _allof_widened(view: StateView) -> str | None:
+    under = view.policy_reference.get("allof-widened")
+    if under is None or not view.eos_consistent:
+        return None
+    allowed, accepting = under
+    if allowed == view.actual and accepting == view.accepting_actual:
+        return (
+            "mask and accepting status equal the reference's on the schema with every "
+            "allOf of two or more subschemas read as any value"
+        )
+    return None
+
+
 def _every_added(view: StateView, shape: Callable[[bytes, bytes], bool], what: str) -> str | None:
     """The reason when the engine only adds tokens and each has `shape` after the prefix."""
     if not _only_adds(view):
@@ -381,6 +397,7 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "final-state-exit": _final_state_exit,
     "leftmost-first": _leftmost_first,
     "anchors-ignored": _anchors_ignored,
+    "allof-widened": _allof_widened,
     "utf8-surrogate": _utf8_surrogate,
     "utf8-overapproximation": _utf8_overapproximation,
     "dot-matches-newline": _dot_matches_newline,
