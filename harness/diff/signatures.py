@@ -224,27 +224,28 @@ def _leftmost_first(view: StateView) -> str | None:
     return model.explains(view)  # type: ignore[no-any-return]
 
 
-def _anchors_ignored(view: StateView) -> str | None:
-    under = view.policy_reference.get("anchors-removed")
+def _as_read(view: StateView, reading: str, read: str) -> str | None:
+    """The reason when the engine's mask and accepting status are those of the
+    reference under `reading` (`StateView.policy_reference`), the regex `read`."""
+    under = view.policy_reference.get(reading)
     if under is None or not view.eos_consistent:
         return None
     allowed, accepting = under
     if allowed == view.actual and accepting == view.accepting_actual:
-        return "mask and accepting status equal the reference's on the regex without anchors"
+        return f"mask and accepting status equal the reference's on {read}"
     return None
+
+
+def _anchors_ignored(view: StateView) -> str | None:
+    return _as_read(view, "anchors-removed", "the regex without anchors")
 
 
 def _allof_widened(view: StateView) -> str | None:
-    under = view.policy_reference.get("allof-widened")
-    if under is None or not view.eos_consistent:
-        return None
-    allowed, accepting = under
-    if allowed == view.actual and accepting == view.accepting_actual:
-        return (
-            "mask and accepting status equal the reference's on the schema with every "
-            "allOf of two or more subschemas read as any value"
-        )
-    return None
+    return _as_read(
+        view,
+        "allof-widened",
+        "the schema with every allOf of two or more subschemas read as any value",
+    )
 
 
 def _every_added(view: StateView, shape: Callable[[bytes, bytes], bool], what: str) -> str | None:
