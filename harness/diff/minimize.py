@@ -428,21 +428,34 @@ def as_minimal(
         after = refs.naive.next_state(state, d.reference_only[0])
         if after is not None:
             next_expected = tuple(int(t) for t in refs.naive.allowed(after))
-    return Minimal(
-        engine=engine.name,
-        version=d.version,
-        regex=d.regex,
-        rule=d.rule,
-        tokens=tuple(vocab.tokens),
+    return minimal_form(
+        d,
+        engine,
+        vocab,
         prefix_ids=d.prefix_ids,
         expected=expected,
         actual=tuple(sorted(actual_set)),
         accepting_expected=d.accepting_expected,
         accepting_actual=d.accepting_actual,
         what=d.what,
-        special=tuple(sorted(vocab.special_ids - {0})),
         next_expected=next_expected,
         source_regex=source_regex or d.regex,
         eos_bit_actual=d.eos_bit_actual,
         schema=schema,
+    )
+
+
+def minimal_form(d: Disagreement, engine: Engine, vocab: Vocabulary, **state: Any) -> Minimal:
+    """The Minimal of bug `d` of `engine` on the tiny `vocab`, with `state` (the prefix,
+    both sides' masks, and what the case needs besides): the engine, its version, the
+    regex and the rule come from `d`, the tokens and the special ids from `vocab`, the
+    same for every way a case is shrunk (`as_minimal`, `harness.diff.stale`)."""
+    return Minimal(
+        engine=engine.name,
+        version=d.version,
+        regex=d.regex,
+        rule=d.rule,
+        tokens=tuple(vocab.tokens),
+        special=tuple(sorted(vocab.special_ids - {0})),
+        **state,
     )

@@ -19,7 +19,7 @@ import numpy as np
 from harness.diff.ddmin import ddmin
 from harness.diff.disagreement import Disagreement
 from harness.diff.history import answer_after, joined, walks
-from harness.diff.minimize import Minimal, tiny_vocabulary
+from harness.diff.minimize import Minimal, minimal_form, tiny_vocabulary
 from harness.diff.references import References
 from harness.engines import reference
 from harness.engines.base import Engine, allowed_ids
@@ -67,12 +67,10 @@ def minimize_stale(
         return None  # the reference refuses the prefix on this vocabulary
     allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
     actual = allowed - {vocab.eos_id}
-    return Minimal(
-        engine=engine.name,
-        version=d.version,
-        regex=d.regex,
-        rule=d.rule,
-        tokens=tuple(vocab.tokens),
+    return minimal_form(
+        d,
+        engine,
+        vocab,
         prefix_ids=tuple(prefix),
         expected=tuple(int(t) for t in refs.naive.allowed(state)),
         actual=tuple(sorted(actual | ({vocab.eos_id} if accepting else set()))),
