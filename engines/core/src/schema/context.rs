@@ -12,6 +12,7 @@ use super::automaton::Dfa;
 use super::dialect::Dialect;
 use super::ecma::{self, Refusal};
 use super::formats::{self, Format};
+use super::intern::Shapes;
 use super::rx::{self, Rx};
 use super::shape::{Shape, ShapeRef, Site};
 use super::spell::Speller;
@@ -84,6 +85,8 @@ pub struct Ctx {
     /// Key languages written from automata, by structure ([`Ctx::interned`]).
     key_langs: HashMap<u64, Vec<Rx>>,
     pub shapes_built: usize,
+    /// Every shape built, one per structure ([`Ctx::shape`]).
+    shapes: Shapes,
     /// Draft-04 and earlier: an `integer` is a number written without a fraction (`1.0`
     /// is not one); later drafts count any number whose value is whole.
     pub integers_without_fraction: bool,
@@ -118,6 +121,7 @@ impl Ctx {
             complements: HashMap::new(),
             key_langs: HashMap::new(),
             shapes_built: 0,
+            shapes: Shapes::default(),
             integers_without_fraction: false,
             legacy_draft: 0,
             tree: false,
@@ -135,7 +139,9 @@ impl Ctx {
         self.never.clone()
     }
 
-    /// Wraps a new shape, counting it against [`MAX_SHAPES`].
+    /// Wraps a new shape, counting it against [`MAX_SHAPES`] (a bound on the work, so
+    /// every shape asked for counts, whether or not an equal one was built before), as
+    /// the one shape of its structure ([`super::intern`]).
     pub fn shape(&mut self, s: Shape) -> Step<ShapeRef> {
         if s.is_never() {
             return Ok(self.never());
@@ -149,7 +155,7 @@ impl Ctx {
                 "more than {MAX_SHAPES} subschemas after expanding references and merges"
             )));
         }
-        Ok(Rc::new(s))
+        Ok(self.shapes.intern(s).0)
     }
 
     /// `x`, or the language written earlier with the same structure: key languages

@@ -26,6 +26,7 @@ mod emit;
 mod error;
 mod exclusive;
 mod formats;
+mod intern;
 mod keys;
 mod keywords;
 mod listed_multiples;

@@ -56,7 +56,7 @@ pub struct Shape {
     pub objects: Vec<ObjCons>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NumCons {
     pub integer: bool,
     pub non_integer: bool,
