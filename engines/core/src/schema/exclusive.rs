@@ -95,9 +95,7 @@ fn one_part(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef], part: &str) 
         })
     };
     match overlap {
-        None => Ok(present
-            .iter()
-            .fold(Shape::never(), |u, &i| u.union(&parts[i]))),
+        None => Ok(Shape::union_all(present.iter().map(|&i| &parts[i]))),
         Some(why) => match by_complements(ctx, &refs) {
             Err(f) => {
                 let raw_refs = present
@@ -246,17 +244,17 @@ pub(super) fn within_complements(
         .iter()
         .map(|r| negate(ctx, r))
         .collect::<Step<Vec<_>>>()?;
-    let mut out = Shape::never();
+    let mut only = Vec::with_capacity(narrow.len());
     for (i, part) in narrow.iter().enumerate() {
-        let mut only = part.clone();
+        let mut o = part.clone();
         for (j, not_j) in complements.iter().enumerate() {
             if j != i {
-                only = intersect(ctx, &only, not_j)?;
+                o = intersect(ctx, &o, not_j)?;
             }
         }
-        out = out.union(&only);
+        only.push(o);
     }
-    Ok(out)
+    Ok(Shape::union_all(only.iter().map(|o| &**o)))
 }
 
 /// The values valid against exactly one branch. `branches` have met the keywords

@@ -108,10 +108,7 @@ pub fn fail_at(ptr: &str, f: Fail) -> SchemaError {
 
 /// The union of `branches` (at least one), as `anyOf` at `ptr` admits.
 fn union(ctx: &mut Ctx, branches: &[ShapeRef], ptr: &str) -> Result<ShapeRef, SchemaError> {
-    let u = branches
-        .iter()
-        .skip(1)
-        .fold(Shape::clone(&branches[0]), |u, b| u.union(b));
+    let u = Shape::union_all(branches.iter().map(|b| &**b));
     ctx.shape(u).map_err(|f| fail_at(ptr, f))
 }
 

@@ -196,21 +196,29 @@ impl Shape {
 
     /// The union of two shapes (`anyOf`).
     pub fn union(&self, other: &Shape) -> Shape {
-        if self.is_any() || other.is_any() {
-            return Shape::any();
+        Shape::union_all([self, other])
+    }
+
+    /// The union of `shapes` (`anyOf`): each type's alternatives are the first shape's,
+    /// then those of each next shape that no shape before it has, which is what folding
+    /// [`Shape::union`] over them gives. Done in one pass: a fold copies every
+    /// alternative gathered so far at each step, quadratic in the branches (80% of
+    /// poethepoet's compile went to copying object alternatives).
+    pub fn union_all<'a>(shapes: impl IntoIterator<Item = &'a Shape>) -> Shape {
+        let mut u = Shape::never();
+        for s in shapes {
+            if u.is_any() || s.is_any() {
+                u = Shape::any();
+                continue;
+            }
+            u.null |= s.null;
+            u.bools = [u.bools[0] || s.bools[0], u.bools[1] || s.bools[1]];
+            add_new(&mut u.numbers, &s.numbers);
+            add_new(&mut u.strings, &s.strings);
+            add_new(&mut u.arrays, &s.arrays);
+            add_new(&mut u.objects, &s.objects);
         }
-        Shape {
-            top: false,
-            null: self.null || other.null,
-            bools: [
-                self.bools[0] || other.bools[0],
-                self.bools[1] || other.bools[1],
-            ],
-            numbers: join(&self.numbers, &other.numbers),
-            strings: join(&self.strings, &other.strings),
-            arrays: join(&self.arrays, &other.arrays),
-            objects: join(&self.objects, &other.objects),
-        }
+        u
     }
 }
 
@@ -283,8 +291,13 @@ impl KeyRule {
 }
 
 /// `a`, then the members of `b` not in `a`.
-fn join<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
-    let mut v = a.to_vec();
-    v.extend(b.iter().filter(|x| !a.contains(x)).cloned());
-    v
+/// Appends the members of `b` that `a` did not hold before (a member `b` repeats is
+/// appended each time).
+fn add_new<T: Clone + PartialEq>(a: &mut Vec<T>, b: &[T]) {
+    let before = a.len();
+    for x in b {
+        if !a[..before].contains(x) {
+            a.push(x.clone());
+        }
+    }
 }
