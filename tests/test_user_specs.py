@@ -33,12 +33,15 @@ def test_a_directory_of_schemas_and_maskbench_files(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "a.json").write_text(json.dumps(SCHEMA))
     tests = [{"data": {"n": 1}, "valid": True}, {"data": {"n": "x"}, "valid": False}]
-    (folder / "b.json").write_text(json.dumps({"schema": SCHEMA, "tests": tests}))
+    # as the MaskBench dataset ships its files: a description and meta beside the schema
+    maskbench = {"description": "b", "meta": {"full_size": 1}, "schema": SCHEMA, "tests": tests}
+    (folder / "b.json").write_text(json.dumps(maskbench))
     found = {e.spec.id: e for e in user.load([folder])}
     assert sorted(found) == ["user/mine/a", "user/mine/b"]
     assert found["user/mine/b"].valid == ({"n": 1},)
     assert found["user/mine/b"].invalid == ({"n": "x"},)
     assert found["user/mine/b"].spec.examples == ('{"n":1}',)
+    assert json.loads(found["user/mine/b"].spec.text) == SCHEMA
 
 
 def test_a_regex_file_and_regexes(tmp_path: Path) -> None:

@@ -90,11 +90,18 @@ def _parse_json(text: str, where: str) -> Any:
         raise BadInput(f"{where}: not valid JSON: {exc}") from None
 
 
+# The fields of a MaskBench file as the dataset ships them (`description` and `meta` are
+# not read). A schema's top level holds keywords, and no keyword is `schema`, so an object
+# with a `schema` field and only these is a MaskBench file; read as a schema it would be
+# one of unknown keywords, which admits every value.
+MASKBENCH_KEYS = frozenset({"description", "meta", "schema", "tests"})
+
+
 def _json_file(path: Path, stem: str) -> list[Entry]:
     data = _parse_json(_read(path), str(path))
     if isinstance(data, list):
         return [_entry(item, f"{path} entry {n}", stem, n) for n, item in enumerate(data, 1)]
-    if isinstance(data, dict) and "schema" in data and set(data) <= {"schema", "tests", "meta"}:
+    if isinstance(data, dict) and "schema" in data and set(data) <= MASKBENCH_KEYS:
         return [_maskbench_entry(data, path, stem)]
     if isinstance(data, dict) and {"regex", "schema"} & set(data) and set(data) <= ENTRY_KEYS:
         # one entry, not a schema: no JSON Schema keyword is `regex` or `schema`, nor
