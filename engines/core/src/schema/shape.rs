@@ -301,3 +301,39 @@ fn add_new<T: Clone + PartialEq>(a: &mut Vec<T>, b: &[T]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(lengths: &[u64]) -> Shape {
+        Shape {
+            strings: lengths
+                .iter()
+                .map(|&min| StrCons {
+                    min,
+                    ..StrCons::default()
+                })
+                .collect(),
+            ..Shape::never()
+        }
+    }
+
+    /// One pass gives what folding two at a time gives: each shape's alternatives that
+    /// no earlier shape has, in order, a repeat within one shape kept; and any value
+    /// anywhere makes the whole union any value.
+    #[test]
+    fn union_all_is_the_pairwise_fold() {
+        let (a, b, c) = (strings(&[1, 2]), strings(&[2, 3, 3]), strings(&[3, 1, 4]));
+        let all = Shape::union_all([&a, &b, &c]);
+        assert_eq!(all, a.union(&b).union(&c));
+        let mins: Vec<u64> = all.strings.iter().map(|s| s.min).collect();
+        assert_eq!(mins, [1, 2, 3, 3, 4]);
+        let with_null = Shape {
+            null: true,
+            ..Shape::never()
+        };
+        assert!(Shape::union_all([&a, &with_null]).null);
+        assert!(Shape::union_all([&a, &Shape::top(), &b]).is_any());
+    }
+}
