@@ -37,7 +37,8 @@ COMPILE_THREADS = 1
 ANY_WHITESPACE = True
 # The JSON text its schemas compile to (measured on 0.2.8 with a one-byte vocabulary):
 # any JSON whitespace; every escape in strings the schema leaves unconstrained and none
-# in constrained ones (pattern, format, length, enum); declared keys in one spelling
+# in constrained ones (pattern, format, length, enum; undeclared keys a patternProperties
+# or propertyNames language limits, which take no escape); declared keys in one spelling
 # (U+007F as \\u007f); an exponent only on numbers without bounds or multipleOf;
 # integers never with a fraction; never a bare `-0` on integers or bounded numbers. Its
 # documented schema readings (`json_schema` below) rewrite the reference's schema too.

@@ -248,6 +248,14 @@ fn escapes_only_in_free_strings() {
             "{\"free\":\"a\",\"short\":\"\\u0061\"}",
         ],
     );
+    // keys limited by a key language are constrained strings too (as xgrammar 0.2.8
+    // reads them); keys left free take every escape
+    let patterned = r#"{"type":"object","patternProperties":{"^[a-z]+$":{"type":"integer"}},"additionalProperties":false}"#;
+    check_in(&d, patterned, &[r#"{"ab":1}"#], &[r#"{"\u0061b":1}"#]);
+    let named = r#"{"type":"object","propertyNames":{"pattern":"^[a-z]+$"}}"#;
+    check_in(&d, named, &[r#"{"ab":1}"#], &[r#"{"\u0061b":1}"#]);
+    let free = r#"{"type":"object","properties":{"x":{"type":"integer"}},"additionalProperties":{"type":"integer"}}"#;
+    check_in(&d, free, &[r#"{"\u0061b":1}"#, r#"{"x":1,"a\tb":2}"#], &[]);
 }
 
 #[test]

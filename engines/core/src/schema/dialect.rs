@@ -67,7 +67,9 @@ pub enum Escapes {
     /// No escapes at all: a string cannot hold `"`, `\` or a control character.
     Raw,
     /// Every escape (as `All`) in strings the schema leaves unconstrained, none (as
-    /// `Raw`) in strings with any constraint (pattern, format, length, enum): xgrammar.
+    /// `Raw`) in strings with any constraint (pattern, format, length, enum), undeclared
+    /// keys that a key language limits (`patternProperties`, `propertyNames`) included:
+    /// xgrammar.
     FreeStringsOnly,
     /// As `Minimal` for what must be escaped (U+007F included), and every character may
     /// be escaped as `\uXXXX` (pairs above the BMP) or its short form, but never `\/`:

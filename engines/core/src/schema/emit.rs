@@ -167,6 +167,18 @@ impl<'c> Emitter<'c> {
         rx::concat([rx::lit("\""), self.ctx.speller.spell(x), rx::lit("\"")])
     }
 
+    /// Undeclared keys limited by a key language (`patternProperties`, `propertyNames`,
+    /// a key a complement asks for): spelled as a string with a constraint, which under
+    /// [`Escapes::FreeStringsOnly`] takes no escape (xgrammar 0.2.8 refuses `{"\u0061b":1}`
+    /// under `patternProperties: {"^[a-z]+$": ...}` and under a `propertyNames` pattern,
+    /// and takes it where the keys are free).
+    pub fn quoted_key(&mut self, x: &Rx) -> Rx {
+        if self.ctx.dialect.escapes != Escapes::FreeStringsOnly || rx::is_never(x) {
+            return self.quoted(x);
+        }
+        rx::concat([rx::lit("\""), self.ctx.raw_speller.spell(x), rx::lit("\"")])
+    }
+
     pub fn string(&mut self, c: &StrCons) -> Step<Rx> {
         let as_tree = self.ctx.tree;
         let x = str_lang(self.ctx, c, as_tree)?;
