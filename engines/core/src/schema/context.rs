@@ -155,7 +155,7 @@ impl Ctx {
                 "more than {MAX_SHAPES} subschemas after expanding references and merges"
             )));
         }
-        Ok(self.shapes.intern(s).0)
+        Ok(self.shapes.intern(s))
     }
 
     /// `x`, or the language written earlier with the same structure: key languages

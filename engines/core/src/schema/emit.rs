@@ -167,12 +167,13 @@ impl<'c> Emitter<'c> {
         rx::concat([rx::lit("\""), self.ctx.speller.spell(x), rx::lit("\"")])
     }
 
-    /// Undeclared keys limited by a key language (`patternProperties`, `propertyNames`,
-    /// a key a complement asks for): spelled as a string with a constraint, which under
-    /// [`Escapes::FreeStringsOnly`] takes no escape (xgrammar 0.2.8 refuses `{"\u0061b":1}`
-    /// under `patternProperties: {"^[a-z]+$": ...}` and under a `propertyNames` pattern,
-    /// and takes it where the keys are free).
-    pub fn quoted_key(&mut self, x: &Rx) -> Rx {
+    /// A string literal in `x` that the schema constrains (a string value with any
+    /// constraint, or an undeclared key a key language limits: `patternProperties`,
+    /// `propertyNames`, a key a complement asks for). Under [`Escapes::FreeStringsOnly`]
+    /// it takes no escape: xgrammar 0.2.8 refuses `{"\u0061b":1}` under
+    /// `patternProperties: {"^[a-z]+$": ...}` and under a `propertyNames` pattern, and
+    /// takes it where the keys are free.
+    pub fn quoted_constrained(&mut self, x: &Rx) -> Rx {
         if self.ctx.dialect.escapes != Escapes::FreeStringsOnly || rx::is_never(x) {
             return self.quoted(x);
         }
@@ -182,14 +183,11 @@ impl<'c> Emitter<'c> {
     pub fn string(&mut self, c: &StrCons) -> Step<Rx> {
         let as_tree = self.ctx.tree;
         let x = str_lang(self.ctx, c, as_tree)?;
-        if self.ctx.dialect.escapes == Escapes::FreeStringsOnly && !c.is_any() {
-            if rx::is_never(&x) {
-                return Ok(rx::never());
-            }
-            let spelled = self.ctx.raw_speller.spell(&x);
-            return Ok(rx::concat([rx::lit("\""), spelled, rx::lit("\"")]));
-        }
-        Ok(self.quoted(&x))
+        Ok(if c.is_any() {
+            self.quoted(&x)
+        } else {
+            self.quoted_constrained(&x)
+        })
     }
 
     /// Any value nesting at most `depth` containers.

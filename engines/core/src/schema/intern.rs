@@ -32,16 +32,15 @@ pub struct Shapes {
 }
 
 impl Shapes {
-    /// The shape equal to `s` built before, else `s` itself, now kept; the flag says
-    /// whether it is new.
-    pub fn intern(&mut self, s: Shape) -> (ShapeRef, bool) {
+    /// The shape equal to `s` built before, else `s` itself, now kept.
+    pub fn intern(&mut self, s: Shape) -> ShapeRef {
         let same = self.table.entry(fingerprint(&s)).or_default();
         if let Some(y) = same.iter().find(|y| ***y == s) {
-            return (y.clone(), false);
+            return y.clone();
         }
         let r = Rc::new(s);
         same.push(r.clone());
-        (r, true)
+        r
     }
 }
 
@@ -135,10 +134,9 @@ mod tests {
     #[test]
     fn one_address_per_structure() {
         let mut shapes = Shapes::default();
-        let (a, new_a) = shapes.intern(number(1));
-        let (b, new_b) = shapes.intern(number(1));
-        let (c, new_c) = shapes.intern(number(2));
-        assert!(new_a && !new_b && new_c);
+        let a = shapes.intern(number(1));
+        let b = shapes.intern(number(1));
+        let c = shapes.intern(number(2));
         assert!(Rc::ptr_eq(&a, &b) && !Rc::ptr_eq(&a, &c));
         let items = |x: &ShapeRef| Shape {
             arrays: vec![ArrCons {
@@ -147,15 +145,14 @@ mod tests {
             }],
             ..Shape::never()
         };
-        let (p, _) = shapes.intern(items(&a));
-        let (q, new_q) = shapes.intern(items(&b));
-        let (r, new_r) = shapes.intern(items(&c));
-        assert!(!new_q && Rc::ptr_eq(&p, &q));
-        assert!(new_r && !Rc::ptr_eq(&p, &r));
+        let p = shapes.intern(items(&a));
+        let q = shapes.intern(items(&b));
+        let r = shapes.intern(items(&c));
+        assert!(Rc::ptr_eq(&p, &q) && !Rc::ptr_eq(&p, &r));
         // equal items under another address: equal structure, found or not, never merged
         // with a different one
         let other = Rc::new(number(1));
-        let (s, _) = shapes.intern(items(&other));
+        let s = shapes.intern(items(&other));
         assert!(*s == *p && *s != *r);
     }
 }

@@ -301,7 +301,7 @@ impl Emitter<'_> {
                 // lazy index compiles the regex, not the automaton: refused, as text
                 return Err(too_large(TooLarge));
             }
-            let key = self.quoted_key(&key);
+            let key = self.quoted_constrained(&key);
             alts.push(rx::concat([key, self.tok.colon.clone(), v]));
         }
         Ok((!alts.is_empty()).then(|| rx::alt(alts)))

@@ -290,7 +290,6 @@ impl KeyRule {
     }
 }
 
-/// `a`, then the members of `b` not in `a`.
 /// Appends the members of `b` that `a` did not hold before (a member `b` repeats is
 /// appended each time).
 fn add_new<T: Clone + PartialEq>(a: &mut Vec<T>, b: &[T]) {
