@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.bench.machine import machine
-from harness.diff.controller import DiffOptions, DiffRun
+from harness.diff.run.controller import DiffOptions, DiffRun
+from harness.results.provenance import machine
 from harness.store import Store
 
 MASKBENCH_SCHEMAS = 5646  # the schemas of our MaskBench corpus (`tokensieve corpora`)

@@ -13,7 +13,7 @@ from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora.paths import POLICY_LAYOUTS
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import INVALID_OUTPUT, check_instances
+from harness.diff.judge.instances import INVALID_OUTPUT, check_instances
 from harness.errors import TokensieveError
 from harness.process import Service
 from harness.spec import Spec
@@ -30,7 +30,7 @@ class CompileService:
     schema's text, its labelled instances in schema order, and how many completions to
     draw from its masks) with a JSON object:
     `status` ("ok" or the reason it was not compiled) and, when compiled, the instance
-    counts of `harness.diff.instances.check_instances` (the differ's own checks: valid
+    counts of `harness.diff.judge.instances.check_instances` (the differ's own checks: valid
     instances in each layout the engine's whitespace policy promises, labels the judge
     disputes set apart, failures its declared JSON-schema policies explain counted as
     `policy`)."""

@@ -23,9 +23,10 @@ import numpy as np
 
 from harness import corpora, engines
 from harness import vocab as vocabularies
-from harness.corpora import converter, paths
+from harness.corpora import paths
 from harness.errors import TokensieveError
 from harness.figures import percentile
+from harness.language import converter
 
 
 def _walk(lazy: Any, llg: Any, ids: list[int], words: int, seen: set[int]) -> list[tuple]:

@@ -6,7 +6,7 @@ how exactly the converters' regexes judge the set's labelled instances.
         [--seed 0]
 
 Subjects:
-- the two schema-to-regex converters of `harness.corpora.converter`: `ours` (the Rust
+- the two schema-to-regex converters of `harness.language.converter`: `ours` (the Rust
   core's compiler, in the harness's dialect) and `outlines-core`. outlines-core's is
   taken through the one guarded, cached conversion path; ours as the lazy index's tree
   (`LazyIndex.from_schema`, what tokensdfa-lazy serves), which has no text and so no
@@ -19,7 +19,7 @@ Subjects:
   a worker process (`harness.process`) under `--timeout`: a crash, a hang or a refusal
   counts as not taken, with the reason tallied. Each schema an engine takes has its
   labelled instances (keys in schema order) walked through the engine's masks by the
-  differ's own instance checks (`harness.diff.instances.check_instances`), so that an
+  differ's own instance checks (`harness.diff.judge.instances.check_instances`), so that an
   engine that takes a schema by ignoring a keyword shows it: its row adds false
   rejections, false acceptances, failures its declared policies explain, and how many
   schemas it took with none of these (`benchmarks.engine_coverage`).
@@ -63,19 +63,20 @@ from typing import Any
 
 from benchmarks import engine_coverage
 from harness import corpora, engines
-from harness.corpora import converter, texts
+from harness.corpora import texts
 from harness.corpora.judge import validate
 from harness.corpora.schema_order import schema_order
-from harness.diff.instances import (
+from harness.diff.judge.instances import (
     EMPTY_LANGUAGE,
     REPEATED_KEYS,
     UNVERIFIABLE,
     check_instances,
     walk,
 )
-from harness.diff.minimize import tiny_vocabulary
+from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.engines.base import Compiled, Matcher
 from harness.errors import EngineError, TokensieveError
+from harness.language import converter
 from harness.spec import Spec
 
 # Unexplained false rejections, false acceptances and invalid outputs printed per subject.
@@ -84,8 +85,8 @@ EXAMPLES = 8
 
 class ByteLanguage:
     """Full matches of a converter's regex: the tokensdfa-lazy adapter over a vocabulary
-    of one token per byte (`harness.diff.minimize.tiny_vocabulary`), each text walked as
-    the differ walks instances (`harness.diff.instances.walk`)."""
+    of one token per byte (`harness.diff.shrink.minimize.tiny_vocabulary`), each text walked as
+    the differ walks instances (`harness.diff.judge.instances.walk`)."""
 
     def __init__(self) -> None:
         self.vocab = tiny_vocabulary([bytes([b]) for b in range(256)])

@@ -12,12 +12,16 @@ names. None of it may ever become code or markup. The rules, one function each:
 - Markdown: `markdown_text` escapes `<`, `>` and `&` (so nothing is rendered as HTML) and
   the characters that start Markdown syntax at a line start, on a single line.
 - HTML: `html.escape` of every string (`html_text`), quotes included.
+- JSON files: `write_json` writes ASCII escapes, since text may hold lone surrogates,
+  which UTF-8 cannot encode.
 - CSV: `csv_cell` prefixes a `'` to a text cell a spreadsheet would run as a formula.
 """
 
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 from typing import Any
 
 
@@ -71,3 +75,9 @@ def csv_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     return value
+
+
+def write_json(path: Path, value: Any) -> None:
+    """`value` as indented JSON at `path`, every non-ASCII character escaped (text may hold
+    lone surrogates, which UTF-8 cannot encode); what it cannot serialize, as `str`."""
+    path.write_text(json.dumps(value, indent=1, default=str), encoding="ascii")

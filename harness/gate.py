@@ -38,10 +38,11 @@ import numpy as np
 
 from harness import corpora, engines
 from harness import vocab as vocabularies
-from harness.corpora import converter, paths
+from harness.corpora import paths
 from harness.engines.base import Compiled, Engine
 from harness.errors import MissingData, TokensieveError
 from harness.figures import geometric_mean, percentile
+from harness.language import converter
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

@@ -15,7 +15,7 @@ class Spec:
     schema serialized as JSON; `features` lists regex features (unicode-classes,
     inline-flags, lookaround, backreference, anchors) that an engine may not support.
     `converted`, for a schema only, is the regex the one schema converter made of it
-    (`harness.corpora.converter.with_regex`), carried so that a worker never converts."""
+    (`harness.language.converter.with_regex`), carried so that a worker never converts."""
 
     id: str
     kind: SpecKind

@@ -17,9 +17,10 @@ import pytest
 from jsonschema.validators import validator_for
 
 from harness import cli, corpora
-from harness.corpora import catalog, converter, judge, maskbench, regex_syntax
+from harness.corpora import catalog, judge, maskbench
 from harness.errors import MissingData, UnknownName, UnsupportedSpec
-from harness.process import Status
+from harness.language import converter, regex_syntax
+from harness.results import Status
 from harness.spec import Spec
 
 REGEX_SETS = [s.name for s in corpora.sets() if s.kind == "regex"]

@@ -17,8 +17,8 @@ import pytest
 
 from harness.bench.controller import Runner
 from harness.bench.options import Options
-from harness.diff import controller as diff_controller
-from harness.diff.controller import DiffOptions, DiffRun
+from harness.diff.run import controller as diff_controller
+from harness.diff.run.controller import DiffOptions, DiffRun
 from harness.store import Store
 
 distributed = pytest.importorskip("distributed")

@@ -1,5 +1,5 @@
 """Native JSON engines compared on schemas state by state in their own JSON dialect
-(`harness.diff.dialects`): the declared dialect is what llguidance writes, the
+(`harness.diff.walk.dialects`): the declared dialect is what llguidance writes, the
 nesting bound is a policy decided by the deeper reference, and what is left is a
 minimized finding whose repro compiles the schema."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from harness import engines
-from harness.diff import repro
-from harness.diff.dialects import compared_in_dialect, dialect_lane
-from harness.diff.differ import WalkPlan
-from harness.diff.service import CellOutcome, dialect_part
+from harness.diff.findings import repro
+from harness.diff.run.service import CellOutcome, dialect_part
+from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
+from harness.diff.walk.differ import WalkPlan
 from harness.engines.base import Engine
 from harness.spec import Spec
 from harness.vocab import synthetic
@@ -142,7 +142,7 @@ def test_escaped_declared_key_is_a_finding_with_a_schema_repro(tmp_path: Path) -
 def test_one_json_compiler_fault_on_two_schemas_is_one_bug() -> None:
     """Findings on schemas group by the tokens their minimal forms disagree on, not by
     their (whole, per-schema) regexes."""
-    from harness.diff.findings import Collector
+    from harness.diff.findings.collector import Collector
 
     engine = _llguidance()
     prepared = {engine.name: engine.prepare(VOCAB)}
@@ -163,9 +163,9 @@ def test_lazy_engine_compiles_schemas_itself_with_the_converters_language() -> N
     converted regex on the handwritten schemas, and the converter's time is not added to
     its time to first mask."""
     from harness import corpora
-    from harness.corpora import converter
-    from harness.diff.differ import Differ
-    from harness.diff.references import References
+    from harness.diff.walk.differ import Differ
+    from harness.diff.walk.references import References
+    from harness.language import converter
 
     engine = engines.get("tokensdfa-lazy")
     assert converter.current() == converter.OURS and engine.compiles_schemas_itself()
@@ -213,7 +213,7 @@ def test_xgrammar_reading_several_all_of_subschemas_as_any_value_is_named() -> N
     allows a string, which the schema refuses. Triage names it `allof-widened` against
     the schema so read (`dialects.allof_widened`); the same schema with one subschema in
     its `allOf`, which xgrammar reads, shows no such bug."""
-    from harness.diff.dialects import allof_widened
+    from harness.diff.walk.dialects import allof_widened
 
     engine = engines.get("xgrammar")
     ok, why = engine.available()

@@ -14,14 +14,15 @@ import pytest
 
 from harness import engines
 from harness.cli import main
-from harness.corpora.regex_syntax import ascii_classes, uses_class_escapes
-from harness.diff import repro
-from harness.diff.differ import Differ, WalkPlan
-from harness.diff.minimize import minimize, tiny_vocabulary
-from harness.diff.signatures import passes_through_match, spells_surrogate
-from harness.diff.triage import StateView, triage
+from harness.diff.findings import repro
+from harness.diff.judge.signatures import passes_through_match, spells_surrogate
+from harness.diff.judge.triage import triage
+from harness.diff.judge.view import StateView
+from harness.diff.shrink.minimize import minimize, tiny_vocabulary
+from harness.diff.walk.differ import Differ, WalkPlan
 from harness.engines.base import Engine
 from harness.engines.naive import NaiveEngine
+from harness.language.regex_syntax import ascii_classes, uses_class_escapes
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -341,7 +342,7 @@ def test_schema_without_converted_regex_still_gets_instance_checks() -> None:
     """With no converted regex (a schema whose text passes the size limit), the native
     engines and tokensdfa-lazy, which compiles the schema as a tree, face the instances;
     the eager index, which needs the regex text, does not."""
-    from harness.diff.service import InstancePlan, diff_cell
+    from harness.diff.run.service import InstancePlan, diff_cell
 
     chosen = [_available("llguidance"), engines.get("tokensdfa-lazy"), engines.get("tokensdfa")]
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}

@@ -17,8 +17,8 @@ from hypothesis import event, given
 from strategies import regexes, vocabularies
 
 from harness import engines
-from harness.diff.differ import Differ, WalkPlan
-from harness.diff.minimize import tiny_vocabulary
+from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.diff.walk.differ import Differ, WalkPlan
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.spec import Spec

@@ -333,7 +333,7 @@ def test_recheck_records_a_release_that_cannot_run_here(
     """A release that conflicts with the shared environment (xgrammar 0.2.4 needs
     transformers < 5) reads "cannot run" with the reason, and the other releases are
     still tried; a release that does not exist stays one line, exit 2."""
-    from harness.diff import recheck
+    from harness.diff.findings import recheck
     from harness.errors import EngineUnavailable
 
     run_dir = tmp_path / "d"

@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from harness import engines
-from harness.corpora import converter
-from harness.corpora.converter import schema_to_regex
-from harness.corpora.regex_syntax import ascii_classes
 from harness.engines.base import Engine
 from harness.errors import EngineError, SpecError, UnknownName, UnsupportedSpec
+from harness.language import converter
+from harness.language.converter import schema_to_regex
+from harness.language.regex_syntax import ascii_classes
 from harness.spec import Spec
 from harness.vocab import Vocabulary, synthetic
 
@@ -308,7 +308,7 @@ def test_registry_lists_every_engine() -> None:
 def test_declared_schema_policies_are_rules_the_differ_knows() -> None:
     """A JSON-schema policy an engine declares must name a rule the differ can check;
     an unknown name would silently excuse nothing (or, misspelled, hide a bug)."""
-    from harness.diff.schema_policies import KNOWN
+    from harness.diff.judge.schema_policies import KNOWN
 
     for e in engines.all_engines():
         assert set(e.policies.json_schema) <= set(KNOWN), e.name

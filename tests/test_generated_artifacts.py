@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from harness import embed, report
-from harness.diff import instance_repro, repro
-from harness.diff.disagreement import Disagreement
-from harness.diff.findings import Collector
-from harness.diff.instances import FALSE_ACCEPTANCE, FALSE_REJECTION, INVALID_OUTPUT
-from harness.diff.minimize import Minimal, tiny_vocabulary
+from harness.diff.findings import instance_repro, repro
+from harness.diff.findings.collector import Collector
+from harness.diff.judge.instances import FALSE_ACCEPTANCE, FALSE_REJECTION, INVALID_OUTPUT
+from harness.diff.shrink.minimize import Minimal, tiny_vocabulary
+from harness.diff.walk.disagreement import Disagreement
 
 LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 

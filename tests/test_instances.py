@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness import engines
-from harness.corpora import converter
 from harness.corpora.judge import validate
-from harness.diff import instance_repro, repro
-from harness.diff.instances import (
+from harness.diff.findings import instance_repro, repro
+from harness.diff.judge.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
     INVALID_OUTPUT,
@@ -23,6 +22,7 @@ from harness.diff.instances import (
 )
 from harness.engines.base import Engine
 from harness.engines.converter_subject import NAME as SUBJECT
+from harness.language import converter
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -283,8 +283,8 @@ def test_our_converters_depth_bound_is_a_policy_not_a_bug() -> None:
     """A value the schema leaves unconstrained nests at most `OURS_ANY_DEPTH` deep in our
     converter's language: a valid instance refused for that alone is a policy failure of
     every engine fed that language, and no other refusal is."""
-    from harness.diff.schema_policies import ANY_DEPTH
-    from harness.diff.service import declared_schema_policies
+    from harness.diff.judge.schema_policies import ANY_DEPTH
+    from harness.diff.run.service import declared_schema_policies
 
     engine = _available("tokensdfa-lazy")
     declared = declared_schema_policies(engine)

@@ -13,7 +13,7 @@ import pytest
 import regress
 
 from harness.corpora import judge
-from harness.corpora.catalog import PROJECT_ROOT
+from harness.project import PROJECT_ROOT
 
 SUITE = Path(
     os.environ.get("JSON_SCHEMA_TEST_SUITE")

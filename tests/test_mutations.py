@@ -1,4 +1,4 @@
-"""The mutation suite (`harness.diff.mutation`): seeded faults in TokensDFA exact and in
+"""The mutation suite (`tests.mutation.suite`): seeded faults in TokensDFA exact and in
 TokensDFA canonical must be caught as bugs wherever they have an effect, and the repro
 of each must reproduce on its own; the walk before issue 18 (once per state everywhere)
 misses some, which is what the sharper walk is for."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.diff import faults, mutation
+from tests.mutation import faults
+from tests.mutation import suite as mutation
 
 pytest.importorskip("tokensdfa")
 

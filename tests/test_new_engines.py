@@ -36,10 +36,10 @@ from test_engines import (
 
 from harness import engines
 from harness.corpora.paths import POLICY_LAYOUTS
-from harness.diff import instance_repro, repro
-from harness.diff.instances import FALSE_REJECTION, check_instances
-from harness.diff.minimize import Minimal, tiny_vocabulary
-from harness.diff.triage import declared_answer
+from harness.diff.findings import instance_repro, repro
+from harness.diff.judge.instances import FALSE_REJECTION, check_instances
+from harness.diff.judge.triage import declared_answer
+from harness.diff.shrink.minimize import Minimal, tiny_vocabulary
 from harness.engines.base import Engine
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.spec import Spec

@@ -16,9 +16,9 @@ from typing import ClassVar
 import pytest
 
 from harness import corpora
-from harness.corpora import converter, paths, schema_order, texts
-from harness.engines import reference
+from harness.corpora import paths, schema_order, texts
 from harness.errors import MissingData, UnsupportedSpec
+from harness.language import converter, reference
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -333,7 +333,7 @@ def test_reference_accepts_real_paths_and_rejections_are_recorded(
     assert got and all(p.reference is True and p.failed_step is None for p in got)
     # The same paths walked through a narrower language: "a+b@mail.co.uk" fails at "+".
     narrow = Spec.regex("t/narrow", "[a-z.]+@[a-z.]+", examples=())
-    index = reference.for_spec(narrow, vocab)
+    index = converter.reference_index(narrow, vocab)
     by_text = {p.text: paths.check_path(index, p) for p in got}
     assert by_text["a+b@mail.co.uk"] == (False, 1)
     assert by_text["john.doe@example.com"] == (True, None)
@@ -348,7 +348,7 @@ def test_reference_rejection_is_kept_on_the_path(monkeypatch: pytest.MonkeyPatch
     vocab = byte_vocab()
     spec = Spec.regex("t/two", "ab|abc", examples=("ab", "abc"))
     monkeypatch.setattr(reference, "version", lambda: "fake-1")
-    monkeypatch.setattr(reference, "for_spec", lambda s, v: RejectAbc())
+    monkeypatch.setattr(converter, "reference_index", lambda s, v: RejectAbc())
     got = paths.paths_for(spec, vocab, check=True)
     assert [p.text for p in got] == ["ab", "abc"]
     assert [p.reference for p in got] == [True, False]

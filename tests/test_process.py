@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.process import Service, Status, Worker
+from harness.process import Service, Worker
+from harness.results import Status
 
 TESTS = Path(__file__).resolve().parent
 SERVICE = "process_services:Toy"

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from harness import report
-from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.figures import summarize
-from harness.process.status import Status
 from harness.report import csvs, verdict, verdict_section
 from harness.report.columns import Column, headers, write_csv
 from harness.report.html import SCRIPT, anchor_id, escape, local_href, markup, records, table
+from harness.results.metrics import CellMetrics, CellResult, PrepareMetrics
+from harness.results.status import Status
 from harness.store import Cell, Store
 
 RUN = "r1"
@@ -471,7 +471,7 @@ def test_bugs_are_bugs_of_the_group_not_policies() -> None:
 
 
 def test_instance_bug_kinds_are_the_differs() -> None:
-    from harness.diff.findings import INSTANCE_BUGS
+    from harness.diff.findings.collector import INSTANCE_BUGS
 
     assert verdict.INSTANCE_BUGS == INSTANCE_BUGS
 

@@ -23,7 +23,6 @@ import pytest
 
 from harness import cli, report
 from harness.bench.controller import Runner
-from harness.bench.metrics import CellMetrics, CellResult
 from harness.bench.options import Options
 from harness.bench.plan import scaling_selection
 from harness.corpora import spread
@@ -31,8 +30,9 @@ from harness.engines.naive import NaiveEngine
 from harness.engines.rust_index import IndexCompiled
 from harness.errors import SpecError, UnsupportedSpec
 from harness.figures import parse_bytes, percentile, summarize
-from harness.process import Status
 from harness.report import compare
+from harness.results import Status
+from harness.results.metrics import CellMetrics, CellResult
 from harness.spec import Spec
 from harness.store import Cell, Store
 from harness.vocab import Vocabulary

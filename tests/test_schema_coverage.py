@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import engine_coverage, schema_coverage
-from harness.corpora import converter
-from harness.corpora.catalog import Entry
+from harness.corpora.entry import Entry
 from harness.engines.base import Matcher
 from harness.errors import EngineError
+from harness.language import converter
 from harness.spec import Spec
 
 # llguidance refuses a look-ahead; ours reads it at the start of an anchored pattern

@@ -13,17 +13,21 @@ from typing import Any
 import pytest
 
 from harness import engines
-from harness.diff import json_shrink, mutation, regex_tree, repro, schema_policies
-from harness.diff.ddmin import ddmin
-from harness.diff.differ import Differ, WalkPlan
-from harness.diff.findings import Collector
-from harness.diff.instances import check_instances
-from harness.diff.minimize import minimize, needed_bytes, tiny_vocabulary
-from harness.diff.mutants import mutant_class
-from harness.diff.regex_shrink import shrink_regex
+from harness.diff.findings import repro
+from harness.diff.findings.collector import Collector
+from harness.diff.judge import schema_policies
+from harness.diff.judge.instances import check_instances
+from harness.diff.shrink import json_shrink
+from harness.diff.shrink.ddmin import ddmin
+from harness.diff.shrink.minimize import minimize, needed_bytes, tiny_vocabulary
+from harness.diff.shrink.regex_shrink import shrink_regex
+from harness.diff.walk.differ import Differ, WalkPlan
 from harness.errors import UnsupportedSpec
+from harness.language import regex_tree
 from harness.spec import Spec
 from harness.vocab import synthetic
+from tests.mutation import suite as mutation
+from tests.mutation.mutants import mutant_class
 
 pytest.importorskip("tokensdfa")
 
@@ -199,7 +203,7 @@ def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
         policies=SimpleNamespace(json_schema=DECLARED),
         capabilities=SimpleNamespace(json_schema="native"),
     )
-    from harness.diff.service import declared_schema_policies
+    from harness.diff.run.service import declared_schema_policies
 
     assert declared_schema_policies(engine) == DECLARED  # type: ignore[arg-type]
 
@@ -207,7 +211,7 @@ def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
 def test_the_found_path_is_spelled_in_the_tiny_vocabulary() -> None:
     """The path a bug was found on is walked on a tiny vocabulary that spells it: with
     its own tokens, else byte by byte, else not at all (`minimize._path`)."""
-    from harness.diff.minimize import _path
+    from harness.diff.shrink.minimize import _path
 
     path = (b'{"c', b'":0.5', b"0")
     whole = tiny_vocabulary([b"0", b'{"c', b'":0.5', b"x"])
@@ -223,7 +227,7 @@ def test_a_found_path_is_cut_short_where_the_reference_state_allows() -> None:
     `{"a":"xxx","c":0.50` is `{"a":"","c":0.5`, whose state equals that after `0.50`
     for the reference but not for an engine with a finer one, so the next keeps the
     trailing `0`; no candidate is as long as the path."""
-    from harness.diff.minimize import _shortcuts
+    from harness.diff.shrink.minimize import _shortcuts
 
     # `5` before `0`: breadth first, the shortest fraction found is `0.5`
     vocab = tiny_vocabulary([b'{"a":"', b"x", b'","c":', b"5", b".", b"0", b"}"])

@@ -1,5 +1,5 @@
 """Every bug signature and canonical policy on a case it describes and on a near miss it
-must not describe (`harness.diff.signatures`, `harness.diff.triage`), and the
+must not describe (`harness.diff.judge.signatures`, `harness.diff.judge.triage`), and the
 leftmost-first model the `leftmost-first` signature compares with."""
 
 from __future__ import annotations
@@ -9,16 +9,17 @@ from typing import Any
 import pytest
 
 from harness import engines
-from harness.diff.leftmost import LeftmostFirst
-from harness.diff.minimize import tiny_vocabulary
-from harness.diff.signatures import (
+from harness.diff.judge.leftmost import LeftmostFirst
+from harness.diff.judge.signatures import (
     escapes_surrogate,
     impossible_date,
     leaves_match_last_byte,
     raw_control_in_string,
     unfinished_character,
 )
-from harness.diff.triage import StateView, triage
+from harness.diff.judge.triage import triage
+from harness.diff.judge.view import StateView
+from harness.diff.shrink.minimize import tiny_vocabulary
 
 tokensdfa = pytest.importorskip("tokensdfa")
 
@@ -240,8 +241,8 @@ def test_fraction_trailing_zero() -> None:
 def test_every_signature_has_a_repro_sentence() -> None:
     """A repro names its signature and says what it means (`repro.SIGNATURE_TEXT`); a
     signature without a sentence printed its name twice."""
-    from harness.diff.repro import SIGNATURE_TEXT
-    from harness.diff.signatures import BUG_SIGNATURES
+    from harness.diff.findings.repro import SIGNATURE_TEXT
+    from harness.diff.judge.signatures import BUG_SIGNATURES
 
     assert set(BUG_SIGNATURES) <= set(SIGNATURE_TEXT)
 

@@ -1,6 +1,6 @@
 """`stale-after-reset`: a wrong answer that a reused (reset) matcher gives and a new one
-walking the same tokens does not (`harness.diff.lanes.Lane.stale`), shrunk on a tiny
-vocabulary with its history (`harness.diff.stale`) into a repro that replays it.
+walking the same tokens does not (`harness.diff.walk.lanes.Lane.stale`), shrunk on a tiny
+vocabulary with its history (`harness.diff.shrink.stale`) into a repro that replays it.
 
 llguidance 1.9.1 is such an engine: on the schema `{}`, after walking `[["` and filling
 its mask, then resetting and walking `[{"` with no mask filled on the way, it returns the
@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from harness import engines
-from harness.diff import repro
-from harness.diff.differ import WalkPlan
-from harness.diff.history import FILL
-from harness.diff.lanes import STALE_AFTER_RESET
-from harness.diff.minimize import tiny_vocabulary
-from harness.diff.service import dialect_part
+from harness.diff.findings import repro
+from harness.diff.run.service import dialect_part
+from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.diff.walk.differ import WalkPlan
+from harness.diff.walk.history import FILL
+from harness.diff.walk.lanes import STALE_AFTER_RESET
 from harness.spec import Spec
 
 pytest.importorskip("tokensdfa")

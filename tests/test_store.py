@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.bench.metrics import CellResult
 from harness.errors import BadInput, EnvironmentFailure
-from harness.process import Status
+from harness.results import Status
+from harness.results.metrics import CellResult
 from harness.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

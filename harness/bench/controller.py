@@ -38,8 +38,6 @@ from harness import corpora, engines, report
 from harness import vocab as vocabularies
 from harness.bench import dask_executor
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
-from harness.bench.machine import git_commit, machine
-from harness.bench.metrics import CellResult
 from harness.bench.options import Options
 from harness.bench.plan import (
     SCALING_PATHS,
@@ -51,10 +49,13 @@ from harness.bench.plan import (
     token_paths,
 )
 from harness.bench.progress import Progress
-from harness.corpora import converter, maskbench, user
+from harness.corpora import maskbench, user
 from harness.errors import BadInput
 from harness.figures import fmt_bytes, fmt_seconds
-from harness.process import Status
+from harness.language import converter
+from harness.results import Status
+from harness.results.metrics import CellResult
+from harness.results.provenance import git_commit, machine
 from harness.spec import Spec
 from harness.store import Store
 

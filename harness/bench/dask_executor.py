@@ -28,10 +28,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from harness import cluster
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
 from harness.bench.options import Options
 from harness.bench.plan import Group
-from harness.process import cluster
 
 BATCH = 8
 RESOURCE = "bench"

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
-from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.bench.options import Options
 from harness.bench.plan import SCALING_STEPS, CellPlan, Group
-from harness.process import Reply, Status, Worker
+from harness.process import Reply, Worker
+from harness.results import Status
+from harness.results.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.spec import Spec
 
 SERVICE = "harness.bench.service:BenchService"

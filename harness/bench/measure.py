@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from harness.bench.metrics import CellMetrics, CellResult
 from harness.engines.base import Compiled, Engine, is_allowed
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.figures import clock, summarize
 from harness.process.memory import rss
-from harness.process.status import Status
+from harness.results.metrics import CellMetrics, CellResult
+from harness.results.status import Status
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

@@ -33,7 +33,7 @@ class Options:
     # at `scheduler`); like `jobs`, a resumed run may change them
     executor: str = "local"
     scheduler: str | None = None
-    # JSON schema -> regex for the regex engines (`harness.corpora.converter`)
+    # JSON schema -> regex for the regex engines (`harness.language.converter`)
     converter: str = "ours"
 
     def to_json(self) -> dict[str, Any]:

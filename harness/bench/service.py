@@ -16,10 +16,10 @@ from typing import Any
 
 from harness import engines, vocab
 from harness.bench.measure import count_states, measure_cell, settle
-from harness.bench.metrics import PrepareMetrics
 from harness.engines.base import Compiled
 from harness.figures import clock
 from harness.process.memory import rss
+from harness.results.metrics import PrepareMetrics
 from harness.spec import Spec
 
 CALIBRATION_WORDS = 4008  # one llama3-sized mask (128,256 ids)
@@ -33,7 +33,7 @@ def calibrate(rounds: int = 5) -> dict[str, int]:
     compared through these, never directly."""
     import numpy as np
 
-    from harness.engines import reference
+    from harness.language import reference
 
     src = np.ones(CALIBRATION_WORDS, dtype=np.int32)
     dst = np.zeros_like(src)

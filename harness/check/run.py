@@ -21,7 +21,6 @@ from typing import IO, Any
 
 from harness import corpora, engines
 from harness.bench.controller import Runner
-from harness.bench.metrics import CellResult
 from harness.bench.options import Options
 from harness.bench.plan import CellPlan
 from harness.check.model import (
@@ -31,10 +30,12 @@ from harness.check.model import (
     InstanceTally,
     SpecResult,
 )
-from harness.corpora import converter, user
-from harness.diff.controller import DiffOptions, DiffRun
+from harness.corpora import user
+from harness.diff.run.controller import DiffOptions, DiffRun
 from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import BadInput
+from harness.language import converter
+from harness.results.metrics import CellResult
 from harness.store import Cell, Store
 
 DEFAULT_ENGINES = tuple(n for n in engines.ENGINE_NAMES if n != "naive")
@@ -58,7 +59,7 @@ def resolve_specs(
     out += user.load((), regexes)
     if not out:
         raise BadInput("no spec to check: name spec files, corpus spec ids or --regex")
-    return corpora.catalog.unique(out)
+    return corpora.unique(out)
 
 
 def check(

@@ -9,8 +9,8 @@ from harness import engines
 from harness.bench.controller import bench
 from harness.bench.options import DEFAULT_SETS, Options
 from harness.commands import options as opt
-from harness.corpora import converter
 from harness.errors import BadInput
+from harness.language import converter
 from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3",)

@@ -13,9 +13,9 @@ from harness.check import check, model, output
 from harness.check.model import EngineResult
 from harness.check.run import DEFAULT_ENGINES
 from harness.commands import options as opt
-from harness.corpora import converter
 from harness.errors import BadInput
 from harness.figures import fmt_ns
+from harness.language import converter
 
 FORMATS = ("table", "markdown", "json")
 

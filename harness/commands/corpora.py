@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 from harness.commands import options as opt
-from harness.corpora import converter, listing, maskbench, paths
+from harness.corpora import listing, maskbench, paths
+from harness.language import converter
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

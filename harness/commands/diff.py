@@ -1,6 +1,6 @@
 """`tokensieve diff`: every engine's masks cross-checked against the reference, the
 disagreements triaged (policy or bug), bugs minimized to standalone repros
-(`harness.diff.controller` does the work)."""
+(`harness.diff.run.controller` does the work)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import argparse
 
 from harness.bench.options import DEFAULT_SETS
 from harness.commands import options as opt
-from harness.corpora import converter
-from harness.diff.controller import DiffOptions, DiffRun
+from harness.diff.run.controller import DiffOptions, DiffRun
 from harness.errors import BadInput
+from harness.language import converter
 from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3", "tekken")

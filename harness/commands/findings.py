@@ -1,13 +1,12 @@
 """`tokensieve findings recheck RUN [--engines NAME@V1,NAME@V2]`: a diff run's repro scripts
-against other releases of their engines (`harness.diff.recheck` does the work)."""
+against other releases of their engines (`harness.report.recheck_page` does the work)."""
 
 from __future__ import annotations
 
 import argparse
 
 from harness.commands import options as opt
-from harness.diff.recheck import grid, recheck, write
-from harness.report.text import text_table
+from harness.report import recheck_page
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,10 +33,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = opt.reports_dir(args) / args.run
-    rows = recheck(run_dir, args.engines or [])
-    as_json, as_html = write(run_dir, rows)
-    header, table_rows = grid(rows)
-    print(text_table(header, table_rows, left=1))
-    print(f"written: {as_json} {as_html}")
+    print(recheck_page.run(opt.reports_dir(args) / args.run, args.engines or []))
     return 0

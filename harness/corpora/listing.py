@@ -10,8 +10,9 @@ from typing import Any
 
 from harness import corpora
 from harness import vocab as vocabularies
-from harness.corpora import converter, maskbench, paths, texts
+from harness.corpora import maskbench, paths, texts
 from harness.errors import MissingData, TokensieveError, UnknownName
+from harness.language import converter
 from harness.vocab import Vocabulary
 
 DOWNLOADS = ("maskbench",)

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.cache import cache_root, write_bytes_atomic
-from harness.corpora.catalog import PROJECT_ROOT, Entry, schema_entry, unique
+from harness.corpora.entry import Entry, schema_entry, unique
 from harness.errors import BadInput, MissingData
+from harness.project import PROJECT_ROOT
 
 SHARED_MASKBENCH_DIR = PROJECT_ROOT.parent / "shared" / "corpora" / "maskbench"
 # GitHub resolves HEAD to the repository's default branch.

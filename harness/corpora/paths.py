@@ -37,7 +37,7 @@ from harness.corpora.texts import (
     texts_for,
     versions,
 )
-from harness.engines import reference
+from harness.language import converter, reference
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -227,7 +227,7 @@ def reference_verdicts(
     """[(accepted, failed_step)] for each path, from the reference index."""
     if not paths:
         return []
-    index = reference.for_spec(spec, vocab)
+    index = converter.reference_index(spec, vocab)
     return [check_path(index, p) for p in paths]
 
 

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.cache import cache_dir, read_json, write_json_atomic
-from harness.corpora import converter, judge
-from harness.corpora.catalog import compact_json
-from harness.corpora.converter import convert_schema
-from harness.corpora.regex_syntax import python_regex
+from harness.corpora import judge
+from harness.corpora.entry import compact_json
 from harness.corpora.schema_order import schema_order
-from harness.process import Service, Status
+from harness.language import converter
+from harness.language.converter import convert_schema
+from harness.language.regex_syntax import python_regex
+from harness.process import Service
+from harness.results import Status
 from harness.spec import Spec
 
 Source = Literal["example", "hypothesis", "maskbench-valid", "generated"]

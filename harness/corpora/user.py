@@ -25,9 +25,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.corpora.catalog import Entry, schema_entry, unique
-from harness.corpora.regex_syntax import python_regex, regex_features
+from harness.corpora.entry import Entry, schema_entry, unique
 from harness.errors import BadInput
+from harness.language.regex_syntax import python_regex, regex_features
 from harness.spec import Spec
 
 SET = "user"
@@ -175,7 +175,7 @@ def regex_entry(
 ) -> Entry:
     """An entry for a regex, refused (BadInput naming `where`) when the reference's parser
     cannot read it or an example is not a string it matches."""
-    from harness.engines import reference
+    from harness.language import reference
 
     tokensdfa = reference.tokensdfa()
     try:

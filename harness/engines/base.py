@@ -56,7 +56,7 @@ class Policies:
     # language goes on (kbnf's "ends eagerly", Formatron)
     eager_end: bool = False
     # Documented ways the engine reads a JSON schema differently from the standard, named
-    # as in harness/diff/schema_policies.py (KNOWN); the differ counts instance failures
+    # as in harness/diff/judge/schema_policies.py (KNOWN); the differ counts instance failures
     # these explain as policy, not bugs.
     json_schema: tuple[str, ...] = ()
     # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
@@ -66,7 +66,7 @@ class Policies:
     # our converter (`tokensdfa.schema_to_regex`: whitespace, escapes, numbers,
     # integers), measured on its pinned release. With it, the differ compares the
     # engine's masks on schemas state by state against our converter's regex in that
-    # dialect (`harness.diff.dialects`); without it, the engine's schemas are checked on
+    # dialect (`harness.diff.walk.dialects`); without it, the engine's schemas are checked on
     # instances only.
     json_dialect: tuple[tuple[str, str], ...] = ()
 

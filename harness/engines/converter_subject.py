@@ -8,15 +8,15 @@ the engines with their own JSON grammar (false rejections, false acceptances, in
 sampled completions), its findings filed under `outlines-core-converter` with repros
 that drive outlines-core and Python's `re`. It is not an engine a user selects (it
 measures nothing of its own speed); the diff adds it where outlines-core runs on a
-schema (`harness.diff.service.instance_checks`).
+schema (`harness.diff.run.service.instance_checks`).
 """
 
 from __future__ import annotations
 
-from harness.corpora import converter
 from harness.engines.base import Capabilities
 from harness.engines.naive import NaiveEngine
 from harness.engines.rust_index import IndexCompiled, RustVocab
+from harness.language import converter
 from harness.spec import Spec
 
 NAME = "outlines-core-converter"

@@ -227,7 +227,7 @@ class FormatronCompiled(Compiled):
         return FormatronMatcher(copy.copy(self._pristine), self._prepared, self._spec_id)
 
 
-# The engine's part of a mask repro script (harness.diff.repro): its packages and numpy.
+# The engine's part of a mask repro script (harness.diff.findings.repro): its packages and numpy.
 MASK_REPRO = """
 def _engine():
     import kbnf
@@ -269,7 +269,7 @@ def engine_advance(token):
     return True
 """
 
-# The engine's part of an instance repro script (harness.diff.instance_repro).
+# The engine's part of an instance repro script (harness.diff.findings.instance_repro).
 INSTANCE_REPRO = """
 def accepts(text):
     import typing

@@ -152,7 +152,7 @@ class LLGuidanceCompiled(Compiled):
         return LLGuidanceMatcher(native, self._prepared.vocab, self._spec_id)
 
 
-# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+# Its part of a mask repro script (harness.diff.findings.repro): its package and numpy only.
 MASK_REPRO = (
     (
         "\n# the options the harness compiles schemas with\nJSON_OPTIONS = "
@@ -222,7 +222,7 @@ def engine_advance(token):
 """
 )
 
-# The engine's part of an instance repro script (harness.diff.instance_repro).
+# The engine's part of an instance repro script (harness.diff.findings.instance_repro).
 INSTANCE_REPRO = """
 def accepts(text):
     import llguidance

@@ -170,7 +170,7 @@ class LMFECompiled(Compiled):
         return LMFEMatcher(self._enforcer, self._prepared.vocab, self._spec_id)
 
 
-# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+# Its part of a mask repro script (harness.diff.findings.repro): its package and numpy only.
 MASK_REPRO = """
 def _enforcer():
     import lmformatenforcer as lmfe
@@ -214,7 +214,7 @@ def engine_advance(token):
     return token != EOS and token in _allowed()
 """
 
-# The engine's part of an instance repro script (harness.diff.instance_repro).
+# The engine's part of an instance repro script (harness.diff.findings.instance_repro).
 INSTANCE_REPRO = """
 def accepts(text):
     import lmformatenforcer as lmfe

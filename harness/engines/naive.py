@@ -1,13 +1,12 @@
-"""The reference as an engine: the naive index (`harness.engines.reference`), measured
+"""The reference as an engine: the naive index (`harness.language.reference`), measured
 like any other so that every speedup has its brute-force baseline."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.corpora import converter
-from harness.engines import reference
 from harness.engines.rust_index import RustIndexEngine
+from harness.language import converter, reference
 
 
 class NaiveEngine(RustIndexEngine):

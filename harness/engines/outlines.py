@@ -22,16 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from harness.corpora.converter import schema_to_regex
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
 from harness.engines.support import (
-    EAGER_REGEX_LIMIT,
     MaskBuffer,
     check_features,
     check_regex_size,
     compile_failure,
 )
 from harness.errors import EngineError
+from harness.language.converter import schema_to_regex
+from harness.language.reference import EAGER_REGEX_LIMIT
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -101,7 +101,7 @@ class OutlinesCompiled(Compiled):
         return self._num_states
 
 
-# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+# Its part of a mask repro script (harness.diff.findings.repro): its package and numpy only.
 MASK_REPRO = """
 def engine_mask():
     from outlines_core import Guide, Index, Vocabulary

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from harness.corpora.converter import schema_to_regex
-from harness.engines import reference
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
-from harness.engines.support import EAGER_REGEX_LIMIT, check_features, check_regex_size
+from harness.engines.support import check_features, check_regex_size
 from harness.errors import EngineError, SpecError, UnsupportedSpec
+from harness.language import reference
+from harness.language.converter import schema_to_regex
+from harness.language.reference import EAGER_REGEX_LIMIT
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 

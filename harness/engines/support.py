@@ -2,22 +2,21 @@
 and the one rule that tells an unsupported spec from an invalid one.
 
 That rule never reads an engine's message. A spec is *valid* when the reference's parser
-reads it (a regex: `tokensdfa.check_pattern`; a schema: JSON that passes its draft's
-meta-schema, checked by `jsonschema`). An engine failing on a valid spec lacks something
-(`UnsupportedSpec`); an engine failing on an invalid one is right to (`SpecError`). Our
+reads it (`harness.language.reference.spec_is_valid`). An engine failing on a valid spec
+lacks something (`UnsupportedSpec`); an engine failing on an invalid one is right to
+(`SpecError`). Our
 own Rust engines say which by the class of the exception they raise.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from harness.errors import EngineError, SpecError, TokensieveError, UnsupportedSpec
+from harness.language.reference import spec_is_valid
 from harness.spec import Spec
 
 # xgrammar prefixes its messages with "[hh:mm:ss] /path/file.cc:NN: ", noise in a report.
@@ -50,9 +49,6 @@ def check_features(engine: Any, spec: Spec) -> None:
         raise UnsupportedSpec(engine.name, spec.id, f"uses {', '.join(sorted(missing))}")
 
 
-EAGER_REGEX_LIMIT = 1_000_000
-
-
 def check_regex_size(engine: Any, spec: Spec, regex: str) -> None:
     """UnsupportedSpec when `regex` is longer than the engine takes."""
     limit = engine.capabilities.max_regex_chars
@@ -62,42 +58,6 @@ def check_regex_size(engine: Any, spec: Spec, regex: str) -> None:
             spec.id,
             f"regex of {len(regex):,} characters exceeds this engine's {limit:,}-character limit",
         )
-
-
-@lru_cache(maxsize=4096)
-def _valid(kind: str, text: str) -> bool:
-    if kind == "regex":
-        import tokensdfa
-
-        try:
-            tokensdfa.check_pattern(text)
-        except tokensdfa.PatternError:
-            return False
-        except ValueError:  # unsupported features and limits: valid syntax all the same
-            return True
-        return True
-    try:
-        schema = json.loads(text)
-    except ValueError:
-        return False
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, dict):
-        return False
-    import jsonschema
-
-    try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError:
-        return False
-    except Exception:  # an unresolvable $schema: nothing says the schema is wrong
-        return True
-    return True
-
-
-def spec_is_valid(spec: Spec) -> bool:
-    """Whether the reference's parser reads `spec` (see the module doc)."""
-    return _valid(spec.kind, spec.text)
 
 
 def compile_failure(engine: Any, spec: Spec, message: str) -> TokensieveError:

@@ -19,15 +19,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from harness.corpora import converter
-from harness.engines import reference
 from harness.engines.base import Policies
 from harness.engines.rust_index import IndexCompiled, RustIndexEngine, RustVocab
 from harness.engines.support import check_features
 from harness.errors import SpecError, UnsupportedSpec
+from harness.language import converter, reference
 from harness.spec import Spec
 
-# The engine's part of a mask repro script (harness.diff.repro): needs only tokensdfa.
+# The engine's part of a mask repro script (harness.diff.findings.repro): needs only tokensdfa.
 MASK_REPRO = """
 MODE = MODE_NAME
 KIND = KIND_NAME

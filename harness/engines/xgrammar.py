@@ -122,7 +122,7 @@ class XGrammarCompiled(Compiled):
         return int(self.compiled.memory_size_bytes)
 
 
-# The engine's part of a mask repro script (harness.diff.repro): its package and numpy only.
+# Its part of a mask repro script (harness.diff.findings.repro): its package and numpy only.
 # A finding on a schema (its dialect lane) compiles SCHEMA as the harness does, not the
 # regex that stands for its language.
 MASK_REPRO = (
@@ -173,7 +173,7 @@ def engine_advance(token):
 """
 )
 
-# The engine's part of an instance repro script (harness.diff.instance_repro).
+# The engine's part of an instance repro script (harness.diff.findings.instance_repro).
 INSTANCE_REPRO = """
 def accepts(text):
     import xgrammar as xgr
@@ -204,7 +204,7 @@ class XGrammarEngine(Engine):
         canonical_forced=False,
         class_table=(("s", SPACE_CLASS),),
         # xgrammar's documented defaults (its JSON-schema converter's `strict_mode`, and
-        # measured on 0.2.8 too): see harness/diff/schema_policies.py.
+        # measured on 0.2.8 too): see harness/diff/judge/schema_policies.py.
         json_schema=(
             "additional-properties-false",
             "oneof-as-anyof",

@@ -1,5 +1,5 @@
 """One jump-forward unit (a spec on a vocabulary, every engine, then the cross-check of
-forced texts) on the vocabulary's worker process: the code `harness.process.cluster`
+forced texts) on the vocabulary's worker process: the code `harness.cluster`
 calls, here or on a Dask worker. Each engine is asked alone under the run's timeout, so
 one that hangs or crashes costs only its own rows; everything returned is JSON."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.cluster import ask
 from harness.process import Worker
-from harness.process.cluster import ask
 
 SERVICE = "harness.jumpforward.service:JumpService"
 

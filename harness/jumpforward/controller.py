@@ -1,6 +1,6 @@
 """The controller of a jump-forward run: every (engine, spec) measured and every spec's
 forced texts cross-checked in a worker process per vocabulary (`harness.process`), here
-or on a Dask cluster (`harness.process.cluster`), so a hang or a crash costs only that
+or on a Dask cluster (`harness.cluster`), so a hang or a crash costs only that
 unit; then `RUN/jumpforward.json`, `.csv` and `.html`,
 and a console summary. The bench report embeds the summary when the run names match."""
 
@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, report
+from harness import cluster, corpora, report
 from harness import vocab as vocabularies
-from harness.corpora import converter, paths
-from harness.diff.findings import dump
-from harness.embed import csv_cell
+from harness.corpora import paths
+from harness.embed import csv_cell, write_json
 from harness.errors import TokensieveError
 from harness.jumpforward.cell import SERVICE
-from harness.process import cluster
+from harness.language import converter
 from harness.spec import Spec
 
 # Specs per Dask task: a vocabulary is prepared once per task.
@@ -39,7 +38,7 @@ class JumpOptions:
     timeout: float = 120.0
     memory_limit: int | None = None
     strict_corpus: bool = False
-    executor: str = "local"  # or "dask", at `scheduler` (harness.process.cluster)
+    executor: str = "local"  # or "dask", at `scheduler` (harness.cluster)
     scheduler: str | None = None
 
 
@@ -80,7 +79,7 @@ def run(
 
 def _measure(options: JumpOptions, specs: list[tuple[str, Spec]], results: JumpResults) -> None:
     """Every (vocabulary, spec) on the vocabulary's worker process, here or in batches of
-    `DASK_BATCH` specs on a Dask cluster (`harness.process.cluster`)."""
+    `DASK_BATCH` specs on a Dask cluster (`harness.cluster`)."""
     batches = []
     for vname in options.vocabs:
         voc = vocabularies.load(vname)
@@ -142,7 +141,7 @@ def _data(results: JumpResults, elapsed: float) -> dict[str, Any]:
 
 def _write(out_dir: Path, data: dict[str, Any]) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    dump(out_dir / "jumpforward.json", data)
+    write_json(out_dir / "jumpforward.json", data)
     rows = data["paths"]
     if rows:
         with open(out_dir / "jumpforward.csv", "w", newline="", encoding="utf-8") as f:

@@ -13,9 +13,9 @@ from dataclasses import asdict
 from typing import Any
 
 from harness import engines, vocab
-from harness.engines import reference
 from harness.errors import TokensieveError
 from harness.jumpforward.analysis import analyze_path, compare_forced
+from harness.language import converter
 from harness.spec import Spec
 
 
@@ -47,7 +47,7 @@ class JumpService:
 
     def cross_check(self, spec: Spec, paths: list[tuple[str, list[int]]]) -> dict[str, Any]:
         """Forced texts of every engine that exposes them, compared state by state."""
-        ref_index = reference.for_spec(spec, self.vocab)
+        ref_index = converter.reference_index(spec, self.vocab)
         compiled = {}
         for name, e in self.engines.items():
             try:

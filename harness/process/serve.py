@@ -28,7 +28,7 @@ import traceback
 from typing import IO, Any
 
 from harness.errors import TokensieveError, UnsupportedSpec
-from harness.process.status import Status
+from harness.results.status import Status
 
 
 def error_reply(exc: BaseException) -> dict[str, Any]:

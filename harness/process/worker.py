@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from harness.figures import fmt_bytes
 from harness.process.memory import tree_rss
-from harness.process.status import Status
+from harness.results.status import Status
 
 POLL_S = 0.05
 STDERR_TAIL = 1500

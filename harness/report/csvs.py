@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.process.status import STATUSES
 from harness.report.columns import Column, ms, us
 from harness.report.data import Summary
 from harness.report.studies import MASKBENCH_FIGURES, SPEEDUP_ENGINE, MaskBenchRow, Speedup
+from harness.results.status import STATUSES
 from harness.store import Cell, Preparation
 
 

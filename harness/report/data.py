@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harness.figures import percentile, summarize
-from harness.process.status import FAILED, STATUSES
+from harness.results.status import FAILED, STATUSES
 from harness.store import Cell, Preparation, Run, Session, Store
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.figures import fmt_bytes, fmt_ns, fmt_seconds
-from harness.process.status import FAILED
 from harness.report import csvs
 from harness.report.columns import Column, html_table, write_csv
 from harness.report.data import RunData, SessionTotals, Summary, summaries
@@ -23,6 +22,7 @@ from harness.report.html import Html, escape, figure, figures, link, table
 from harness.report.plots import WIDE_PX, plot_cdfs, plot_scaling, plot_states, png_width
 from harness.report.studies import scaling_points
 from harness.report.text import ENGINE, session_status
+from harness.results.status import FAILED
 from harness.store import Cell, Preparation, Session
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.figures import fmt_bytes, fmt_ns, fmt_seconds
-from harness.process.status import FAILED, STATUSES
 from harness.report.columns import Column, headers, row
 from harness.report.data import RunData, SessionTotals, Summary, load, summaries
+from harness.results.status import FAILED, STATUSES
 from harness.store import Session, Store
 
 NOTE = (

@@ -33,16 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.process.status import FAILED, STATUSES
 from harness.report.columns import Column, ms, us, write_csv
 from harness.report.data import RunData, known, ok, p
+from harness.results.status import FAILED, STATUSES
 from harness.store import Cell
 
 TTFM = "time to first mask"
 MASK_P99 = "mask p99"
 MEMORY = "memory"
 ALL_SETS = "all sets"
-# The instance failures that are bugs in diff.json (harness.diff.findings.INSTANCE_BUGS,
+# The instance failures that are bugs in diff.json (harness.diff.findings.collector.INSTANCE_BUGS,
 # kept equal by tests/test_report.py; the report reads the JSON without the differ).
 INSTANCE_BUGS = ("false-rejection", "false-acceptance", "invalid-output")
 

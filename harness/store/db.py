@@ -36,9 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from harness.bench.metrics import CellMetrics, CellResult, PrepareMetrics
-from harness.corpora import PROJECT_ROOT
 from harness.errors import BadInput, EnvironmentFailure, UnknownName
+from harness.project import PROJECT_ROOT
+from harness.results.metrics import CellMetrics, CellResult, PrepareMetrics
 from harness.store.lock import RunLock
 from harness.store.rows import Cell, DiffCell, Preparation, Run, Session
 from harness.store.sqlite import create, failure, open_readonly

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.bench.metrics import CellMetrics, PrepareMetrics
+from harness.results.metrics import CellMetrics, PrepareMetrics
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 
 from harness.errors import BadInput, EnvironmentFailure
-from harness.process.status import STATUSES
+from harness.results.status import STATUSES
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS runs (

@@ -1,0 +1,57 @@
+"""What the judge sees of one disagreement (`StateView`): both masks, both accepting
+statuses, the reference's automata at that state and the references of the engine's
+policies. Triage and the bug signatures read it; neither builds it (the walk does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.engines.base import Engine
+from harness.vocab import Vocabulary
+
+
+@dataclass
+class StateView:
+    """What triage sees of one disagreement.
+
+    `expected` / `actual` are token ids (EOS excluded: EOS is the accepting status, and
+    `eos_bit_actual` is the EOS bit of the engine's mask). `policy_reference` holds, per
+    policy or signature that needs one, the (allowed ids, accepting) of the reference run
+    on the regex as read under it, at the same tokens, or None when that reference has no
+    state there (the path left its language). `vocab` gives the encoder `canonical-forced`
+    needs; `special` are the vocabulary's special ids besides EOS (padding included),
+    which no engine may allow.
+    """
+
+    engine: Engine
+    tokens: list[bytes]
+    prefix: bytes
+    expected: frozenset[int]
+    actual: frozenset[int]
+    accepting_expected: bool
+    accepting_actual: bool
+    forced: bytes  # bytes the reference forces from here ("" if none)
+    dfa: Any  # tokensdfa.ByteDfa of the reference regex
+    # the same regex with `.` matching newline too, or None where it cannot be built
+    dotall_dfa: Any | None
+    policy_reference: dict[str, tuple[frozenset[int], bool] | None]
+    eos_bit_actual: bool | None = None  # None: as `accepting_actual` (no separate bit)
+    special: frozenset[int] = frozenset()
+    vocab: Vocabulary | None = None
+    regex: str = ""
+    # engine-specific semantics models the signatures may consult (leftmost-first...)
+    models: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reference_only(self) -> frozenset[int]:
+        return self.expected - self.actual
+
+    @property
+    def engine_only(self) -> frozenset[int]:
+        return self.actual - self.expected
+
+    @property
+    def eos_consistent(self) -> bool:
+        """The engine's EOS bit says what its accepting status says."""
+        return self.eos_bit_actual is None or self.eos_bit_actual == self.accepting_actual

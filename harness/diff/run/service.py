@@ -1,0 +1,360 @@
+"""The worker side of a diff: one (spec, vocabulary) cell at a time, in a worker process
+(`harness.process`) that prepared the vocabulary for every engine once.
+
+A cell compiles the spec for every engine, walks them beside the reference
+(`harness.diff.walk.differ`), minimizes the first bug of each (engine, signature), and for a
+JSON schema checks the engines with their own JSON grammar (and the reference, whose
+language is the converter's) on labelled and sampled instances
+(`harness.diff.judge.instances`). Its outcome crosses back to the controller as JSON
+(`CellOutcome.to_json`), the same form the store keeps for `diff --resume`.
+
+A request may run one *part* of a cell: the reference's own checks (TokensDFA exact
+against the naive index, the converter's instances), one engine's walk, instance
+checks and minimization, or (`dialect_lane`) a native JSON engine's masks on a schema
+against our converter in its own dialect (`harness.diff.walk.dialects`). The controller
+sends one request per part, each under its own timeout, so an engine that hangs costs
+only its own results (`CellOutcome.merge` puts the parts back together); the
+References of the last cell are kept between requests.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness import engines, vocab
+from harness.corpora.paths import POLICY_LAYOUTS
+from harness.diff.judge import schema_policies
+from harness.diff.judge.instances import InstanceCounts, check_instances
+from harness.diff.shrink.minimize import Minimal, minimize
+from harness.diff.shrink.stale import minimize_stale
+from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
+from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.walk.disagreement import Disagreement, SpecDiff
+from harness.diff.walk.lanes import STALE_AFTER_RESET
+from harness.diff.walk.references import References
+from harness.engines.base import Engine
+from harness.engines.converter_subject import NAME as SUBJECT
+from harness.errors import TokensieveError
+from harness.language import converter
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+# One bug minimized per (engine, signature) in one cell; the rest count as occurrences.
+# Seconds the minimizer may take in one request, over all its groups.
+MINIMIZE_BUDGET_S = 60.0
+# The shortest share of that budget a group gets.
+MINIMIZE_GROUP_MIN_S = 5.0
+
+
+@dataclass(frozen=True)
+class InstancePlan:
+    valid: tuple[Any, ...]
+    invalid: tuple[Any, ...]
+    samples: int
+    seed: int
+
+
+@dataclass
+class CellOutcome:
+    diff: SpecDiff
+    minimal: dict[int, Minimal | None] = field(default_factory=dict)  # by disagreement index
+    instances: list[InstanceCounts] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "diff": self.diff.to_json(),
+            "minimal": [
+                [i, None if m is None else m.to_json()] for i, m in sorted(self.minimal.items())
+            ],
+            "instances": [c.to_json() for c in self.instances],
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> CellOutcome:
+        return CellOutcome(
+            SpecDiff.from_json(data["diff"]),
+            {int(i): None if m is None else Minimal.from_json(m) for i, m in data["minimal"]},
+            [InstanceCounts.from_json(c) for c in data["instances"]],
+        )
+
+    def merge(self, other: CellOutcome) -> None:
+        """Add the outcome of another part of the same cell (another engine's)."""
+        offset = len(self.diff.disagreements)
+        self.diff.disagreements += other.diff.disagreements
+        for name in ("states", "steps", "skipped"):
+            getattr(self.diff, name).update(getattr(other.diff, name))
+        self.diff.lane_regex.update(other.diff.lane_regex)
+        self.minimal.update({i + offset: m for i, m in other.minimal.items()})
+        self.instances += other.instances
+
+    def grouped(self) -> list[tuple[Disagreement, Minimal | None]]:
+        """Each disagreement with the minimal form of its (engine, signature) group."""
+        by_group: dict[tuple[str, str], Minimal | None] = {}
+        for i, m in self.minimal.items():
+            d = self.diff.disagreements[i]
+            by_group[(d.engine, d.rule)] = m
+        return [(d, by_group.get((d.engine, d.rule))) for d in self.diff.disagreements]
+
+
+class DiffService:
+    """Built once per vocabulary: every engine prepared; answers one cell part per
+    request."""
+
+    def __init__(self, setup: dict[str, Any]) -> None:
+        self.vocab = vocab.load(setup["vocab"])
+        self.engines = [engines.get(name) for name in setup["engines"]]
+        self.prepared = {e.name: e.prepare(self.vocab) for e in self.engines}
+        self.ready = {e.name: e.version() for e in self.engines}
+        self._refs: tuple[tuple[str, str], References] | None = None
+
+    def references(self, spec_id: str, regex: str) -> References:
+        """The References of (spec, regex), kept for the next part of the same cell."""
+        if self._refs is None or self._refs[0] != (spec_id, regex):
+            self._refs = None  # free the last cell's before building the next
+            self._refs = ((spec_id, regex), References(regex, self.vocab, spec_id))
+        return self._refs[1]
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        plan = request["plan"]
+        walk = WalkPlan(**{**plan, "paths": tuple(tuple(p) for p in plan["paths"])})
+        checks = request.get("instances")
+        names = request.get("engines")
+        chosen = self.engines if names is None else [e for e in self.engines if e.name in names]
+        regex = request.get("regex")
+        spec = Spec.from_json(request["spec"])
+        budget = float(request.get("minimize_budget_s", MINIMIZE_BUDGET_S))
+        if request.get("dialect_lane"):
+            outcome = CellOutcome(SpecDiff(spec.id, self.vocab.name, regex or ""))
+            for e in chosen:
+                outcome.merge(
+                    dialect_part(
+                        spec, self.vocab, e, self.prepared, walk, request["minimize"], budget
+                    )
+                )
+            return outcome.to_json()
+        outcome = diff_cell(
+            spec,
+            regex,
+            self.vocab,
+            chosen,
+            self.prepared,
+            walk,
+            bool(request["minimize"]),
+            None if checks is None else InstancePlan(**checks),
+            refs=None if regex is None else self.references(spec.id, regex),
+            check_exact=bool(request.get("check_exact", True)),
+            reference_instances=bool(request.get("reference_instances", True)),
+            minimize_budget_s=budget,
+        )
+        return outcome.to_json()
+
+
+def dialect_part(
+    spec: Spec,
+    voc: Vocabulary,
+    engine: Engine,
+    prepared: dict[str, Any],
+    plan: WalkPlan,
+    do_minimize: bool,
+    minimize_budget_s: float,
+) -> CellOutcome:
+    """A native JSON engine's masks on schema `spec` in its own dialect, the first bug of
+    each signature minimized with the schema kept whole (`harness.diff.walk.dialects`)."""
+    result, refs = dialect_lane(spec, voc, engine, prepared, plan)
+    outcome = CellOutcome(result)
+    if do_minimize and refs is not None:
+        outcome.minimal = _minimize_first(
+            result, {engine.name: engine}, voc, refs, minimize_budget_s, schema=spec.text
+        )
+    return outcome
+
+
+def diff_cell(
+    spec: Spec,
+    regex: str | None,
+    voc: Vocabulary,
+    chosen: list[Engine],
+    prepared: dict[str, Any],
+    plan: WalkPlan,
+    do_minimize: bool,
+    instances: InstancePlan | None = None,
+    *,
+    refs: References | None = None,
+    check_exact: bool = True,
+    reference_instances: bool = True,
+    minimize_budget_s: float = MINIMIZE_BUDGET_S,
+) -> CellOutcome:
+    """Compile, walk, and minimize the first bug of each signature, for the `chosen`
+    engines (and, with `check_exact`, TokensDFA exact against the naive index; with
+    `reference_instances`, the reference on a schema's instances). `regex` is None for a
+    schema the converter cannot turn into a regex: there is no reference language then,
+    and only instance checks run, of the native engines and of the regex engines that
+    compile the schema themselves (tokensdfa-lazy takes, as a tree, schemas whose regex
+    text passes the size limit; nothing else checks it there). Raises SpecError or
+    UnsupportedSpec when the reference cannot build the regex."""
+    if regex is None:
+        outcome = CellOutcome(SpecDiff(spec.id, voc.name, ""))
+        outcome.diff.skipped = {e.name: "no converted regex: instances only" for e in chosen}
+        if instances is not None:
+            outcome.instances = instance_checks(
+                spec, voc, chosen, prepared, instances, None, own_compilers=True
+            )
+        return outcome
+    refs = refs or References(regex, voc, spec.id)
+    skipped: dict[str, str] = {}
+    compiled = _compile_all(chosen, prepared, spec, skipped)
+    result = Differ(spec.id, regex, voc, compiled, refs, check_exact=check_exact).run(plan)
+    result.skipped.update(skipped)
+    outcome = CellOutcome(result)
+    if instances is not None and spec.kind == "json_schema":
+        reference = engines.get("naive") if reference_instances else None
+        if reference is not None and "naive" not in prepared:
+            prepared["naive"] = reference.prepare(voc)  # kept for the next cell
+        outcome.instances = instance_checks(spec, voc, chosen, prepared, instances, reference)
+    if do_minimize:
+        by_engine = {e.name: e for e in chosen}
+        outcome.minimal = _minimize_first(result, by_engine, voc, refs, minimize_budget_s)
+    return outcome
+
+
+def _minimize_first(
+    result: SpecDiff,
+    by_engine: dict[str, Engine],
+    voc: Vocabulary,
+    refs: References,
+    budget_s: float,
+    schema: str = "",
+) -> dict[int, Minimal | None]:
+    """The minimal form of the shortest-prefix bug of each (engine, signature), all of
+    them within `budget_s` (shared out evenly among the groups still to do); `schema`,
+    what the engines compiled when `refs` reads its regex in their dialect."""
+    deadline = time.monotonic() + budget_s
+    firsts: dict[tuple[str, str], int] = {}
+    for i in sorted(
+        range(len(result.disagreements)), key=lambda i: len(result.disagreements[i].prefix_ids)
+    ):
+        d = result.disagreements[i]
+        if d.verdict == "bug" and d.engine in by_engine:
+            firsts.setdefault((d.engine, d.rule), i)
+    out: dict[int, Minimal | None] = {}
+    for k, i in enumerate(firsts.values()):
+        d = result.disagreements[i]
+        share = (deadline - time.monotonic()) / (len(firsts) - k)
+        if d.rule == STALE_AFTER_RESET:
+            # a history-dependent answer, which the minimizer's new matchers never give
+            budget = max(MINIMIZE_GROUP_MIN_S, share)
+            out[i] = minimize_stale(d, by_engine[d.engine], voc, budget, schema)
+            continue
+        out[i] = minimize(
+            d,
+            by_engine[d.engine],
+            voc,
+            context=_allowed_at(refs, d.prefix_ids),
+            budget_s=max(MINIMIZE_GROUP_MIN_S, share),
+            schema=schema,
+            deeper=refs.deeper,
+            readings=refs.readings,
+        )
+    return out
+
+
+def _allowed_at(refs: References, prefix_ids: tuple[int, ...]) -> list[int]:
+    """The reference's allowed ids after `prefix_ids` (EOS excluded)."""
+    state = refs.naive.initial_state
+    for t in prefix_ids:
+        state = refs.naive.next_state(state, t)
+        if state is None:
+            return []
+    eos = refs.vocab.eos_id
+    return [int(t) for t in refs.naive.allowed(state) if int(t) != eos]
+
+
+def instance_checks(
+    spec: Spec,
+    voc: Vocabulary,
+    chosen: list[Engine],
+    prepared: dict[str, Any],
+    plan: InstancePlan,
+    reference: Engine | None,
+    *,
+    own_compilers: bool = False,
+) -> list[InstanceCounts]:
+    """Native JSON engines, the reference (the converter's language) and outlines-core's
+    own converter where it is not the one in use (`converter_subjects`) on instances;
+    with `own_compilers`, also the regex engines that compile schemas themselves
+    (`Engine.compiles_schemas_itself`), for a schema with no reference language."""
+    schema = json.loads(spec.text)
+    out = []
+    judged = [e for e in chosen if e.capabilities.json_schema == "native"]
+    judged += [e for e in chosen if own_compilers and e.compiles_schemas_itself()]
+    judged += [reference] if reference is not None else []
+    judged += converter_subjects(chosen, prepared, voc)
+    for e in judged:
+        try:
+            compiled = e.compile(prepared[e.name], spec)
+        except TokensieveError:
+            continue  # the mask diff's compile already recorded why
+        out.append(
+            check_instances(
+                e.name,
+                compiled,
+                schema,
+                spec.id,
+                voc,
+                plan.valid,
+                plan.invalid,
+                samples=plan.samples,
+                seed=plan.seed,
+                layouts=POLICY_LAYOUTS[e.policies.json_whitespace],
+                schema_policies=declared_schema_policies(e),
+            )
+        )
+    return out
+
+
+def converter_subjects(
+    chosen: list[Engine], prepared: dict[str, Any], voc: Vocabulary
+) -> list[Engine]:
+    """outlines-core's converter as a subject of its own, when outlines-core is among
+    `chosen` and the regex engines compile another converter's regex (`--converter
+    ours`): what outlines users run stays checked. Its prepared vocabulary is kept in
+    `prepared` for the next cell."""
+    if converter.current() == converter.OUTLINES:
+        return []
+    if not any(e.name.partition("@")[0] == converter.OUTLINES for e in chosen):
+        return []
+    subject = engines.get(SUBJECT)
+    if SUBJECT not in prepared:
+        prepared[SUBJECT] = prepared.get("naive") or subject.prepare(voc)
+    return [subject]
+
+
+def declared_schema_policies(engine: Engine) -> tuple[str, ...]:
+    """The JSON-schema policies `engine` declares (`Policies.json_schema`), and where its
+    language is our converter's (a regex engine while ours is the converter in use), the
+    bound of that converter's dialect on unconstrained values (`ANY_DEPTH`)."""
+    declared = engine.policies.json_schema
+    if engine.capabilities.json_schema == "via-regex" and converter.current() == converter.OURS:
+        declared += (schema_policies.ANY_DEPTH,)
+    return declared
+
+
+def _compile_all(
+    chosen: list[Engine], prepared: dict[str, Any], spec: Spec, skipped: dict[str, str]
+) -> dict[str, tuple[Engine, Any]]:
+    compiled = {}
+    for e in chosen:
+        if spec.kind == "json_schema" and e.capabilities.json_schema != "via-regex":
+            # its own JSON grammar: a different language than the converted regex; its
+            # masks are compared in its dialect where it declares one (a part of its own)
+            if not compared_in_dialect(e):
+                skipped[e.name] = "native JSON grammar: checked on instances, not masks"
+            continue
+        try:
+            compiled[e.name] = (e, e.compile(prepared[e.name], spec))
+        except TokensieveError as exc:
+            skipped[e.name] = f"{type(exc).__name__}: {exc}"
+    return compiled

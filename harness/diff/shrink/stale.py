@@ -1,0 +1,115 @@
+"""A `stale-after-reset` finding (`harness.diff.walk.lanes.Lane.stale`) shrunk to a few tokens.
+
+The minimizer's probes walk new matchers, so a wrong answer that only a reused matcher
+gives never shows there. Here the case is rebuilt directly on a tiny vocabulary of the
+history's tokens, the prefix's and a few witnesses of each side: one matcher replays the
+history (`harness.diff.walk.history`) and is reset before walking the prefix; a new matcher
+walks the prefix alone. While their answers differ the case holds, and delta debugging
+drops the history's walks, then the witnesses, it does not need. The repro script
+replays the same history (`HISTORY`) before `PREFIX`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from harness.diff.shrink.ddmin import ddmin
+from harness.diff.shrink.minimize import Minimal, minimal_form, tiny_vocabulary
+from harness.diff.walk.disagreement import Disagreement
+from harness.diff.walk.history import answer_after, joined, walks
+from harness.diff.walk.references import References
+from harness.engines.base import Engine, allowed_ids
+from harness.errors import TokensieveError
+from harness.language import reference
+from harness.spec import Spec
+from harness.vocab import Vocabulary
+
+# Witness tokens of each side (engine only, reference only) the search starts with.
+WITNESSES = 8
+# The latest walks of a history tried alone before delta debugging over all of them.
+SINGLE_WALKS = 64
+
+
+def minimize_stale(
+    d: Disagreement, engine: Engine, voc: Vocabulary, budget_s: float, schema: str = ""
+) -> Minimal | None:
+    """The smallest case found of `d` (a `stale-after-reset` disagreement with its
+    history), or None when the tiny vocabulary does not show it: first the walks of the
+    history it needs, then the witnesses."""
+    deadline = time.monotonic() + budget_s
+    sides = [voc.tokens[i] for i in (*d.engine_only[:WITNESSES], *d.reference_only[:WITNESSES])]
+    witnesses = [t for t in dict.fromkeys(sides) if t]
+
+    def holds(parts: Sequence[Sequence[int]], extra: Sequence[bytes]) -> bool:
+        return _case(d, engine, voc, schema, joined(parts), extra) is not None
+
+    parts = walks(d.history)
+    if not parts or not holds(parts, witnesses):
+        return None
+    # one earlier walk often suffices: the latest ones are tried alone first
+    for part in parts[::-1][:SINGLE_WALKS]:
+        if time.monotonic() > deadline:
+            break
+        if holds([part], witnesses):
+            parts = [part]
+            break
+    parts = ddmin(parts, lambda ps: bool(ps) and holds(ps, witnesses), deadline)
+    witnesses = ddmin(witnesses, lambda ws: holds(parts, ws), deadline)
+    found = _case(d, engine, voc, schema, joined(parts), witnesses)
+    assert found is not None  # each step kept the case holding
+    vocab, history, prefix, (mask, accepting) = found
+    refs = References(d.regex, vocab)
+    state = reference.walk(refs.naive, prefix)
+    if state is None:
+        return None  # the reference refuses the prefix on this vocabulary
+    allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
+    actual = allowed - {vocab.eos_id}
+    return minimal_form(
+        d,
+        engine,
+        vocab,
+        prefix_ids=tuple(prefix),
+        expected=tuple(int(t) for t in refs.naive.allowed(state)),
+        actual=tuple(sorted(actual | ({vocab.eos_id} if accepting else set()))),
+        accepting_expected=bool(refs.naive.is_accepting(state)),
+        accepting_actual=accepting,
+        what="mask",
+        source_regex=d.regex,
+        eos_bit_actual=vocab.eos_id in allowed,
+        schema=schema,
+        history=tuple(history),
+    )
+
+
+def _case(
+    d: Disagreement,
+    engine: Engine,
+    voc: Vocabulary,
+    schema: str,
+    ops: Sequence[int],
+    witnesses: Sequence[bytes],
+) -> tuple[Vocabulary, list[int], list[int], tuple[np.ndarray, bool]] | None:
+    """(vocabulary, history, prefix ids, the answer after the history) on a tiny
+    vocabulary of the tokens of history `ops` (ids of `voc`), of the prefix and of
+    `witnesses`, when that answer differs from a new matcher's; else None."""
+    used = [voc.tokens[t] for t in (*ops, *d.prefix_ids) if t >= 0]
+    vocab = tiny_vocabulary(list(dict.fromkeys([*used, *(w for w in witnesses if w not in used)])))
+    index = {t: i for i, t in enumerate(vocab.tokens) if i != vocab.eos_id}
+    history = [index[voc.tokens[t]] if t >= 0 else t for t in ops]
+    prefix = [index[voc.tokens[i]] for i in d.prefix_ids]
+    spec_id = f"{d.spec_id}#stale"
+    spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
+    try:
+        compiled = engine.compile(engine.prepare(vocab), spec)
+    except TokensieveError:
+        return None
+    stale = answer_after(compiled, history, prefix, vocab.mask_words)
+    fresh = answer_after(compiled, (), prefix, vocab.mask_words)
+    if stale is None or fresh is None:
+        return None
+    if stale[1] == fresh[1] and np.array_equal(stale[0], fresh[0]):
+        return None
+    return vocab, history, prefix, stale

@@ -1,0 +1,148 @@
+"""The reference indexes of one regex over one vocabulary, as the differ needs them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from harness.engines.base import Engine
+from harness.language import reference
+from harness.language.regex_syntax import (
+    ascii_classes,
+    pieces,
+    regex_features,
+    uses_class_escapes,
+)
+from harness.vocab import Vocabulary
+
+
+class References:
+    """The reference indexes of one regex over one vocabulary: naive (the definition),
+    TokensDFA exact (checked against it, and the source of forced text), the byte DFA (for
+    triage), and the reference under each policy an engine declares or each reading a
+    signature compares with (`anchors-removed`, and a schema's `readings`), built on
+    demand."""
+
+    def __init__(
+        self,
+        regex: str,
+        vocab: Vocabulary,
+        spec_id: str = "<regex>",
+        deeper: Callable[[int], str | None] | None = None,
+        readings: dict[str, Callable[[], str | None]] | None = None,
+    ) -> None:
+        """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
+        cannot read or build `regex`: there is then no language to compare with.
+        `deeper`, for a schema converted in an engine's dialect, gives the same schema's
+        regex with unconstrained values and recursive `$ref`s nested k levels deeper, or
+        None where it cannot be written (`values-nested-deeper`). `readings`, for such a
+        schema, give by name the regex of the schema read another way that a signature
+        compares with (`allof-widened`), or None where that reading changes nothing."""
+        tokensdfa = reference.tokensdfa()
+        self.regex = regex
+        self.vocab = vocab
+        self.native_vocab = reference.native_vocabulary(vocab)
+        self.naive = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
+        self.exact = tokensdfa.Index(regex, self.native_vocab)
+        self.dfa = tokensdfa.ByteDfa(regex)
+        self.deeper = deeper
+        self.readings = dict(readings or {})
+        self._deeper: dict[int, Any | None] = {}
+        self._policy: dict[str, Any] = {}
+        self._dotall: Any | None = None
+        self._dotall_built = False
+
+    @property
+    def dotall_dfa(self) -> Any | None:
+        """The byte DFA of the regex with `.` matching newline (for triage)."""
+        tokensdfa = reference.tokensdfa()
+        if not self._dotall_built:
+            self._dotall_built = True
+            try:
+                self._dotall = tokensdfa.ByteDfa(f"(?s:{self.regex})")
+            except ValueError:
+                self._dotall = None
+        return self._dotall
+
+    def policy_index(self, name: str, engine: Engine) -> Any | None:
+        """The naive index of the regex as `engine` reads it under policy or reading
+        `name`, or None when that reading does not change the regex."""
+        tokensdfa = reference.tokensdfa()
+        table = engine.policies.class_table if name == "ascii-classes" else ()
+        key = f"{name}:{table}"
+        if key not in self._policy:
+            pattern = None
+            if name == "ascii-classes" and uses_class_escapes(self.regex):
+                try:
+                    pattern = ascii_classes(self.regex, dict(table))
+                except ValueError:
+                    pattern = None  # no ASCII spelling (negated escape in a class)
+            elif name == "anchors-removed" and "anchors" in regex_features(self.regex):
+                pattern = without_anchors(self.regex)
+            elif name in self.readings:
+                pattern = self.readings[name]()
+            elif name == "canonical-literals":
+                self._policy[key] = self._canonical_index()
+                return self._policy[key]
+            index = None
+            if pattern is not None and pattern != self.regex:
+                try:
+                    index = tokensdfa.NaiveIndex(pattern, self.native_vocab)
+                except ValueError:
+                    index = None
+            self._policy[key] = index
+        return self._policy[key]
+
+    def deeper_answer(
+        self, ids: tuple[int, ...], levels: int
+    ) -> tuple[frozenset[int], bool] | None:
+        """(allowed ids, accepting) after `ids` of the schema's reference `levels` deeper
+        (see `deeper`), or None: no deeper regex, or the path leaves its language. The
+        deeper regexes are large and read at a few states: TokensDFA's lazy index (exact
+        against the naive one by its tests), built on first use for each depth."""
+        if self.deeper is None:
+            return None
+        if levels not in self._deeper:
+            pattern = self.deeper(levels)
+            index = None
+            if pattern is not None:
+                try:
+                    index = reference.tokensdfa().LazyIndex(pattern, self.native_vocab)
+                except ValueError:
+                    index = None
+            self._deeper[levels] = index
+        index = self._deeper[levels]
+        if index is None:
+            return None
+        state = reference.walk(index, ids)
+        if state is None:
+            return None
+        allowed = frozenset(int(t) for t in index.allowed(state)) - {self.vocab.eos_id}
+        return allowed, bool(index.is_accepting(state))
+
+    def _canonical_index(self) -> Any | None:
+        """TokensDFA in canonical_literals mode: what that policy prescribes."""
+        try:
+            return reference.tokensdfa().Index(
+                self.regex, self.native_vocab, mode="canonical_literals"
+            )
+        except ValueError:
+            return None
+
+
+def without_anchors(regex: str) -> str:
+    """`regex` with its anchors `^ $ \\A \\z` (outside bracket classes) removed."""
+    kept = []
+    for piece in pieces(regex):
+        anchor = (piece.kind == "char" and piece.text in "^$") or (
+            piece.kind == "escape" and piece.text in ("\\A", "\\z")
+        )
+        if piece.in_class or not anchor:
+            kept.append(piece.text)
+    return "".join(kept)
+
+
+def policies_needing_reference(engine: Engine) -> list[str]:
+    """The policies of `engine` whose rule compares with a reference of their own."""
+    needed = [] if engine.policies.unicode_classes else ["ascii-classes"]
+    return needed + (["canonical-literals"] if engine.policies.canonical_literals else [])
