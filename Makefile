@@ -28,7 +28,7 @@ BENCH_TIMEOUT ?= 30
 BENCH_FLAGS ?=
 
 .PHONY: setup build test test-rust test-python bench fuzz lint clean gate dashboard diff \
-	browser-deps
+	browser-deps docs
 
 setup: $(VENV)/.linked
 
@@ -87,7 +87,7 @@ bench: build
 		--limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) --scaling $(BENCH_FLAGS)
 
 # The regression gate CI runs after the tests: side-by-side ratios against
-# benchmarks/thresholds.toml (see README, "Regression dashboard and CI gate").
+# benchmarks/thresholds.toml (see docs/guides/ci-gate.md).
 gate: build
 	$(VENV)/bin/tokensieve gate
 
@@ -110,6 +110,12 @@ dashboard: build browser-deps
 DIFF_FLAGS ?=
 diff: build
 	$(VENV)/bin/tokensieve diff $(DIFF_FLAGS)
+
+# The documentation site (mkdocs.yml, docs/), built offline with --strict (any warning,
+# such as a broken link or a page missing from the nav, fails) into reports/docs-site/.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir reports/docs-site
+	@echo "docs: reports/docs-site/index.html (opens over file://)"
 
 fuzz: build
 	cd engines && PROPTEST_CASES=20000 cargo test --release --quiet

@@ -6,8 +6,8 @@
 Each sweep starts a `LocalCluster` of N single-threaded worker processes for each N in
 (1, 2), interleaved, and runs the same MaskBench slice through `tokensieve diff
 --executor dask` into a scratch store; the best sweep per N is reported (the machine is
-noisy). It is a benchmark, not a test: it prints the figures the README's "Beyond one
-machine" section quotes, and what the whole of MaskBench would take on M machines of
+noisy). It is a benchmark, not a test: it prints the figures docs/results.md ("Cluster
+throughput") quotes, and what the whole of MaskBench would take on M machines of
 C cores at the rate measured per core. asv does not collect it (no `time_` names).
 """
 

@@ -57,7 +57,7 @@ _ALONE = {
     MEMORY: "<b>{engine}</b> alone reports memory: {figure} median ({kind}).",
 }
 # The reference's instance failures on schemas are those of the one schema-to-regex
-# converter every regex engine compiles through (see README, "Differential testing").
+# converter every regex engine compiles through (see docs/guides/diff.md).
 REFERENCE = "naive"
 _TIED = {
     TTFM: "<b>{engine}</b> and <b>{runner}</b> tie for the fastest time to first mask: "
