@@ -121,12 +121,13 @@ fuzz: build
 	cd engines && PROPTEST_CASES=20000 cargo test --release --quiet
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests
 
-# ruff, the type checker (mypy, configured in pyproject.toml), the layer contract of
-# harness/ (.importlinter), rustfmt and clippy (which also holds every Rust function to 80
-# lines: engines/clippy.toml).
+# ruff, the type checker (mypy, configured in pyproject.toml), module and function sizes
+# (tests/code_size.py: 500 and 80 lines), the layer contract of harness/ (.importlinter),
+# rustfmt and clippy (which also holds every Rust function to 80 lines: engines/clippy.toml).
 lint: build
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(PY) -m tests.code_size
 	$(PY) -c "import sys; from importlinter.cli import lint_imports_command as c; sys.exit(c())"
 	cd engines && cargo fmt --all -- --check && cargo clippy --release --all-targets -- -D warnings
 

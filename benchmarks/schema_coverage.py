@@ -155,16 +155,16 @@ def _converter_row(
     row.update(outputs=0, invalid_outputs=0, unfinished=0, empty=0, repeated_keys=0, broken=0)
     started = time.monotonic()
     for entry in found:
-        status, regex = converter.convert_schema(entry.spec.text, name)
-        row["as_text"] += status == "ok"
+        conversion = converter.convert_schema(entry.spec.text, name)
+        row["as_text"] += conversion.ok
         try:
             if name == converter.OURS:  # as a tree: no text, so no text size limit
                 compiled = walker.tree(entry.spec.text)
-            elif status != "ok":
-                row["reasons"][status] += 1
+            elif conversion.regex is None:
+                row["reasons"][str(conversion.status)] += 1
                 continue
             else:
-                compiled = walker.compiled(Spec.regex("coverage/regex", regex))
+                compiled = walker.compiled(Spec.regex("coverage/regex", conversion.regex))
             index = compiled.matcher()
         except TokensieveError as exc:  # refused, or a regex the index cannot take
             row["reasons"][f"{type(exc).__name__}"] += 1
@@ -339,7 +339,7 @@ def _refused_at_container(matcher: Matcher, text: str, walker: ByteLanguage) -> 
     return False
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="maskbench")
     parser.add_argument("--limit", type=int, default=None, help="schemas, evenly spaced")
@@ -358,7 +358,74 @@ def main() -> None:
         help="completions drawn from each subject's masks per schema it takes (default 2)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of samples and outputs")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _print_converter(name: str, r: dict[str, Any], total: int, with_samples: bool) -> None:
+    """Converter `name`'s tally (`_converter_row`) over `total` schemas."""
+    print(
+        f"converter {name:<14} takes {r['taken']:>5} of {total} "
+        f"({100 * r['taken'] / max(1, total):.1f}%); instances checked "
+        f"{r['checked']}: false rejections {r['fr']}, false acceptances {r['fa']}; "
+        f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
+        flush=True,
+    )
+    print(
+        f"    own outputs {r['outputs']}: invalid {r['invalid_outputs']}, unfinished "
+        f"{r['unfinished']}, none (an empty language) {r['empty']}, a name repeated "
+        f"(not judged) {r['repeated_keys']}"
+    )
+    print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
+    if r["broken"]:  # an index that passed its walk limit while judged: not exact
+        print(f"    broke mid-walk (walk limit): {r['broken']}: {r['broken_examples'][:3]}")
+    if name == converter.OURS:
+        print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
+    if with_samples:
+        print(f"    samples checked {r['gen_checked']}: false rejections {r['gen_fr']}")
+    for cause, n in r.get("causes", Counter()).most_common():
+        print(f"    false rejections, {cause}: {n}")
+    for cause, n in r.get("gen_causes", Counter()).most_common():
+        print(f"    sample false rejections, {cause}: {n}")
+    for spec_id, text in r.get("examples", [])[:EXAMPLES]:
+        print(f"    unexplained: {spec_id} {text!r}")
+    for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():
+        print(f"    false acceptance: {spec_id} {text!r}")
+    for spec_id, text, why in r.get("output_examples", [])[:EXAMPLES]:
+        print(f"    invalid output: {spec_id} {text!r}: {why[:160]}")
+
+
+def _print_engine(name: str, found: list[corpora.Entry], timeout: float, outputs: int) -> None:
+    """Engine `name`'s own JSON grammar over `found` (`engine_coverage.coverage`)."""
+    started = time.monotonic()
+    tally, counts, shown = engine_coverage.coverage(name, found, timeout, outputs)
+    taken = tally.pop("ok", 0)
+    print(
+        f"engine    {name:<14} takes {taken:>5} of {len(found)} "
+        f"({100 * taken / max(1, len(found)):.1f}%); not taken: {dict(tally)}; "
+        f"{time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+    print(
+        f"    instances: valid {counts['valid']}, invalid {counts['invalid']}: false "
+        f"rejections {counts['false_rejections']}, false acceptances "
+        f"{counts['false_acceptances']}, failures its declared policies explain "
+        f"{counts['policy']}, labels the judge disputes {counts['disputed']}"
+    )
+    print(
+        f"    own outputs {counts['samples']}: invalid {counts['invalid_outputs']}, "
+        f"unfinished {counts['unfinished']}, none (an empty language) {counts['empty']}, "
+        f"a name repeated (not judged) {counts['repeated_keys']}"
+    )
+    print(
+        f"    schemas taken with no instance error or invalid output (none of the "
+        f"first three, nor these): {counts['exact']}"
+    )
+    for line in shown[:EXAMPLES]:
+        print(f"    invalid output: {line}")
+
+
+def main() -> None:
+    args = _arguments()
     found = [e for e in corpora.entries(args.corpus) if e.spec.kind == "json_schema"]
     found = corpora.catalog.spread(found, args.limit)
     print(f"{args.corpus}: {len(found)} schemas")
@@ -373,63 +440,10 @@ def main() -> None:
             flush=True,
         )
     for name in converter.NAMES:
-        r = _converter_row(name, found, walker, samples, args.outputs, args.seed)
-        print(
-            f"converter {name:<14} takes {r['taken']:>5} of {len(found)} "
-            f"({100 * r['taken'] / max(1, len(found)):.1f}%); instances checked "
-            f"{r['checked']}: false rejections {r['fr']}, false acceptances {r['fa']}; "
-            f"not taken: {dict(r['reasons'])}; {r['seconds']:.0f} s",
-            flush=True,
-        )
-        print(
-            f"    own outputs {r['outputs']}: invalid {r['invalid_outputs']}, unfinished "
-            f"{r['unfinished']}, none (an empty language) {r['empty']}, a name repeated "
-            f"(not judged) {r['repeated_keys']}"
-        )
-        print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
-        if r["broken"]:  # an index that passed its walk limit while judged: not exact
-            print(f"    broke mid-walk (walk limit): {r['broken']}: {r['broken_examples'][:3]}")
-        if name == converter.OURS:
-            print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
-        if samples:
-            print(f"    samples checked {r['gen_checked']}: false rejections {r['gen_fr']}")
-        for cause, n in r.get("causes", Counter()).most_common():
-            print(f"    false rejections, {cause}: {n}")
-        for cause, n in r.get("gen_causes", Counter()).most_common():
-            print(f"    sample false rejections, {cause}: {n}")
-        for spec_id, text in r.get("examples", [])[:EXAMPLES]:
-            print(f"    unexplained: {spec_id} {text!r}")
-        for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():
-            print(f"    false acceptance: {spec_id} {text!r}")
-        for spec_id, text, why in r.get("output_examples", [])[:EXAMPLES]:
-            print(f"    invalid output: {spec_id} {text!r}: {why[:160]}")
+        row = _converter_row(name, found, walker, samples, args.outputs, args.seed)
+        _print_converter(name, row, len(found), bool(samples))
     for name in filter(None, args.engines.split(",")):
-        started = time.monotonic()
-        tally, counts, shown = engine_coverage.coverage(name, found, args.timeout, args.outputs)
-        taken = tally.pop("ok", 0)
-        print(
-            f"engine    {name:<14} takes {taken:>5} of {len(found)} "
-            f"({100 * taken / max(1, len(found)):.1f}%); not taken: {dict(tally)}; "
-            f"{time.monotonic() - started:.0f} s",
-            flush=True,
-        )
-        print(
-            f"    instances: valid {counts['valid']}, invalid {counts['invalid']}: false "
-            f"rejections {counts['false_rejections']}, false acceptances "
-            f"{counts['false_acceptances']}, failures its declared policies explain "
-            f"{counts['policy']}, labels the judge disputes {counts['disputed']}"
-        )
-        print(
-            f"    own outputs {counts['samples']}: invalid {counts['invalid_outputs']}, "
-            f"unfinished {counts['unfinished']}, none (an empty language) {counts['empty']}, "
-            f"a name repeated (not judged) {counts['repeated_keys']}"
-        )
-        print(
-            f"    schemas taken with no instance error or invalid output (none of the "
-            f"first three, nor these): {counts['exact']}"
-        )
-        for line in shown[:EXAMPLES]:
-            print(f"    invalid output: {line}")
+        _print_engine(name, found, args.timeout, args.outputs)
 
 
 if __name__ == "__main__":

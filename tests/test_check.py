@@ -13,6 +13,7 @@ import pytest
 
 from harness.check import check
 from harness.check import model as check_model
+from harness.store import RunKind, RunMeta, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 # outlines-core 0.2.14 drops '.' after 'a' (finish-and-continue): a real bug to fail on.
@@ -69,6 +70,20 @@ def test_the_api_finds_the_bug_and_names_the_fastest_correct_engine(
         assert e.compile_ns and e.ttfm_ns and e.mask_p50_ns is not None and e.states > 0
     assert result.failing(("bug",)) == [("user/regex#1", "outlines-core", "bug")]
     json.dumps(result.to_json())
+
+
+def test_both_halves_are_runs_with_their_sessions(result: check_model.CheckResult) -> None:
+    """The bench half and the diff half share the run name, each a run of its kind with
+    typed metadata and one complete session; `report RUN` reads the bench half."""
+    with Store(Path(result.reports_dir) / "results.sqlite", readonly=True) as store:
+        for kind, cells in ((RunKind.BENCH, 4), (RunKind.DIFF, 2)):
+            meta = RunMeta.from_json(store.run(result.run, kind).meta)
+            assert meta.spec_ids == ["user/regex#1", "user/regex#2"] and meta.machine["host"]
+            assert len(meta.user_entries) == 2  # a resumed half would need no file
+            (session,) = store.sessions(result.run, kind)
+            assert (session.status, session.measured) == ("complete", cells)
+        assert store.run(result.run).meta["versions"]["tokensdfa"]
+    assert (Path(result.reports_dir) / result.run / "diff.html").is_file()
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from harness import engines
 from harness.diff.findings import repro
 from harness.diff.run.service import CellOutcome, dialect_part
 from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
-from harness.diff.walk.differ import WalkPlan
+from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine
 from harness.spec import Spec
 from harness.vocab import synthetic

@@ -15,11 +15,13 @@ import pytest
 from harness import engines
 from harness.cli import main
 from harness.diff.findings import repro
+from harness.diff.findings.records import BugRecord, CellRow, FindingRecord
 from harness.diff.judge.signatures import passes_through_match, spells_surrogate
 from harness.diff.judge.triage import triage
 from harness.diff.judge.view import StateView
 from harness.diff.shrink.minimize import minimize, tiny_vocabulary
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.walk.differ import Differ
+from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine
 from harness.engines.naive import NaiveEngine
 from harness.language.regex_syntax import ascii_classes, uses_class_escapes
@@ -299,11 +301,15 @@ def test_diff_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert {"outlines-core", "tokensdfa"} <= engines_seen
     tdfa = next(r for r in data["summary"] if r["engine"] == "tokensdfa")
     assert tdfa["bug_states"] == 0 and tdfa["states"] > 0
-    for f in data["findings"]:
-        assert f["engine"] == "outlines-core"
-        if f["repro"]:
-            assert (tmp_path / "t" / "findings" / f["repro"]).exists()
-            assert f["reproduces"] is True, f["repro_output"]
+    # the records diff.json lists read back as written, every key in its place
+    for key, record in (("findings", FindingRecord), ("bugs", BugRecord), ("cells", CellRow)):
+        for raw in data[key]:
+            assert list(record.from_json(raw).to_json().items()) == list(raw.items())
+    for f in map(FindingRecord.from_json, data["findings"]):
+        assert f.engine == "outlines-core"
+        if f.repro:
+            assert (tmp_path / "t" / "findings" / f.repro).exists()
+            assert f.reproduces is True, f.repro_output
     assert (tmp_path / "t" / "diff.html").read_text().count("<table>") >= 2
 
 

@@ -283,8 +283,10 @@ def test_our_converters_depth_bound_is_a_policy_not_a_bug() -> None:
     """A value the schema leaves unconstrained nests at most `OURS_ANY_DEPTH` deep in our
     converter's language: a valid instance refused for that alone is a policy failure of
     every engine fed that language, and no other refusal is."""
-    from harness.diff.judge.schema_policies import ANY_DEPTH
     from harness.diff.run.service import declared_schema_policies
+    from harness.engines.base import SchemaPolicy
+
+    ANY_DEPTH = SchemaPolicy.UNCONSTRAINED_VALUES_AT_MOST_ANY_DEPTH
 
     engine = _available("tokensdfa-lazy")
     declared = declared_schema_policies(engine)

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-import tokensdfa
 
+import tokensdfa
 from harness import engines
 from harness.jumpforward.analysis import analyze_path, complete_utf8, simulate, triage_forced
 from harness.spec import Spec
@@ -149,3 +149,110 @@ def test_jumpforward_command_end_to_end(tmp_path: Path) -> None:
     assert {r["engine"] for r in data["summary"]} == {"tokensdfa", "llguidance"}
     assert data["states_compared"] > 0 and not data["skipped"]
     assert "<table" in (tmp_path / "j" / "jumpforward.html").read_text()
+
+
+def _jumpforward_argv(reports: Path, run: str, *extra: str) -> list[str]:
+    return [
+        "jumpforward",
+        "--vocab",
+        "synthetic-1000-0",
+        "--engines",
+        "tokensdfa,llguidance,slow",  # two with forced texts, cross-checked; one slow
+        "--corpus",
+        "outlines-bench",
+        "--paths",
+        "1",
+        "--reports-dir",
+        str(reports),
+        "--run",
+        run,
+        *extra,
+    ]
+
+
+def test_jumpforward_resume_stores_each_cell_once_and_matches_one_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted after a cell (Ctrl-C) and resumed, a jump-forward run measures only
+    the cells not stored, each once, and reports what the same run in one go reports."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    from harness.cli import main
+    from harness.store import RunKind, Store
+
+    tests = Path(__file__).resolve().parent
+    monkeypatch.setenv("TOKENSIEVE_EXTRA_ENGINES", "slow=test_runner:SlowEngine")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tests), str(tests.parent)]))
+    assert main(_jumpforward_argv(tmp_path, "whole")) == 0
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(tmp_path / "results.sqlite") as con:
+                query = "SELECT count(*) FROM jumpforward_cells WHERE run = 'part'"
+                return int(con.execute(query).fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0
+
+    argv = [sys.executable, "-m", "harness.cli", *_jumpforward_argv(tmp_path, "part")]
+    first = subprocess.Popen(
+        argv,
+        cwd=tests.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 120
+    while stored() < 1:
+        assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+        time.sleep(0.05)
+    first.send_signal(signal.SIGINT)
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err
+    assert "continue with: tokensieve jumpforward --resume --run part" in out
+    assert err.strip().splitlines()[-1] == "tokensieve jumpforward: interrupted"
+    assert not (tmp_path / "part" / "jumpforward.json").exists()
+    kept = stored()
+    assert 1 <= kept < 9
+
+    assert main(_jumpforward_argv(tmp_path, "part", "--resume")) == 0
+    with Store(tmp_path / "results.sqlite", readonly=True) as store:
+        cells = store.outcome_cells(RunKind.JUMPFORWARD, "part")
+        sessions = store.sessions("part", RunKind.JUMPFORWARD)
+    keys = [(c.spec_id, c.vocab) for c in cells]
+    assert len(keys) == len(set(keys)) == 9
+    assert [(s.status, s.measured) for s in sessions] == [
+        ("interrupted", kept),
+        ("complete", 9 - kept),
+    ]
+    whole = json.loads((tmp_path / "whole" / "jumpforward.json").read_text())
+    part = json.loads((tmp_path / "part" / "jumpforward.json").read_text())
+    for key in ("summary", "paths", "forced_text_disagreements", "states_compared", "skipped"):
+        assert part[key] == whole[key], key
+    assert whole["summary"] and whole["states_compared"] > 0
+    assert "<table" in (tmp_path / "part" / "jumpforward.html").read_text()
+
+
+def test_jumpforward_resume_without_a_run_is_one_line(tmp_path: Path) -> None:
+    import io
+    import sys
+
+    from harness.cli import main
+
+    for extra, expected in (
+        ([], "--resume: no jumpforward run recorded in "),
+        (["--run", "nope"], "no jumpforward run 'nope' to resume in "),
+    ):
+        err, saved = io.StringIO(), sys.stderr
+        sys.stderr = err
+        try:
+            code = main(["jumpforward", "--resume", "--reports-dir", str(tmp_path), *extra])
+        finally:
+            sys.stderr = saved
+        lines = err.getvalue().strip().splitlines()
+        assert code == 2 and len(lines) == 1 and expected in lines[0], lines

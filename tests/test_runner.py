@@ -34,7 +34,7 @@ from harness.report import compare
 from harness.results import Status
 from harness.results.metrics import CellMetrics, CellResult
 from harness.spec import Spec
-from harness.store import Cell, Store
+from harness.store import Cell, RunKind, Store
 from harness.vocab import Vocabulary
 
 TESTS = Path(__file__).resolve().parent
@@ -342,6 +342,31 @@ def test_resume_refuses_changed_cell_options(tmp_path: Path, extra_engines: dict
         err,
     )
     assert code == 2 and "--engines differs" in err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["bench", "--resume"], "--resume: no run recorded in "),
+        (["bench", "--resume", "--run", "nope"], "unknown run (in "),
+        (["bench", "--resume", "--regex", "a"], "drop --spec/--regex"),
+        (["diff", "--resume"], "--resume: no diff run recorded in "),
+        (["diff", "--resume", "--run", "nope"], "no diff run 'nope' to resume in "),
+        (["bench", "--run", "taken", "--vocab", VOCAB], "run 'taken' already exists in "),
+        (["diff", "--run", "taken", "--vocab", VOCAB], "diff run 'taken' already exists in "),
+    ],
+)
+def test_resume_and_run_name_errors_are_one_line(
+    argv: list[str], expected: str, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "results.sqlite") as store:
+        if "taken" in argv:
+            store.create_run("taken", {})
+            store.create_run("taken", {}, RunKind.DIFF)
+    err = io.StringIO()
+    assert _cli([*argv, "--reports-dir", str(tmp_path)], err) == 2
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], lines
 
 
 # --- one-line errors for bad input ---------------------------------------------------------

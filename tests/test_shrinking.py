@@ -5,6 +5,8 @@ declared JSON-schema policies."""
 
 from __future__ import annotations
 
+import inspect
+import json
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,11 +19,21 @@ from harness.diff.findings import repro
 from harness.diff.findings.collector import Collector
 from harness.diff.judge import schema_policies
 from harness.diff.judge.instances import check_instances
-from harness.diff.shrink import json_shrink
+from harness.diff.shrink import SHRINKERS, json_shrink
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.shrink.minimize import minimize, needed_bytes, tiny_vocabulary
+from harness.diff.shrink.minimize import (
+    TinyCase,
+    minimize,
+    needed_bytes,
+    shrink_case,
+    tiny_vocabulary,
+)
+from harness.diff.shrink.path import shrink_path
 from harness.diff.shrink.regex_shrink import shrink_regex
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.shrink.stale import StaleCase, shrink_history
+from harness.diff.shrink.text_shrink import shrink_text
+from harness.diff.walk.differ import Differ
+from harness.diff.walk.plan import WalkPlan
 from harness.errors import UnsupportedSpec
 from harness.language import regex_tree
 from harness.spec import Spec
@@ -67,6 +79,63 @@ def test_ddmin_finds_a_one_minimal_sublist() -> None:
 
     assert ddmin(list(range(20)), test, time.monotonic() + 10) == [3, 7]
     assert ddmin([1, 2], lambda xs: True, time.monotonic() + 10) == []
+
+
+# Each shrinker of the stage with a start and a predicate that holds on it: (shrinker,
+# start, keeps, what it shrinks to with time enough).
+CONTRACT_CASES: list[tuple[Any, Any, Any, Any]] = [
+    (ddmin, list(range(10)), lambda xs: 3 in xs and 7 in xs, [3, 7]),
+    (shrink_regex, "x(ab|cd)+y", lambda r: "cd" in r, "cd"),
+    (
+        json_shrink.shrink_json,
+        '{"a":[1,2],"b":"xyz"}',
+        lambda t: '"b"' in t,
+        '{"b":0}',
+    ),
+    (shrink_text, "not json at all", lambda t: "j" in t, "j"),
+    (shrink_path, (b"a", b"b", b"c"), lambda p: b"b" in p, (b"b",)),
+    (
+        shrink_case,
+        TinyCase("ab|cd", (b"a", b"b", b"c", b"d")),
+        lambda c: "c" in c.regex and b"c" in c.tokens,
+        TinyCase("c", (b"c",)),
+    ),
+    (
+        shrink_history,
+        StaleCase(((1, 2), (3,), (4, 5)), (b"x", b"y")),
+        lambda c: any(3 in w for w in c.walks) and b"y" in c.witnesses,
+        StaleCase(((3,),), (b"y",)),
+    ),
+]
+
+
+def test_every_shrinker_is_tested_for_the_contract() -> None:
+    assert {c[0] for c in CONTRACT_CASES} == set(SHRINKERS)
+
+
+@pytest.mark.parametrize(
+    ("shrink", "start", "keeps", "smallest"),
+    CONTRACT_CASES,
+    ids=[c[0].__name__ for c in CONTRACT_CASES],
+)
+def test_every_shrinker_follows_the_one_contract(
+    shrink: Any, start: Any, keeps: Any, smallest: Any
+) -> None:
+    """`shrink(start, keeps, deadline)` for every shrinker of the stage (`SHRINKERS`):
+    with time enough, the smallest value on which `keeps` holds; past the deadline,
+    `start` itself, without asking `keeps` anything."""
+    assert list(inspect.signature(shrink).parameters)[:3] == ["start", "keeps", "deadline"]
+    assert keeps(start)
+    found = shrink(start, keeps, time.monotonic() + 30)
+    assert found == smallest and keeps(found)
+    asked: list[Any] = []
+
+    def recorded(value: Any) -> bool:
+        asked.append(value)
+        return bool(keeps(value))
+
+    assert shrink(start, recorded, time.monotonic() - 1) == start
+    assert asked == []
 
 
 def test_shrink_regex_keeps_what_the_bug_needs() -> None:
@@ -146,7 +215,8 @@ def test_json_shrink_keeps_a_document_a_user_could_write() -> None:
         kept.append(text)
         return ok and isinstance(parsed, dict) and isinstance(parsed.get("tags"), list)
 
-    assert json_shrink.shrink_json(value, "compact", keeps) == '{"tags":[]}'
+    start = json.dumps(value, separators=(",", ":"))
+    assert json_shrink.shrink_json(start, keeps, time.monotonic() + 60) == '{"tags":[]}'
     assert json_shrink.layout_of('{"a": 1}') == "spaced"
     assert json_shrink.parse_strict('{"a":1,"a":2}') == (False, None)
 
@@ -210,30 +280,30 @@ def test_schema_policy_rules_must_explain_the_whole_failure() -> None:
 
 def test_the_found_path_is_spelled_in_the_tiny_vocabulary() -> None:
     """The path a bug was found on is walked on a tiny vocabulary that spells it: with
-    its own tokens, else byte by byte, else not at all (`minimize._path`)."""
-    from harness.diff.shrink.minimize import _path
+    its own tokens, else byte by byte, else not at all (`path.spelled`)."""
+    from harness.diff.shrink.path import spelled
 
     path = (b'{"c', b'":0.5', b"0")
     whole = tiny_vocabulary([b"0", b'{"c', b'":0.5', b"x"])
-    assert _path(whole, path) == (2, 3, 1)
+    assert spelled(whole, path) == (2, 3, 1)
     singles = tiny_vocabulary([bytes([b]) for b in sorted(set(b"".join(path)))])
-    assert b"".join(singles.tokens[i] for i in _path(singles, path)) == b'{"c":0.50'
-    assert _path(tiny_vocabulary([b'{"c', b"0"]), path) == ()
+    assert b"".join(singles.tokens[i] for i in spelled(singles, path)) == b'{"c":0.50'
+    assert spelled(tiny_vocabulary([b'{"c', b"0"]), path) == ()
 
 
 def test_a_found_path_is_cut_short_where_the_reference_state_allows() -> None:
     """The found path's head is replaced by a shortest path to the reference state it
-    reaches, the longest head first (`minimize._shortcuts`): the first candidate for
+    reaches, the longest head first (`path.shortcuts`): the first candidate for
     `{"a":"xxx","c":0.50` is `{"a":"","c":0.5`, whose state equals that after `0.50`
     for the reference but not for an engine with a finer one, so the next keeps the
     trailing `0`; no candidate is as long as the path."""
-    from harness.diff.shrink.minimize import _shortcuts
+    from harness.diff.shrink.path import shortcuts
 
     # `5` before `0`: breadth first, the shortest fraction found is `0.5`
     vocab = tiny_vocabulary([b'{"a":"', b"x", b'","c":', b"5", b".", b"0", b"}"])
     regex = r'\{"a":"x*","c":0\.[0-9]+\}'
     path = (b'{"a":"', b"x", b"x", b"x", b'","c":', b"0", b".", b"5", b"0")
-    cuts = _shortcuts(regex, vocab, path)
+    cuts = shortcuts(regex, vocab, path)
     assert [b"".join(c) for c in cuts[:2]] == [b'{"a":"","c":0.5', b'{"a":"","c":0.50']
     assert all(len(c) < len(path) for c in cuts)
     assert cuts[1][-1] == b"0"

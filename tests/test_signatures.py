@@ -18,7 +18,7 @@ from harness.diff.judge.signatures import (
     unfinished_character,
 )
 from harness.diff.judge.triage import triage
-from harness.diff.judge.view import StateView
+from harness.diff.judge.view import Models, StateView
 from harness.diff.shrink.minimize import tiny_vocabulary
 
 tokensdfa = pytest.importorskip("tokensdfa")
@@ -54,11 +54,9 @@ def view(
         policy_reference={},
         vocab=tiny_vocabulary(tokens),
         regex=regex,
-        models={"leftmost-first": LeftmostFirst.build(regex)},
+        models=Models(leftmost_first=LeftmostFirst.build(regex)),
     )
     fields.update(kw)
-    if fields["models"]["leftmost-first"] is None:
-        fields["models"] = {}
     return StateView(**fields)
 
 

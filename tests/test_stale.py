@@ -18,9 +18,9 @@ from harness import engines
 from harness.diff.findings import repro
 from harness.diff.run.service import dialect_part
 from harness.diff.shrink.minimize import tiny_vocabulary
-from harness.diff.walk.differ import WalkPlan
 from harness.diff.walk.history import FILL
 from harness.diff.walk.lanes import STALE_AFTER_RESET
+from harness.diff.walk.plan import WalkPlan
 from harness.spec import Spec
 
 pytest.importorskip("tokensdfa")

@@ -1,9 +1,12 @@
 """The results store under stress: two controllers at once, a killed controller, a full
-disk, read-only media, a damaged file."""
+disk, read-only media, a damaged file; and the run lifecycle every kind of run shares
+(`RunSession`: claimed, created or resumed, sessions and how they ended, SIGTERM), run
+kinds instead of table names, typed run metadata."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -19,7 +22,7 @@ import pytest
 from harness.errors import BadInput, EnvironmentFailure
 from harness.results import Status
 from harness.results.metrics import CellResult
-from harness.store import Store
+from harness.store import RunKind, RunMeta, RunSession, Store, pick_name
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -250,3 +253,206 @@ def test_a_damaged_database_is_named_with_what_to_do(tmp_path: Path) -> None:
     for readonly in (True, False):
         with pytest.raises(BadInput, match="move it aside"):
             Store(path, readonly=readonly)
+
+
+# --- the run lifecycle, shared by every kind of run ------------------------------------------
+
+
+def claimed(store: Store, kind: RunKind, resume: bool, lines: list[str]) -> RunSession:
+    owner = RunSession(store, kind, "r", lines.append)
+    if owner.claim(resume) is None:
+        owner.create(RunMeta.new({"engines": ["e"]}, ["s/a", "s/b"]))
+    return owner
+
+
+def test_run_kinds_name_the_runs_never_a_table(tmp_path: Path) -> None:
+    with Store(tmp_path / "results.sqlite") as store:
+        store.create_run("r", RunMeta.new({}, ["s/a"]), RunKind.DIFF)
+        assert store.find_run("r", RunKind.DIFF) is not None
+        assert store.find_run("r") is None  # a bench run of that name is another run
+        assert [r.name for r in store.runs(RunKind.DIFF)] == ["r"] and store.runs() == []
+        assert store.runs(RunKind.JUMPFORWARD) == []
+        for table in ("diff_runs", "runs; DROP TABLE cells", "cells"):
+            with pytest.raises(ValueError):
+                store.find_run("r", table)  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            store.runs("sessions")  # type: ignore[arg-type]
+        assert store.find_run("r", "diff") is not None  # a kind's value is the kind
+
+
+def test_a_session_records_how_it_ended(tmp_path: Path) -> None:
+    lines: list[str] = []
+    with Store(tmp_path / "results.sqlite") as store:
+        with claimed(store, RunKind.DIFF, False, lines) as owner, owner.session() as number:
+            store.add_diff_cell("r", "s/a", "v", "ok", {"row": {}}, number)
+        with claimed(store, RunKind.DIFF, True, lines) as owner:
+            with pytest.raises(KeyboardInterrupt), owner.session() as number:
+                store.add_diff_cell("r", "s/b", "v", "ok", {"row": {}}, number)
+                raise KeyboardInterrupt
+        with claimed(store, RunKind.DIFF, True, lines) as owner:
+            with pytest.raises(EnvironmentFailure), owner.session():
+                raise EnvironmentFailure("disk full writing\n the database")
+        sessions = store.sessions("r", RunKind.DIFF)
+    assert [(s.status, s.reason, s.measured) for s in sessions] == [
+        ("complete", None, 1),
+        ("interrupted", None, 1),
+        ("failed", "disk full writing the database", 0),
+    ]
+    assert not any(s.killed for s in sessions)
+    assert lines == [
+        "\ninterrupted: 1 cells recorded this session; continue with: "
+        "tokensieve diff --resume --run r"
+    ]
+
+
+def test_a_claim_refuses_a_taken_name_a_missing_run_and_a_held_lock(tmp_path: Path) -> None:
+    lines: list[str] = []
+    with Store(tmp_path / "results.sqlite") as store:
+        with pytest.raises(BadInput, match=r"^no jumpforward run 'r' to resume in .*results"):
+            claimed(store, RunKind.JUMPFORWARD, True, lines)
+        first = claimed(store, RunKind.JUMPFORWARD, False, lines)
+        with pytest.raises(BadInput, match=f"^run r is being measured by process {os.getpid()}"):
+            claimed(store, RunKind.JUMPFORWARD, True, lines)
+        assert claimed(store, RunKind.BENCH, False, lines).release() is None  # another kind
+        first.release()
+        with pytest.raises(BadInput, match=r"jumpforward run 'r' already exists in .* --resume"):
+            claimed(store, RunKind.JUMPFORWARD, False, lines)
+        # the failed claim let go of the lock: the run can be resumed at once
+        again = claimed(store, RunKind.JUMPFORWARD, True, lines)
+        assert again.meta.spec_ids == ["s/a", "s/b"]
+        again.release()
+        with pytest.raises(BadInput, match=r"; recorded runs: r$"):
+            RunSession(store, RunKind.JUMPFORWARD, "other", lines.append).claim(True)
+
+
+def test_sigterm_interrupts_a_session_and_its_handler_is_restored(tmp_path: Path) -> None:
+    lines: list[str] = []
+    before = signal.getsignal(signal.SIGTERM)
+    with Store(tmp_path / "results.sqlite") as store:
+        with claimed(store, RunKind.BENCH, False, lines) as owner:
+            with pytest.raises(KeyboardInterrupt), owner.session(jobs=3):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)  # the handler raises long before this ends
+        (session,) = store.sessions("r")
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert (session.status, session.jobs) == ("interrupted", 3)
+    assert lines[-1].endswith("continue with: tokensieve bench --resume --run r")
+
+
+def test_run_meta_is_typed_and_keeps_what_it_does_not_know(tmp_path: Path) -> None:
+    meta = RunMeta.new({"engines": ["e"]}, ["s/a"], scaling_spec_ids=[], corpus_problems=[])
+    assert meta.commit and meta.machine["host"] and meta.versions == {}
+    assert RunMeta.from_json(meta.to_json()) == meta
+    assert set(meta.to_json()) == {
+        "options",
+        "spec_ids",
+        "scaling_spec_ids",
+        "machine",
+        "commit",
+        "versions",
+        "corpus_problems",
+        "user_entries",
+    }
+    assert "scaling_spec_ids" not in RunMeta.new({}, []).to_json()  # bench's own keys
+    lines: list[str] = []
+    with Store(tmp_path / "results.sqlite") as store:
+        store.create_run("r", {**meta.to_json(), "from_a_later_version": 7})
+        with RunSession(store, RunKind.BENCH, "r", lines.append) as owner:
+            stored = owner.claim(resume=True)
+            assert stored is not None and stored.extra == {"from_a_later_version": 7}
+            owner.record_versions({"e": "1.2"})
+        kept = store.run("r").meta
+    assert kept["versions"] == {"e": "1.2"} and kept["from_a_later_version"] == 7
+
+
+def test_a_command_names_its_run(tmp_path: Path) -> None:
+    with Store(tmp_path / "results.sqlite") as store:
+        assert pick_name(store, RunKind.DIFF, "given", resume=True) == "given"
+        with pytest.raises(BadInput, match=r"^--resume: no diff run recorded in "):
+            pick_name(store, RunKind.DIFF, None, resume=True)
+        with pytest.raises(BadInput, match=re.escape("run name '../x' is not allowed")):
+            pick_name(store, RunKind.DIFF, "../x", resume=False)
+        assert pick_name(store, RunKind.JUMPFORWARD, None, resume=False).startswith(
+            "jumpforward-20"
+        )
+        assert pick_name(store, RunKind.BENCH, None, resume=False).startswith("20")
+        for name in ("a", "b"):
+            store.create_run(name, {}, RunKind.DIFF)
+            time.sleep(1.1)  # `created` is to the second
+        assert pick_name(store, RunKind.DIFF, None, resume=True) == "b"
+
+
+# Each kind through the real command line: SIGTERM mid-run, then --resume.
+KINDS = {
+    RunKind.BENCH: ["bench", "--corpus", "outlines-bench", "--no-report"],
+    RunKind.DIFF: [
+        "diff",
+        "--corpus",
+        "outlines-bench",
+        "--walks",
+        "1",
+        "--cover",
+        "20",
+        "--instances",
+        "0",
+        "--samples",
+        "0",
+        "--no-minimize",
+    ],
+    RunKind.JUMPFORWARD: ["jumpforward", "--corpus", "outlines-bench", "--paths", "1"],
+}
+CELLS = {
+    RunKind.BENCH: "cells",
+    RunKind.DIFF: "diff_cells",
+    RunKind.JUMPFORWARD: "jumpforward_cells",
+}
+
+
+def command(kind: RunKind, reports: Path, *extra: str) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "TOKENSIEVE_EXTRA_ENGINES": "slow=test_runner:SlowEngine",
+        "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]),
+    }
+    engines = "tokensdfa,slow" if kind is RunKind.JUMPFORWARD else "slow"
+    argv = [sys.executable, "-m", "harness.cli", *KINDS[kind], "--engines", engines]
+    argv += ["--vocab", VOCAB, "--run", "r", "--reports-dir", str(reports), *extra]
+    return subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def stored(db: Path, table: str) -> int:
+    try:
+        with sqlite3.connect(db) as con:
+            return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.parametrize("kind", list(RunKind))
+def test_every_kind_ends_interrupted_on_sigterm_and_resumes(kind: RunKind, tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    first = command(kind, tmp_path)
+    deadline = time.monotonic() + 120
+    while stored(db, CELLS[kind]) < 1:
+        assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+        time.sleep(0.05)
+    first.send_signal(signal.SIGTERM)  # the controller only, as a service manager would
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err
+    assert f"continue with: tokensieve {kind} --resume --run r" in out + err
+    assert "Traceback" not in err
+    with Store(db, readonly=True) as store:
+        (session,) = store.sessions("r", kind)
+        kept = stored(db, CELLS[kind])
+    assert session.status == "interrupted" and session.measured == kept and 1 <= kept < 9
+    again = command(kind, tmp_path, "--resume")
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    with Store(db, readonly=True) as store:
+        sessions = store.sessions("r", kind)
+        meta = RunMeta.from_json(store.run("r", kind).meta)
+    assert [s.status for s in sessions] == ["interrupted", "complete"]
+    assert [s.measured for s in sessions] == [kept, 9 - kept]  # each cell stored once
+    assert stored(db, CELLS[kind]) == 9 and len(meta.spec_ids) == 9 and meta.machine

@@ -10,9 +10,10 @@ an engine's package: whatever an engine does costs at most its cell (`timeout`, 
 
 Each finished cell is committed to the store at once, so `--resume` after Ctrl-C, a
 SIGTERM, a killed controller or a failure measures only what is missing; the run's options
-and spec ids are stored with it, so a resumed run measures exactly the cells the first
-session planned. Every session is recorded with how it ended: `complete`, `interrupted`,
-or `failed` with the reason (a full disk, say), never `complete` when it was not.
+and spec ids are stored with it (`RunMeta`), so a resumed run measures exactly the cells
+the first session planned. The run's lock, its creation or resumption and its sessions
+(each recorded with how it ended) are the store's `RunSession`, as for every kind of run.
+What the command prints and the report it writes are `harness.runs.bench`'s.
 
 JSON schemas reach the regex-only engines (`json_schema == "via-regex"`) through the one
 converter, whose verdict is cached on disk; a schema it cannot convert because the regex
@@ -22,19 +23,16 @@ that verdict without starting a worker.
 
 from __future__ import annotations
 
-import os
 import queue
-import signal
 import sys
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, engines, report
+from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.bench import dask_executor
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
@@ -51,16 +49,12 @@ from harness.bench.plan import (
 from harness.bench.progress import Progress
 from harness.corpora import maskbench, user
 from harness.errors import BadInput
-from harness.figures import fmt_bytes, fmt_seconds
+from harness.figures import fmt_seconds
 from harness.language import converter
 from harness.results import Status
 from harness.results.metrics import CellResult
-from harness.results.provenance import git_commit, machine
 from harness.spec import Spec
-from harness.store import Store
-
-KIND = "bench"
-TOUCH_S = 10.0
+from harness.store import RunKind, RunMeta, RunSession, Store
 
 
 @dataclass
@@ -74,7 +68,9 @@ class RunResult:
 
 
 class Runner:
-    """Measures the cells of one run that the store does not have yet."""
+    """Measures the cells of one run that the store does not have yet. The run is claimed
+    (`RunSession`: its lock held, created or resumed) from construction until `run`
+    returns."""
 
     def __init__(
         self,
@@ -98,42 +94,36 @@ class Runner:
         self.stream = stream or sys.stderr
         self.log = log or (lambda text: print(text, file=self.stream, flush=True))
         # The run is this controller's from here until `run` returns.
-        self._lock = store.lock(run, KIND)
-        self._lock.acquire()
+        self.owner = RunSession(store, RunKind.BENCH, run, self.log)
+        stored = self.owner.claim(resume)
         try:
-            existing = store.find_run(run)
-            if resume:
-                self._resume(existing, options)
+            if stored is not None:
+                self._resume(stored, options)
             else:
-                self._create(existing, options)
+                self._create(options)
+            # the run's converter, for this process and every worker it starts
+            converter.use(self.options.converter)
         except BaseException:
-            self._lock.release()
+            self.owner.release()
             raise
-        # the run's converter, for this process and every worker it starts
-        converter.use(self.options.converter)
         self._by_id = {s.id: s for s in [*self.specs, *self.scaling]}
 
-    def _resume(self, existing: Any, options: Options) -> None:
-        if existing is None:
-            known = [r.name for r in self.store.runs()]
-            raise BadInput(
-                f"no run {self.run_name!r} to resume in {self.store.path}"
-                + (f"; recorded runs: {', '.join(known)}" if known else "")
-            )
-        self.meta = existing.meta
-        stored = Options.from_json(existing.meta["options"])
+    @property
+    def meta(self) -> RunMeta:
+        """The run's stored metadata (engine versions fill in as workers report)."""
+        return self.owner.meta
+
+    def _resume(self, meta: RunMeta, options: Options) -> None:
+        """The stored options, but where the cells run (`jobs`, `executor`, `scheduler`)
+        as given now; the stored specs."""
+        stored = Options.from_json(meta.options)
         self.options = replace(
             stored, jobs=options.jobs, executor=options.executor, scheduler=options.scheduler
         )
-        self.specs = self._lookup(existing.meta["spec_ids"])
-        self.scaling = self._lookup(existing.meta["scaling_spec_ids"])
+        self.specs = self._lookup(meta.spec_ids)
+        self.scaling = self._lookup(meta.scaling_spec_ids or [])
 
-    def _create(self, existing: Any, options: Options) -> None:
-        if existing is not None:
-            raise BadInput(
-                f"run {self.run_name!r} already exists in {self.store.path}; pass --resume "
-                "to continue it or choose another --run name"
-            )
+    def _create(self, options: Options) -> None:
         options.validate(len(self.user_entries))
         for name in options.engines:  # any NAME@VERSION is installed now, or refused
             engines.environment([name])
@@ -142,20 +132,17 @@ class Runner:
         if not self.specs:
             raise BadInput(f"corpus sets {', '.join(options.sets)} hold no spec")
         self.scaling = scaling_selection(self.specs, options.scaling_specs)
-        self.meta = {
-            "options": options.to_json(),
-            "spec_ids": [s.id for s in self.specs],
-            "scaling_spec_ids": [s.id for s in self.scaling] if options.scaling else [],
-            "machine": machine(),
-            "commit": git_commit(),
-            "versions": {},
-            "corpus_problems": maskbench.problems() if "maskbench" in options.sets else [],
-            "user_entries": user.to_json(self.user_entries),
-        }
-        self.store.create_run(self.run_name, self.meta)
+        meta = RunMeta.new(
+            options.to_json(),
+            [s.id for s in self.specs],
+            user.to_json(self.user_entries),
+            scaling_spec_ids=[s.id for s in self.scaling] if options.scaling else [],
+            corpus_problems=maskbench.problems() if "maskbench" in options.sets else [],
+        )
+        self.owner.create(meta)
 
     def _lookup(self, ids: list[str]) -> list[Spec]:
-        found = {e.spec.id: e.spec for e in user.from_json(self.meta.get("user_entries", []))}
+        found = {e.spec.id: e.spec for e in user.from_json(self.meta.user_entries)}
         for name in sorted({i.split("/", 1)[0] for i in ids} - {user.SET}):
             for spec in corpora.load_set(name, self.options.corpus_dir):
                 found[spec.id] = spec
@@ -174,13 +161,16 @@ class Runner:
     # --- running ---------------------------------------------------------------------
 
     def run(self) -> RunResult:
-        """Measure what is missing; the run's lock is released when this returns."""
+        """Measure what is missing, in one session of the run (none when nothing is); the
+        run's lock is released when this returns. Ctrl-C or SIGTERM ends the session
+        `interrupted` and returns (`interrupted` set); any other failure ends it `failed`
+        and is raised."""
         try:
-            return self._run_locked()
+            return self._run_claimed()
         finally:
-            self._lock.release()
+            self.owner.release()
 
-    def _run_locked(self) -> RunResult:
+    def _run_claimed(self) -> RunResult:
         cells = self.plan()
         done = self.store.finished_keys(self.run_name)
         todo = [c for c in cells if c.key not in done]
@@ -189,37 +179,16 @@ class Runner:
             return RunResult(self.run_name, 0, len(cells), 0.0, False, Counter())
         if done:
             self.log(f"resuming run {self.run_name}: {len(done)} of {len(cells)} cells done")
-        session = self.store.start_session(self.run_name, KIND, self.options.jobs, os.getpid())
         started = time.monotonic()
         counts: Counter[str] = Counter()
-        status, reason = "complete", None
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        interrupted = False
         try:
-            self._measure(cells, todo, session, counts)
+            with self.owner.session(self.options.jobs) as session:
+                self._measure(cells, todo, session, counts)
         except KeyboardInterrupt:
-            status = "interrupted"
-        except BaseException as exc:
-            status, reason = "failed", " ".join(str(exc).split()) or type(exc).__name__
-            raise
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-            self._finish(session, status, reason)
+            interrupted = True
         wall = time.monotonic() - started
-        interrupted = status == "interrupted"
-        if interrupted:
-            self.log(
-                f"\ninterrupted: {sum(counts.values())} cells recorded this session; continue "
-                f"with: tokensieve bench --resume --run {self.run_name}"
-            )
         return RunResult(self.run_name, sum(counts.values()), len(cells), wall, interrupted, counts)
-
-    def _finish(self, session: int, status: str, reason: str | None) -> None:
-        """Record how the session ended; on a full disk that may fail too, and the reason
-        is then only on the terminal."""
-        try:
-            self.store.finish_session(self.run_name, KIND, session, status, reason)
-        except Exception as exc:
-            self.log(f"tokensieve: could not record the session's end: {exc}")
 
     def _measure(
         self, cells: list[CellPlan], todo: list[CellPlan], session: int, counts: Counter[str]
@@ -249,14 +218,11 @@ class Runner:
         """Run the cells' groups where the options say: here on `jobs` threads, or on a
         Dask cluster (`harness.bench.dask_executor`); events are stored as they come."""
         groups = group_cells(cells)
-        touched = [time.monotonic()]
 
         def handle(event: Prepared | Measured) -> None:
             self._handle(event, session, counts, progress)
             progress.draw()
-            if time.monotonic() - touched[0] > TOUCH_S:
-                self.store.touch_session(self.run_name, KIND, session)
-                touched[0] = time.monotonic()
+            self.owner.touch()
 
         if self.options.executor == "dask":
             progress.running = [f"dask {self.options.scheduler or ''}".strip()]
@@ -308,8 +274,7 @@ class Runner:
             return
         group = event.group
         if event.status is Status.OK and event.metrics.version:
-            self.meta["versions"][group.engine] = event.metrics.version
-            self.store.update_meta(self.run_name, self.meta)
+            self.owner.record_versions({group.engine: event.metrics.version})
         self.store.add_preparation(
             self.run_name,
             group.engine,
@@ -377,12 +342,13 @@ class Runner:
         spec = self._by_id[cell.spec_id]
         if spec.kind != "json_schema" or not self._via_regex(cell.engine):
             return None
-        status, value = converter.convert_schema(spec.text)
+        found = converter.convert_schema(spec.text)
+        status, value, regex = found.status, found.value, found.regex
         limit = engines.get(cell.engine).capabilities.max_regex_chars
-        if status == "ok" and limit is not None and len(value) > limit:
+        if regex is not None and limit is not None and len(regex) > limit:
             return CellResult(
                 Status.UNSUPPORTED,
-                f"the schema's regex has {len(value):,} characters, over this engine's "
+                f"the schema's regex has {len(regex):,} characters, over this engine's "
                 f"{limit:,}-character limit (checked beforehand)",
             )
         reasons = {
@@ -393,47 +359,3 @@ class Runner:
             return None  # converted, or rejected with a message the engine reports itself
         outcome, reason = reasons[status]
         return CellResult(outcome, f"schema-to-regex converter (checked beforehand) {reason}")
-
-
-def bench(
-    store: Store,
-    name: str,
-    options: Options,
-    reports_dir: Path,
-    *,
-    user_entries: tuple[corpora.Entry, ...] = (),
-    resume: bool = False,
-    write_report: bool = True,
-    err: IO[str] | None = None,
-    out: IO[str] | None = None,
-) -> int:
-    """`tokensieve bench`: announce the run, measure it, print its summary and write its
-    report (on the current standard streams unless given). 0, or 130 when interrupted
-    (the run can be resumed)."""
-    err, out = err or sys.stderr, out or sys.stdout
-    runner = Runner(store, name, options, resume=resume, user_entries=user_entries, stream=err)
-    o = runner.options
-    problems = runner.meta.get("corpus_problems") or []
-    print(
-        f"run {name}: {len(o.engines)} engines x {len(runner.specs)} specs x "
-        f"{len(o.vocabs)} vocabularies"
-        + (f" + vocabulary-size scaling on {len(runner.scaling)} specs" if o.scaling else "")
-        + f"; jobs {o.jobs}, timeout {o.timeout:g} s, memory limit "
-        f"{fmt_bytes(o.memory_limit)}; results in {store.path}"
-        + (f"; {len(problems)} malformed corpus file(s) skipped" if problems else ""),
-        file=err,
-        flush=True,
-    )
-    result = runner.run()
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items())) or "none"
-    print(f"{result.measured} cells measured in {fmt_seconds(result.wall_s)} ({counts})", file=err)
-    if result.interrupted:
-        return 130
-    print(report.summary_text(store, name), file=out)
-    if write_report:
-        print(f"report: {report.write(store, name, reports_dir / name)}", file=out)
-    return 0
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

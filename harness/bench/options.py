@@ -44,7 +44,9 @@ class Options:
         tuples = ("engines", "vocabs", "sets", "scaling_sizes")
         # runs stored before there was a choice used outlines-core's converter
         data = {"converter": "outlines-core", **data}
-        return Options(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
+        # stored JSON, checked by `validate`, not here: each value is what its field holds
+        fields: dict[str, Any] = {k: tuple(v) if k in tuples else v for k, v in data.items()}
+        return Options(**fields)
 
     def validate(self, user_specs: int = 0) -> None:
         """One-line errors naming the bad value (the command line checks each value as it

@@ -1,8 +1,9 @@
 """`check`: the user's specs through every engine on the user's vocabulary, timed and
 cross-checked, as one result a user's CI can act on.
 
-It is a bench run and a diff run of the same specs, sharing one run name in the results
-store (so the full report is one `tokensieve report RUN` away), with the same isolation:
+It is a bench run and a diff run of the same specs (`harness.runs.bench` and `.diff`,
+with their run lifecycle), sharing one run name in the results store (so the full report
+is one `tokensieve report RUN` away), with the same isolation:
 every cell runs in a worker process, a crash or hang is a status. The bench half gives
 compile, time to first mask, mask latency and memory per (spec, engine), reported as each
 engine finishes; the diff half compares every engine's masks with the reference state by
@@ -19,8 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from harness import corpora, engines
-from harness.bench.controller import Runner
+from harness import corpora, engines, runs
 from harness.bench.options import Options
 from harness.bench.plan import CellPlan
 from harness.check.model import (
@@ -31,7 +31,8 @@ from harness.check.model import (
     SpecResult,
 )
 from harness.corpora import user
-from harness.diff.run.controller import DiffOptions, DiffRun
+from harness.diff.findings.records import CellRow, FindingRecord
+from harness.diff.run.controller import DiffOptions
 from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import BadInput
 from harness.language import converter
@@ -83,27 +84,46 @@ def check(
     cell as it finishes; progress lines go to `progress` (default stderr). `executor`
     and `scheduler`: where the cells run (here, or a Dask cluster whose workers offer
     `bench=1`). `converter`: JSON schema to regex for the regex engines (ours or
-    outlines-core)."""
-    placement = {"executor": executor, "scheduler": scheduler}
+    outlines-core). Ctrl-C or SIGTERM in either half stops the check (KeyboardInterrupt),
+    its session recorded as interrupted."""
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
     chosen = _available(engines_ or DEFAULT_ENGINES, err)
     name = run or time.strftime("check-%Y%m%d-%H%M%S")
+    options = Options(
+        engines=tuple(chosen),
+        vocabs=(vocab,),
+        sets=(),
+        timeout=timeout,
+        memory_limit=memory_limit,
+        converter=converter,
+        executor=executor,
+        scheduler=scheduler,
+    )
+    _bench(reports_dir, name, entries, options, err, on_result)
+    diff_options = DiffOptions(
+        vocabs=(vocab,),
+        engines=tuple(chosen),
+        sets=(),
+        paths=2,
+        walks=4,
+        cover=100,
+        timeout=max(timeout, 120.0),
+        converter=converter,
+    )
+    diff = runs.diff(
+        reports_dir,
+        name,
+        diff_options,
+        user_entries=entries,
+        executor=executor,
+        scheduler=scheduler,
+        quiet=True,
+        log=lambda line: print(line, file=err, flush=True),
+    )
     with Store(reports_dir / "results.sqlite") as store:
-        options = Options(
-            engines=tuple(chosen),
-            vocabs=(vocab,),
-            sets=(),
-            timeout=timeout,
-            memory_limit=memory_limit,
-            converter=converter,
-            **placement,
-        )
-        versions = _bench(store, name, entries, options, err, on_result)
-        diff = _diff(
-            store, name, entries, vocab, chosen, timeout, converter, reports_dir, err, placement
-        )
         cells = [c for c in store.cells(name) if c.study == "main"]
+        versions = dict(store.run(name).meta.get("versions", {}))
     return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
 
 
@@ -122,13 +142,15 @@ def _available(names: Sequence[str], err: IO[str]) -> list[str]:
 
 
 def _bench(
-    store: Store,
+    reports_dir: Path,
     name: str,
     entries: tuple[corpora.Entry, ...],
     options: Options,
     err: IO[str],
     on_result: Callable[[str, EngineResult], None] | None,
-) -> dict[str, str]:
+) -> None:
+    """The bench half, each cell told to `on_result` as it is stored."""
+
     def told(cell: CellPlan, result: CellResult) -> None:
         if on_result is not None:
             on_result(
@@ -136,45 +158,11 @@ def _bench(
                 _engine_result(cell.engine, result.status.value, result.message, result.metrics),
             )
 
-    runner = Runner(store, name, options, user_entries=entries, stream=err, on_result=told)
-    runner.run()
-    return dict(runner.meta.get("versions", {}))
-
-
-def _diff(
-    store: Store,
-    name: str,
-    entries: tuple[corpora.Entry, ...],
-    vocab: str,
-    chosen: list[str],
-    timeout: float,
-    converter: str,
-    reports_dir: Path,
-    err: IO[str],
-    placement: dict[str, Any],
-) -> dict[str, Any]:
-    options = DiffOptions(
-        vocabs=(vocab,),
-        engines=tuple(chosen),
-        sets=(),
-        paths=2,
-        walks=4,
-        cover=100,
-        timeout=max(timeout, 120.0),
-        converter=converter,
+    code = runs.bench(
+        reports_dir, name, options, user_entries=entries, quiet=True, on_result=told, err=err
     )
-    diff = DiffRun(
-        store,
-        name,
-        options,
-        reports_dir / name,
-        user_entries=entries,
-        log=lambda line: print(line, file=err, flush=True),
-        quiet=True,
-        **placement,
-    )
-    diff.run()
-    return diff.data(final=True)
+    if code:  # interrupted: recorded, and the way to continue printed; stop here
+        raise KeyboardInterrupt
 
 
 def _engine_result(engine: str, status: str, message: str | None, metrics: Any) -> EngineResult:
@@ -234,21 +222,22 @@ def _subject_result(spec_id: str, diff: dict[str, Any], out_dir: Path) -> Engine
 
 def _add_diff(r: EngineResult, spec_id: str, diff: dict[str, Any], out_dir: Path) -> None:
     """The diff's verdicts on this (spec, engine): compared states, policy and bug states,
-    findings with their repros, instance checks."""
-    row = next((c for c in diff["cells"] if c["spec"] == spec_id), None)
-    if row is None or row.get("status") != "ok":
-        r.diff_note = "not compared: " + (row or {}).get("detail", "no diff cell")
+    findings with their repros, instance checks. `diff` is the diff's diff.json dict,
+    its cells and findings read as the differ's records."""
+    cells = map(CellRow.from_json, diff["cells"])
+    row = next((c for c in cells if c.spec == spec_id), None)
+    if row is None or row.counts is None:
+        detail = None if row is None else (row.failure or row.note)
+        r.diff_note = "not compared: " + (detail or "no diff cell")
     else:
-        r.states = int(row["states"].get(r.engine, 0))
-        counts = row.get("by_engine", {}).get(r.engine, {})
+        r.states = int(row.counts.states.get(r.engine, 0))
+        counts = row.counts.by_engine.get(r.engine, {})
         r.policy_states, r.bug_states = counts.get("policy", 0), counts.get("bug", 0)
-        r.diff_note = row.get("skipped", {}).get(r.engine)
-    for f in diff["findings"]:
-        if f["engine"] == r.engine and spec_id in f["specs"]:
-            repro = str(out_dir / "findings" / f["repro"]) if f["repro"] else None
-            r.findings.append(
-                Finding(f["id"], f["signature"], f["explanation"], repro, f["reproduces"])
-            )
+        r.diff_note = row.counts.skipped.get(r.engine)
+    for f in map(FindingRecord.from_json, diff["findings"]):
+        if f.engine == r.engine and spec_id in f.specs:
+            repro = str(out_dir / "findings" / f.repro) if f.repro else None
+            r.findings.append(Finding(f.id, f.signature, f.explanation, repro, f.reproduces))
     # regex engines: the converter's language (the naive index's), unless the engine was
     # judged itself (tokensdfa-lazy, where the schema has no regex text to compare with)
     own = _tally(diff, spec_id, r.engine)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from harness import engines
-from harness.bench.controller import bench
+from harness import engines, runs
 from harness.bench.options import DEFAULT_SETS, Options
 from harness.commands import options as opt
 from harness.errors import BadInput
 from harness.language import converter
-from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3",)
 DEFAULT_TIMEOUT = 60.0
@@ -34,11 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     opt.add_engines(p, engines.ENGINE_NAMES)
     opt.add_corpus(p, DEFAULT_SETS)
     opt.add_run(p, prefix=None)
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue run NAME (default: the latest run) with its stored options",
-    )
+    opt.add_resume(p, "run")
     p.add_argument(
         "--jobs",
         type=opt.count(1),
@@ -110,8 +104,6 @@ def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
 
 def check_resume_options(args: argparse.Namespace, stored: Options) -> None:
     """On --resume, a cell option given again must equal the stored one."""
-    if args.spec or args.regex:
-        raise BadInput("--resume: the run's specs are stored with it; drop --spec/--regex")
     given = options_from(args, opt.listed(args.corpus, stored.sets))
     for arg, attr in CELL_OPTIONS.items():
         if getattr(args, arg) is None:
@@ -125,23 +117,15 @@ def check_resume_options(args: argparse.Namespace, stored: Options) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports_dir = opt.reports_dir(args)
-    with Store(reports_dir / "results.sqlite") as store:
-        name = args.run
-        if args.resume:
-            if name is None:
-                runs = store.runs()
-                if not runs:
-                    raise BadInput(f"--resume: no run recorded in {store.path}")
-                name = runs[-1].name
-            check_resume_options(args, Options.from_json(store.run(name).meta["options"]))
-        sets, entries = opt.specs_from(args, DEFAULT_SETS)
-        return bench(
-            store,
-            name or opt.timestamp(),
-            options_from(args, sets),
-            reports_dir,
-            user_entries=entries,
-            resume=args.resume,
-            write_report=not args.no_report,
-        )
+    if args.resume and (args.spec or args.regex):
+        raise BadInput("--resume: the run's specs are stored with it; drop --spec/--regex")
+    sets, entries = opt.specs_from(args, DEFAULT_SETS)
+    return runs.bench(
+        opt.reports_dir(args),
+        args.run,
+        options_from(args, sets),
+        resume=args.resume,
+        user_entries=entries,
+        check_resumed=lambda stored: check_resume_options(args, stored),
+        write_report=not args.no_report,
+    )

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 
+from harness import runs
 from harness.bench.options import DEFAULT_SETS
 from harness.commands import options as opt
-from harness.diff.run.controller import DiffOptions, DiffRun
-from harness.errors import BadInput
+from harness.diff.run.controller import DiffOptions
 from harness.language import converter
-from harness.store import Store
 
 DEFAULT_VOCABS = ("llama3", "tekken")
 DEFAULT_ENGINES = (
@@ -64,52 +63,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-minimize", action="store_true", help="skip minimization and repros")
     opt.add_executor(p)
     opt.add_run(p, prefix=None)
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue diff run NAME (default: the latest) with its stored options",
-    )
+    opt.add_resume(p, "diff run")
     opt.add_reports_dir(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    reports_dir = opt.reports_dir(args)
-    with Store(reports_dir / "results.sqlite") as store:
-        name = args.run
-        if args.resume and name is None:
-            runs = store.runs("diff_runs")
-            if not runs:
-                raise BadInput(f"--resume: no diff run recorded in {store.path}")
-            name = runs[-1].name
-        name = name or opt.timestamp("diff-")
-        sets, entries = opt.specs_from(args, DEFAULT_SETS)
-        options = DiffOptions(
-            vocabs=tuple(opt.vocab_refs(args, DEFAULT_VOCABS)),
-            engines=tuple(opt.listed(args.engines, DEFAULT_ENGINES)),
-            sets=tuple(sets),
-            corpus_dir=args.corpus_dir,
-            limit_specs=args.limit_specs,
-            paths=args.paths,
-            walks=args.walks,
-            cover=args.cover,
-            seed=args.seed,
-            timeout=args.timeout,
-            memory_limit=args.memory_limit,
-            instances=args.instances,
-            samples=args.samples,
-            minimize=not args.no_minimize,
-            strict_corpus=args.strict_corpus,
-            converter=args.converter or converter.DEFAULT,
-        )
-        DiffRun(
-            store,
-            name,
-            options,
-            reports_dir / name,
-            resume=args.resume,
-            user_entries=entries,
-            executor=args.executor,
-            scheduler=args.scheduler,
-        ).run()
+    sets, entries = opt.specs_from(args, DEFAULT_SETS)
+    options = DiffOptions(
+        vocabs=tuple(opt.vocab_refs(args, DEFAULT_VOCABS)),
+        engines=tuple(opt.listed(args.engines, DEFAULT_ENGINES)),
+        sets=tuple(sets),
+        corpus_dir=args.corpus_dir,
+        limit_specs=args.limit_specs,
+        paths=args.paths,
+        walks=args.walks,
+        cover=args.cover,
+        seed=args.seed,
+        timeout=args.timeout,
+        memory_limit=args.memory_limit,
+        instances=args.instances,
+        samples=args.samples,
+        minimize=not args.no_minimize,
+        strict_corpus=args.strict_corpus,
+        converter=args.converter or converter.DEFAULT,
+    )
+    runs.diff(
+        opt.reports_dir(args),
+        args.run,
+        options,
+        resume=args.resume,
+        user_entries=entries,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     return 0

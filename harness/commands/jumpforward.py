@@ -1,20 +1,22 @@
 """`tokensieve jumpforward`: forced-token shares and jump-forward steps saved, per corpus
 set, engine and vocabulary, with forced texts compared across engines state by state
-(`harness.jumpforward.controller` does the work).
+(`harness.jumpforward.controller` does the work, `harness.runs.jumpforward` runs it).
 
 Writes `REPORTS_DIR/RUN/jumpforward.json`, `jumpforward.csv` and `jumpforward.html`; the
 bench report of the same run embeds the summary. On MaskBench it puts the forced-token
 share per split beside MaskBench's published fast-forward share (Llama-3 tokenizer,
-compact JSON).
+compact JSON). Each cell is stored in the results database as it finishes, so `--resume`
+continues an interrupted run.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from harness import runs
 from harness.commands import options as opt
 from harness.jumpforward.controller import JumpOptions
-from harness.jumpforward.controller import run as measure
+from harness.language import converter
 
 DEFAULT_ENGINES = ("tokensdfa", "tokensdfa-lazy", "llguidance", "xgrammar")
 DEFAULT_SETS = ("outlines-bench", "llm-formats", "literal-heavy", "handwritten")
@@ -31,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     opt.add_timeout(p, 120.0, "one engine and spec")
     opt.add_memory_limit(p, None, "the worker")
     opt.add_executor(p)
-    opt.add_run(p, prefix="jumpforward-")
+    opt.add_run(p, prefix=None)
+    opt.add_resume(p, "jumpforward run")
     opt.add_reports_dir(p)
     p.set_defaults(func=run)
 
@@ -50,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         strict_corpus=args.strict_corpus,
         executor=args.executor,
         scheduler=args.scheduler,
+        converter=args.converter or converter.DEFAULT,
     )
-    measure(options, opt.reports_dir(args) / args.run, user_entries=entries)
+    runs.jumpforward(
+        opt.reports_dir(args), args.run, options, resume=args.resume, user_entries=entries
+    )
     return 0

@@ -1,7 +1,7 @@
 """The options every command shares, defined once, with one argument type each, so the
 same option has the same name, syntax and checks everywhere (`--vocab`, `--engines`,
 `--corpus`, `--corpus-dir`, `--reports-dir`, `--run`, `--timeout`, `--memory-limit`,
-`--limit-specs`, ...).
+`--limit-specs`, `--resume`, ...).
 
 Every value is checked as it is parsed; a bad one ends the command with one line naming
 the option and the value (`tokensieve bench: error: argument --timeout: not a finite
@@ -272,6 +272,16 @@ def add_run(p: argparse.ArgumentParser, prefix: str | None = "") -> None:
         metavar="NAME",
         default=None if prefix is None else timestamp(prefix),
         help="run name: letters, digits, '.', '_', '-' (default: a timestamp)",
+    )
+
+
+def add_resume(p: argparse.ArgumentParser, what: str) -> None:
+    """`--resume`: continue run NAME (`--run`, default the latest) of the command's kind,
+    `what` ("run", "diff run", ...), with its stored options."""
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"continue {what} NAME (default: the latest) with its stored options",
     )
 
 

@@ -174,7 +174,7 @@ def _is_ecma_regex(value: object) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _validator_class(base: type) -> Any:
+def _validator_class(base: type[Any]) -> Any:
     """`base` (a jsonschema draft's validator class) with ECMA-262 patterns, and from
     2019-09 on with draft-07's `dependencies` too."""
     import jsonschema
@@ -203,7 +203,9 @@ def _keeping_ecma(stock_evolve: Any) -> Any:
 
     def evolve(self: Any, **changes: Any) -> Any:
         new = stock_evolve(self, **changes)
-        kind = type(new)
+        # annotated `type`: mypy checks a `type[Any]` against the cache's Hashable with
+        # the unbound `__hash__` and refuses it
+        kind: type = type(new)
         if getattr(kind, "ECMA", False):
             return new
         ours = _validator_class(kind)
@@ -214,7 +216,7 @@ def _keeping_ecma(stock_evolve: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=16)
-def _format_checker(base: type) -> Any:
+def _format_checker(base: type[Any]) -> Any:
     """`base`'s format checker with `regex` read as ECMA-262; `date-time`, and `time`
     where the draft has it (draft-07 on; draft-03's `time` has no offset), as RFC 3339
     and the test suite read them, leap seconds included; (2019-09 on) `duration`

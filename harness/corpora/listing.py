@@ -28,8 +28,7 @@ def _feature_line(found: tuple[corpora.Entry, ...]) -> str:
 
 def _conversion_line(found: tuple[corpora.Entry, ...]) -> str:
     counts = Counter(converter.conversion_status(e.spec) for e in found)
-    order = ["ok", "rejected", "timeout", "crashed"]
-    return ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
+    return ", ".join(f"{counts[k]} {k}" for k in converter.ConversionStatus if counts[k])
 
 
 def _paths_line(found: tuple[corpora.Entry, ...], vocab: Vocabulary, args: Any) -> str:

@@ -205,7 +205,9 @@ def _path_from_json(d: dict[str, Any]) -> TokenPath:
 # --- the reference check ---------------------------------------------------------------
 
 
-def check_path(index: Any, path: TokenPath | Sequence[int]) -> tuple[bool, int | None]:
+def check_path(
+    index: reference.Walkable, path: TokenPath | Sequence[int]
+) -> tuple[bool, int | None]:
     """Walk `path` through a token-level index (`initial_state`, `next_state`,
     `is_accepting`). (True, None) if every token is allowed and the end accepts; else
     (False, step) with the first refused token's position, or len(ids) if the walk ends
@@ -213,9 +215,10 @@ def check_path(index: Any, path: TokenPath | Sequence[int]) -> tuple[bool, int |
     ids = path.ids if isinstance(path, TokenPath) else path
     state = index.initial_state
     for step, token in enumerate(ids):
-        state = index.next_state(state, token)
-        if state is None:
+        following = index.next_state(state, token)
+        if following is None:
             return False, step
+        state = following
     if not index.is_accepting(state):
         return False, len(ids)
     return True, None

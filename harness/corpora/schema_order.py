@@ -151,7 +151,7 @@ def _property_schema(nodes: list[dict[str, Any]], key: str) -> Any:
     for node in nodes:
         props = node.get("properties")
         named = isinstance(props, dict) and key in props
-        if named:
+        if isinstance(props, dict) and named:
             found.append(props[key])
         patterns = node.get("patternProperties")
         for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():

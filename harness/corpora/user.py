@@ -114,7 +114,7 @@ def _json_file(path: Path, stem: str) -> list[Entry]:
 
 def _jsonl_file(path: Path) -> list[Entry]:
     stem = _stem(path)
-    out = []
+    out: list[Entry] = []
     for lineno, line in enumerate(_read(path).splitlines(), 1):
         if line.strip():
             where = f"{path} line {lineno}"
@@ -126,7 +126,7 @@ def _jsonl_file(path: Path) -> list[Entry]:
 
 def _regex_lines(path: Path) -> list[Entry]:
     stem = _stem(path)
-    out = []
+    out: list[Entry] = []
     for lineno, line in enumerate(_read(path).splitlines(), 1):
         pattern = line.rstrip("\r\n")
         if not pattern.strip() or pattern.lstrip().startswith("#"):

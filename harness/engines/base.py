@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
 import numpy as np
@@ -40,26 +41,61 @@ class Capabilities:
     max_regex_chars: int | None = None
 
 
-@dataclass(frozen=True)
-class Policies:
-    """Documented behaviours that make an engine differ from the reference on purpose."""
+class Policy(StrEnum):
+    """The name of a mask policy: a documented way an engine's masks differ from the
+    reference's on purpose. Declared here once: an engine lists the ones it follows in
+    `Policies.mask`, and triage (`harness.diff.judge.triage.POLICY_RULES`) holds exactly
+    one rule per name, which must explain the whole difference at a state. The value is
+    the name diff.json, the store and the pages have always shown."""
 
-    unicode_classes: bool  # \d \w \s are Unicode (True) or ASCII (False)
-    json_whitespace: str  # "regex-builder" (outlines' pattern), "flexible", "none"
-    canonical_forced: bool  # forced text is allowed only in its canonical tokenization
+    # \d \w \s are ASCII (or what `Policies.class_table` says), not Unicode
+    ASCII_CLASSES = "ascii-classes"
+    # forced text is allowed only in its canonical tokenization
+    CANONICAL_FORCED = "canonical-forced"
     # every literal run of the regex only in its minimal tokenization (TokensDFA's mode)
-    canonical_literals: bool = False
+    CANONICAL_LITERALS = "canonical-literals"
     # a token that is not valid UTF-8 on its own is never allowed (engines that work on
     # decoded strings, like lm-format-enforcer)
-    utf8_tokens_only: bool = False
+    UTF8_TOKENS_ONLY = "utf8-tokens-only"
+    # not declared by an engine: it applies to every engine compared in its own JSON
+    # dialect (`harness.diff.walk.dialects`), where the reference must bound nesting
+    VALUES_NESTED_DEEPER = "values-nested-deeper"
     # once the text is a complete non-empty match only EOS is allowed, even where the
     # language goes on (kbnf's "ends eagerly", Formatron)
-    eager_end: bool = False
-    # Documented ways the engine reads a JSON schema differently from the standard, named
-    # as in harness/diff/judge/schema_policies.py (KNOWN); the differ counts instance failures
+    EAGER_END = "eager-end"
+
+
+class SchemaPolicy(StrEnum):
+    """The name of a JSON-schema policy: a documented way an engine reads a schema
+    differently from the standard. Declared here once: an engine lists the ones it
+    follows in `Policies.json_schema`, and `harness.diff.judge.schema_policies` holds the
+    rule of each (what it must explain of an instance failure)."""
+
+    ADDITIONAL_PROPERTIES_FALSE = "additional-properties-false"
+    ONEOF_AS_ANYOF = "oneof-as-anyof"
+    LENGTH_IGNORED_WITH_PATTERN = "length-ignored-with-pattern"
+    KEYS_IN_SCHEMA_ORDER = "keys-in-schema-order"
+    ARRAY_ITEMS_AT_MOST_20 = "array-items-at-most-20"
+    WHITESPACE_RUNS_AT_MOST_12 = "whitespace-runs-at-most-12"
+    # not declared by an engine: every engine fed our converter's language follows it
+    # while ours is the converter in use (`harness.diff.run.service`)
+    UNCONSTRAINED_VALUES_AT_MOST_ANY_DEPTH = "unconstrained-values-at-most-any-depth"
+
+
+@dataclass(frozen=True)
+class Policies:
+    """Documented behaviours that make an engine differ from the reference on purpose:
+    the mask policies it follows (`mask`), how its JSON is laid out and read, and the
+    facts its policies need (`class_table`, `json_dialect`). The one-question properties
+    (`unicode_classes`, `canonical_forced`, ...) read `mask`; they declare nothing."""
+
+    json_whitespace: str  # "regex-builder" (outlines' pattern), "flexible", "none"
+    mask: tuple[Policy, ...] = ()
+    # Documented ways the engine reads a JSON schema differently from the standard (rules
+    # in harness/diff/judge/schema_policies.py); the differ counts instance failures
     # these explain as policy, not bugs.
-    json_schema: tuple[str, ...] = ()
-    # When unicode_classes is False: the class each of d, w, s stands for (bracket-class
+    json_schema: tuple[SchemaPolicy, ...] = ()
+    # With Policy.ASCII_CLASSES: the class each of d, w, s stands for (bracket-class
     # body), where it is not plain ASCII; measured, and checked by tests/test_engines.py.
     class_table: tuple[tuple[str, str], ...] = ()
     # The JSON text dialect the engine's own schema compiler writes, as parameters of
@@ -69,6 +105,30 @@ class Policies:
     # dialect (`harness.diff.walk.dialects`); without it, the engine's schemas are checked on
     # instances only.
     json_dialect: tuple[tuple[str, str], ...] = ()
+
+    def follows(self, policy: Policy) -> bool:
+        return policy in self.mask
+
+    @property
+    def unicode_classes(self) -> bool:
+        """\\d \\w \\s are Unicode (no `ascii-classes`)."""
+        return Policy.ASCII_CLASSES not in self.mask
+
+    @property
+    def canonical_forced(self) -> bool:
+        return Policy.CANONICAL_FORCED in self.mask
+
+    @property
+    def canonical_literals(self) -> bool:
+        return Policy.CANONICAL_LITERALS in self.mask
+
+    @property
+    def utf8_tokens_only(self) -> bool:
+        return Policy.UTF8_TOKENS_ONLY in self.mask
+
+    @property
+    def eager_end(self) -> bool:
+        return Policy.EAGER_END in self.mask
 
 
 class Matcher(ABC):

@@ -30,9 +30,9 @@ class OutlinesConverterSubject(NaiveEngine):
         unsupported_features=frozenset(),
         max_regex_chars=None,
     )
-    instance_repro = converter.INSTANCE_REPRO[converter.OUTLINES]  # type: ignore[assignment]
-    instance_repro_target = f"converter:{converter.OUTLINES}"  # type: ignore[assignment]
-    instance_repro_package = converter.REPRO_PACKAGE[converter.OUTLINES]  # type: ignore[assignment]
+    instance_repro = converter.INSTANCE_REPRO[converter.OUTLINES]
+    instance_repro_target = f"converter:{converter.OUTLINES}"
+    instance_repro_package = converter.REPRO_PACKAGE[converter.OUTLINES]
 
     def version(self) -> str:
         """outlines-core's release; raises when it is absent (so `available` says so)."""

@@ -61,11 +61,20 @@ import json
 import logging
 import warnings
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import (
+    Capabilities,
+    Compiled,
+    Engine,
+    Matcher,
+    Policies,
+    Policy,
+    SchemaPolicy,
+)
 from harness.engines.support import MaskBuffer, check_features, compile_failure
 from harness.errors import EngineError
 from harness.spec import Spec
@@ -86,12 +95,13 @@ def pydantic_compat() -> None:
 
     import pydantic
 
+    bound: ModuleType | None
     try:
         from pydantic import typing as bound
     except ImportError:
         bound = None
     if bound is not typing and not hasattr(bound, "Type"):
-        pydantic.typing = typing  # type: ignore[attr-defined]
+        pydantic.typing = typing
 
 
 def grammar(spec: Spec) -> str:
@@ -326,12 +336,10 @@ class FormatronEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference"}),
     )
     policies = Policies(
-        unicode_classes=True,
+        mask=(Policy.EAGER_END,),
         json_whitespace="flexible",
-        canonical_forced=False,
-        eager_end=True,
         # keys in the schema's order, no undeclared keys (see the module doc)
-        json_schema=("additional-properties-false", "keys-in-schema-order"),
+        json_schema=(SchemaPolicy.ADDITIONAL_PROPERTIES_FALSE, SchemaPolicy.KEYS_IN_SCHEMA_ORDER),
     )
     # Only EOS once the text is a complete non-empty match (see the module doc).
 

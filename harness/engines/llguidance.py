@@ -20,21 +20,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, Policy
 from harness.engines.support import MaskBuffer, check_features, clean_message, compile_failure
 from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import GreedyEncoder, Vocabulary
 
+if TYPE_CHECKING:  # llguidance itself is imported only inside the methods
+    from llguidance._lib import JsonCompileOptions
+
 NAME = "llguidance"
 
 # Whitespace between JSON tokens: any run of JSON whitespace (its default, made explicit
 # so that a change of default upstream cannot silently change the language compared).
-JSON_OPTIONS: dict[str, Any] = {"whitespace_flexible": True}
+JSON_OPTIONS: JsonCompileOptions = {"whitespace_flexible": True}
 # The JSON text its schemas compile to (measured on 1.9.1 with a one-byte vocabulary):
 # that whitespace; strings escaping exactly `"`, `\\`, U+0000-U+001F and U+007F (`"` and
 # `\\` only in short form); declared keys in one spelling (as json.dumps writes them);
@@ -263,9 +266,8 @@ class LLGuidanceEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference"}),
     )
     policies = Policies(
-        unicode_classes=True,
+        mask=(Policy.CANONICAL_FORCED,),
         json_whitespace="flexible",
-        canonical_forced=True,
         json_dialect=JSON_DIALECT,
     )
 

@@ -47,7 +47,15 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import (
+    Capabilities,
+    Compiled,
+    Engine,
+    Matcher,
+    Policies,
+    Policy,
+    SchemaPolicy,
+)
 from harness.engines.support import MaskBuffer, check_features, compile_failure
 from harness.errors import EngineError
 from harness.spec import Spec
@@ -253,12 +261,10 @@ class LMFormatEnforcerEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference", "anchors"}),
     )
     policies = Policies(
-        unicode_classes=False,
+        mask=(Policy.ASCII_CLASSES, Policy.UTF8_TOKENS_ONLY),
         json_whitespace="flexible",
-        canonical_forced=False,
-        utf8_tokens_only=True,
         # its pinned JSON caps, MAX_JSON_ARRAY_LENGTH and MAX_CONSECUTIVE_WHITESPACES
-        json_schema=("array-items-at-most-20", "whitespace-runs-at-most-12"),
+        json_schema=(SchemaPolicy.ARRAY_ITEMS_AT_MOST_20, SchemaPolicy.WHITESPACE_RUNS_AT_MOST_12),
     )
     # Tokens that are not valid UTF-8 on their own are never allowed (see the module doc).
 

@@ -3,10 +3,13 @@ like any other so that every speedup has its brute-force baseline."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from harness.engines.rust_index import RustIndexEngine
 from harness.language import converter, reference
+
+if TYPE_CHECKING:  # the extension is imported when an engine is built (`reference.tokensdfa`)
+    import tokensdfa
 
 
 class NaiveEngine(RustIndexEngine):
@@ -26,5 +29,5 @@ class NaiveEngine(RustIndexEngine):
     def instance_repro_package(self) -> str:  # type: ignore[override]
         return converter.REPRO_PACKAGE[converter.current()]
 
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
+    def build_index(self, regex: str, native_vocab: tokensdfa.Vocabulary) -> tokensdfa.NaiveIndex:
         return reference.tokensdfa().NaiveIndex(regex, native_vocab)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, SchemaPolicy
 from harness.engines.support import (
     MaskBuffer,
     check_features,
@@ -148,11 +148,9 @@ class OutlinesCoreEngine(Engine):
         max_regex_chars=EAGER_REGEX_LIMIT,
     )
     policies = Policies(
-        unicode_classes=True,
         json_whitespace="regex-builder",
-        canonical_forced=False,
         # both converters' regexes fix the schema's key order
-        json_schema=("keys-in-schema-order",),
+        json_schema=(SchemaPolicy.KEYS_IN_SCHEMA_ORDER,),
     )
 
     repro_package = "outlines-core"

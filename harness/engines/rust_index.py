@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, SchemaPolicy
 from harness.engines.support import check_features, check_regex_size
 from harness.errors import EngineError, SpecError, UnsupportedSpec
 from harness.language import reference
@@ -21,11 +21,15 @@ from harness.language.reference import EAGER_REGEX_LIMIT
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
+if TYPE_CHECKING:  # the extension is imported when an engine is built (`reference.tokensdfa`)
+    import tokensdfa
+    from harness.language.reference import TokenIndex
+
 
 @dataclass(frozen=True)
 class RustVocab:
     vocab: Vocabulary
-    native: Any  # tokensdfa.Vocabulary, with its token trie already built
+    native: tokensdfa.Vocabulary  # with its token trie already built
     prepare_seconds: float
 
 
@@ -34,7 +38,7 @@ class IndexMatcher(Matcher):
 
     __slots__ = ("_eos_id", "_index", "_initial", "_name", "_spec_id", "_state")
 
-    def __init__(self, index: Any, eos_id: int, name: str, spec_id: str) -> None:
+    def __init__(self, index: TokenIndex, eos_id: int, name: str, spec_id: str) -> None:
         self._index = index
         self._initial: int = index.initial_state
         self._state = self._initial
@@ -80,7 +84,7 @@ class IndexMatcher(Matcher):
 
 
 class IndexCompiled(Compiled):
-    def __init__(self, index: Any, eos_id: int, name: str, spec_id: str) -> None:
+    def __init__(self, index: TokenIndex, eos_id: int, name: str, spec_id: str) -> None:
         self.index = index
         self._eos_id = eos_id
         self._name = name
@@ -108,11 +112,9 @@ class RustIndexEngine(Engine):
     # The reference defines the language: Unicode classes, the schema converter's
     # whitespace, every tokenization of every string.
     policies = Policies(
-        unicode_classes=True,
         json_whitespace="regex-builder",
-        canonical_forced=False,
         # both converters' regexes fix the schema's key order
-        json_schema=("keys-in-schema-order",),
+        json_schema=(SchemaPolicy.KEYS_IN_SCHEMA_ORDER,),
     )
     repro_package = "tokensdfa (this repository's engines/)"
 
@@ -144,6 +146,6 @@ class RustIndexEngine(Engine):
         return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
 
     @abstractmethod
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
+    def build_index(self, regex: str, native_vocab: tokensdfa.Vocabulary) -> TokenIndex:
         """The index for `regex`; raises tokensdfa's PatternError, UnsupportedPatternError
         or LimitError when it cannot."""

@@ -17,14 +17,17 @@ multi-megabyte regex text printed and parsed again.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
-from harness.engines.base import Policies
+from harness.engines.base import Policies, Policy
 from harness.engines.rust_index import IndexCompiled, RustIndexEngine, RustVocab
 from harness.engines.support import check_features
 from harness.errors import SpecError, UnsupportedSpec
 from harness.language import converter, reference
 from harness.spec import Spec
+
+if TYPE_CHECKING:  # the extension is imported when an engine is built (`reference.tokensdfa`)
+    import tokensdfa
 
 # The engine's part of a mask repro script (harness.diff.findings.repro): needs only tokensdfa.
 MASK_REPRO = """
@@ -72,7 +75,9 @@ class TokensDFAEngine(RustIndexEngine):
             "KIND_NAME", repr(self.kind)
         )
 
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
+    def build_index(
+        self, regex: str, native_vocab: tokensdfa.Vocabulary
+    ) -> tokensdfa.Index | tokensdfa.LazyIndex:  # (the lazy form's, below)
         return reference.tokensdfa().Index(regex, native_vocab, mode=self.mode)
 
 
@@ -81,10 +86,8 @@ class TokensDFACanonicalEngine(TokensDFAEngine):
     mode = "canonical_literals"
     capabilities = RustIndexEngine.capabilities
     policies = Policies(
-        unicode_classes=True,
+        mask=(Policy.CANONICAL_FORCED, Policy.CANONICAL_LITERALS),
         json_whitespace="regex-builder",
-        canonical_forced=True,
-        canonical_literals=True,
     )
 
 
@@ -92,7 +95,7 @@ class TokensDFALazyEngine(TokensDFAEngine):
     name = "tokensdfa-lazy"
     kind = "LazyIndex"
 
-    def build_index(self, regex: str, native_vocab: Any) -> Any:
+    def build_index(self, regex: str, native_vocab: tokensdfa.Vocabulary) -> tokensdfa.LazyIndex:
         return reference.tokensdfa().LazyIndex(regex, native_vocab, mode=self.mode)
 
     def compiles_schemas_itself(self) -> bool:

@@ -150,7 +150,7 @@ def installed(name: str, version: str) -> dict[str, Any] | None:
     """The marker's record of a completed install, or None."""
     try:
         path = directory(name, _normalize(name, version)) / MARKER
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 

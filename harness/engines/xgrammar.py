@@ -24,7 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies
+from harness.engines.base import (
+    Capabilities,
+    Compiled,
+    Engine,
+    Matcher,
+    Policies,
+    Policy,
+    SchemaPolicy,
+)
 from harness.engines.support import MaskBuffer, check_features, compile_failure, tail_mask
 from harness.errors import EngineError
 from harness.spec import Spec
@@ -199,16 +207,15 @@ class XGrammarEngine(Engine):
         unsupported_features=frozenset({"lookaround", "backreference", "inline-flags"}),
     )
     policies = Policies(
-        unicode_classes=False,
+        mask=(Policy.ASCII_CLASSES,),
         json_whitespace="flexible",
-        canonical_forced=False,
         class_table=(("s", SPACE_CLASS),),
         # xgrammar's documented defaults (its JSON-schema converter's `strict_mode`, and
         # measured on 0.2.8 too): see harness/diff/judge/schema_policies.py.
         json_schema=(
-            "additional-properties-false",
-            "oneof-as-anyof",
-            "length-ignored-with-pattern",
+            SchemaPolicy.ADDITIONAL_PROPERTIES_FALSE,
+            SchemaPolicy.ONEOF_AS_ANYOF,
+            SchemaPolicy.LENGTH_IGNORED_WITH_PATTERN,
         ),
         json_dialect=JSON_DIALECT,
     )

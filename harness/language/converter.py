@@ -19,11 +19,13 @@ a time limit and an address-space limit (outlines-core's builder can allocate gi
 and abort on some real schemas), and verdicts are cached on disk per converter build:
 each schema is converted once.
 
-A verdict is `[status, value]`: `["ok", regex]`, `["rejected", message]`, `["timeout",
-seconds]` or `["crashed", what happened]`. A regex of any size is kept: how large a regex
-an engine takes is the engine's own limit (`Capabilities.max_regex_chars`). The time the
-converter took is kept beside it (`convert_ns`), so a cell can report conversion apart
-from its engine's compile.
+A verdict is a `Conversion`: a `ConversionStatus` and its value, the regex (ok), the
+converter's message (rejected), the time limit in seconds (timeout) or what happened
+(crashed); on disk and on the worker's wire it is the list `[status, value]`
+(`["ok", regex]`, ...), the form every cached verdict already has. A regex of any size is
+kept: how large a regex an engine takes is the engine's own limit
+(`Capabilities.max_regex_chars`). The time the converter took is kept beside it
+(`convert_ns`), so a cell can report conversion apart from its engine's compile.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ import importlib.util
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cache import cache_dir, read_json, write_json_atomic
 from harness.errors import BadInput, SpecError, UnsupportedSpec
@@ -46,6 +50,9 @@ from harness.process import Service
 from harness.results import Status
 from harness.spec import Spec
 from harness.vocab import Vocabulary
+
+if TYPE_CHECKING:  # imported where it converts, so that an unbuilt extension costs only ours
+    import tokensdfa
 
 OURS = "ours"
 OUTLINES = "outlines-core"
@@ -80,6 +87,68 @@ DISK_CACHE_MAX = 4 << 20
 MEMO_ENTRIES = 8
 CONVERT_TIMEOUT_S = 60.0
 CONVERT_MEMORY_BYTES = 4 << 30
+
+
+class ConversionStatus(StrEnum):
+    """How one conversion ended. Its own vocabulary, not `harness.results.Status`, because
+    only `ok` and `timeout` mean the same there: `rejected` is neither `unsupported` nor
+    `error` until the reference's parser says whether the schema is valid at all (that is
+    `schema_to_regex`'s call, per spec); `crashed` is the worker dying however it died, a
+    crash or running out of its address space alike (the cached verdict does not tell
+    them apart). The values are the spellings of the on-disk cache, which stays readable."""
+
+    OK = "ok"  # the value is the regex
+    REJECTED = "rejected"  # the converter refused the schema; the value is its message
+    TIMEOUT = "timeout"  # the value is the time limit it ran over, in seconds
+    CRASHED = "crashed"  # the worker died; the value is what happened
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """One converter's verdict on one schema text: `status` and its `value` (see
+    `ConversionStatus`). Its JSON form, in the cache and in the worker's reply, is
+    `[status, value]`."""
+
+    status: ConversionStatus
+    value: str | float
+
+    @property
+    def ok(self) -> bool:
+        return self.status is ConversionStatus.OK
+
+    @property
+    def regex(self) -> str | None:
+        """The regex, for a conversion that succeeded; else None."""
+        return str(self.value) if self.ok else None
+
+    @property
+    def message(self) -> str:
+        """Why a conversion failed, as a cell's message says it after the converter's name."""
+        if self.status is ConversionStatus.REJECTED:
+            return str(self.value)
+        if self.status is ConversionStatus.TIMEOUT:
+            return f"the converter ran over {float(self.value):g} s"
+        if self.status is ConversionStatus.CRASHED:
+            return (
+                f"the converter died ({self.value}; it is stopped when it needs over "
+                f"{CONVERT_MEMORY_BYTES >> 30} GiB)"
+            )
+        return "converted"
+
+    def to_json(self) -> list[str | float]:
+        return [self.status.value, self.value]
+
+    @staticmethod
+    def from_json(data: object) -> Conversion:
+        """The conversion `to_json` wrote; ValueError for anything else (a cache file
+        from elsewhere is then a miss, not a wrong verdict)."""
+        if not isinstance(data, list) or len(data) != 2:
+            raise ValueError(f"not a [status, value] verdict: {data!r:.80}")
+        status, value = ConversionStatus(data[0]), data[1]
+        seconds = isinstance(value, int | float) and not isinstance(value, bool)
+        if not (seconds if status is ConversionStatus.TIMEOUT else isinstance(value, str)):
+            raise ValueError(f"a {status} verdict with value {value!r:.80}")
+        return Conversion(status, value)
 
 
 def check_name(name: str) -> None:
@@ -117,31 +186,38 @@ class ConverterService:
 
     def handle(self, request: dict[str, str]) -> dict[str, Any]:
         started = time.perf_counter_ns()
-        verdict = _CONVERT[request["converter"]](request["text"])
-        return {"verdict": verdict, "convert_ns": time.perf_counter_ns() - started}
+        found = _CONVERT[request["converter"]](request["text"])
+        return {"verdict": found.to_json(), "convert_ns": time.perf_counter_ns() - started}
 
 
-def _convert_ours(text: str) -> list[Any]:
+def _rejected(exc: BaseException) -> Conversion:
+    return Conversion(ConversionStatus.REJECTED, " ".join(str(exc).split()))
+
+
+def _convert_ours(text: str) -> Conversion:
     import tokensdfa
 
     try:
         regex = tokensdfa.schema_to_regex(text, **OURS_DIALECT)
-        return ["ok", regex]
     except ValueError as exc:  # PatternError, UnsupportedPatternError, LimitError
-        return ["rejected", " ".join(str(exc).split())]
+        return _rejected(exc)
+    return Conversion(ConversionStatus.OK, str(regex))
 
 
-def _convert_outlines(text: str) -> list[Any]:
+def _convert_outlines(text: str) -> Conversion:
     from outlines_core.json_schema import build_regex_from_schema
 
     try:
-        return ["ok", build_regex_from_schema(text, None)]
+        return Conversion(ConversionStatus.OK, str(build_regex_from_schema(text, None)))
     except Exception as exc:
-        return ["rejected", " ".join(str(exc).split())]
+        return _rejected(exc)
 
 
 # Each converter, in this process: its verdict for a schema text.
-_CONVERT = {OURS: _convert_ours, OUTLINES: _convert_outlines}
+_CONVERT: dict[str, Callable[[str], Conversion]] = {
+    OURS: _convert_ours,
+    OUTLINES: _convert_outlines,
+}
 
 _service = Service(
     "harness.language.converter:ConverterService",
@@ -168,7 +244,7 @@ def _digest(path: str) -> str:
     return "tokensdfa-" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def _cache_path(text: str, name: str, build: str) -> Any:
+def _cache_path(text: str, name: str, build: str) -> Path:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     # outlines-core's verdicts stay where they always were (v2, per release); ours are
     # kept per build of the extension
@@ -176,49 +252,63 @@ def _cache_path(text: str, name: str, build: str) -> Any:
     return cache_dir("schema-regex", *parts, digest[:2]) / f"{digest}.json"
 
 
-def verdict(text: str, name: str | None = None) -> tuple[list[Any], int | None]:
+def verdict(text: str, name: str | None = None) -> tuple[Conversion, int | None]:
     """(verdict, conversion time in ns or None) for a schema's JSON text by converter
     `name` (default: the one in use), cached."""
     name = name or current()
     build = version(name)
     if build == "absent":
         package = "tokensdfa" if name == OURS else OUTLINES
-        return ["rejected", f"{package} is not installed"], None
+        return Conversion(ConversionStatus.REJECTED, f"{package} is not installed"), None
     path = _cache_path(text, name, build)
     memo_key = (name, build, path.name)
     if memo_key in _memo:
         return _memo[memo_key]
-    hit = read_json(path)
-    if isinstance(hit, dict) and isinstance(hit.get("verdict"), list):
-        return hit["verdict"], hit.get("convert_ns")
+    cached = _read_cached(path)
+    if cached is not None:
+        return cached
     reply = _service.ask({"converter": name, "text": text}, CONVERT_TIMEOUT_S)
+    ns: int | None = None
     if reply.ok:
-        found, ns = reply.value["verdict"], reply.value["convert_ns"]
+        found, ns = Conversion.from_json(reply.value["verdict"]), reply.value["convert_ns"]
     elif reply.status is Status.TIMEOUT:
-        found, ns = ["timeout", CONVERT_TIMEOUT_S], None
+        found = Conversion(ConversionStatus.TIMEOUT, CONVERT_TIMEOUT_S)
     else:
-        found, ns = ["crashed", reply.message], None
-    if name == OURS and len(str(found[1])) > DISK_CACHE_MAX:
+        found = Conversion(ConversionStatus.CRASHED, str(reply.message))
+    if name == OURS and len(str(found.value)) > DISK_CACHE_MAX:
         while len(_memo) >= MEMO_ENTRIES:
             _memo.pop(next(iter(_memo)))
         _memo[memo_key] = (found, ns)
     else:
-        write_json_atomic(path, {"verdict": found, "convert_ns": ns})
+        write_json_atomic(path, {"verdict": found.to_json(), "convert_ns": ns})
     return found, ns
 
 
+def _read_cached(path: Path) -> tuple[Conversion, int | None] | None:
+    """The verdict and time cached at `path`; None when there is none (or it is not one)."""
+    hit = read_json(path)
+    if not isinstance(hit, dict):
+        return None
+    try:
+        found = Conversion.from_json(hit.get("verdict"))
+    except ValueError:
+        return None
+    ns = hit.get("convert_ns")
+    return found, ns if isinstance(ns, int) else None
+
+
 # (converter, build, cache file name) -> verdict, for verdicts kept off the disk.
-_memo: dict[tuple[str, str, str], tuple[list[Any], int | None]] = {}
+_memo: dict[tuple[str, str, str], tuple[Conversion, int | None]] = {}
 
 
 def convert_now(text: str) -> str:
     """The regex of the converter in use for `text`, converted in this process with no
     cache: for timing a conversion beside an engine that compiles the schema itself (the
     gate). Only for schemas known to convert; ValueError with the reason otherwise."""
-    status, value = _CONVERT[current()](text)
-    if status != "ok":
-        raise ValueError(f"schema-to-regex converter ({current()}): {value}")
-    return str(value)
+    found = _CONVERT[current()](text)
+    if found.regex is None:
+        raise ValueError(f"schema-to-regex converter ({current()}): {found.value}")
+    return found.regex
 
 
 def in_dialect(
@@ -233,14 +323,15 @@ def in_dialect(
     LimitError)."""
     import tokensdfa
 
-    return str(
-        tokensdfa.schema_to_regex(
-            text,
-            **dict(dialect),
-            max_regex_bytes=OURS_MAX_REGEX_BYTES,
-            any_depth=any_depth,
-            max_recursion=max_recursion,
-        )
+    # The adapter's names and values as declared: the compiler checks them (ValueError for
+    # one it does not know), as it checks OURS_DIALECT's.
+    options: dict[str, Any] = dict(dialect)
+    return tokensdfa.schema_to_regex(
+        text,
+        **options,
+        max_regex_bytes=OURS_MAX_REGEX_BYTES,
+        any_depth=any_depth,
+        max_recursion=max_recursion,
     )
 
 
@@ -269,20 +360,9 @@ def deeper_language(schema_text: str, any_depth: int) -> Callable[[str], bool] |
     return accepts
 
 
-def convert_schema(text: str, name: str | None = None) -> list[Any]:
+def convert_schema(text: str, name: str | None = None) -> Conversion:
     """The verdict alone (see the module doc)."""
     return verdict(text, name)[0]
-
-
-def _verdict_message(status: str, value: Any) -> str:
-    if status == "rejected":
-        return str(value)
-    if status == "timeout":
-        return f"the converter ran over {value:g} s"
-    return (
-        f"the converter died ({value}; it is stopped when it needs over "
-        f"{CONVERT_MEMORY_BYTES >> 30} GiB)"
-    )
 
 
 def schema_to_regex(spec: Spec, engine: str = "naive", name: str | None = None) -> str:
@@ -294,16 +374,16 @@ def schema_to_regex(spec: Spec, engine: str = "naive", name: str | None = None) 
         return spec.text
     if spec.converted is not None and name in (None, current()):
         return spec.converted
-    status, value = convert_schema(spec.text, name)
-    if status == "ok":
-        return str(value)
-    message = f"schema-to-regex converter ({name or current()}): {_verdict_message(status, value)}"
-    if status == "rejected" and not reference.spec_is_valid(spec):
+    found = convert_schema(spec.text, name)
+    if found.regex is not None:
+        return found.regex
+    message = f"schema-to-regex converter ({name or current()}): {found.message}"
+    if found.status is ConversionStatus.REJECTED and not reference.spec_is_valid(spec):
         raise SpecError(engine, spec.id, message)
     raise UnsupportedSpec(engine, spec.id, message)
 
 
-def reference_index(spec: Spec, vocab: Vocabulary) -> Any:
+def reference_index(spec: Spec, vocab: Vocabulary) -> tokensdfa.NaiveIndex:
     """The naive reference index of `spec` over `vocab`: a schema through the converter in
     use, then `reference.build`."""
     return reference.build(
@@ -316,13 +396,15 @@ def with_regex(spec: Spec) -> Spec:
     worker receives the regex with the schema and never converts again."""
     if spec.kind == "regex" or spec.converted is not None:
         return spec
-    status, value = convert_schema(spec.text)
-    return dataclasses.replace(spec, converted=str(value)) if status == "ok" else spec
+    regex = convert_schema(spec.text).regex
+    return spec if regex is None else dataclasses.replace(spec, converted=regex)
 
 
-def conversion_status(spec: Spec) -> str:
-    """ "ok", "rejected", "timeout" or "crashed" (regex specs are "ok")."""
-    return "ok" if spec.kind == "regex" else str(convert_schema(spec.text)[0])
+def conversion_status(spec: Spec) -> ConversionStatus:
+    """How the converter in use fares on `spec` (a regex spec is `ok`)."""
+    if spec.kind == "regex":
+        return ConversionStatus.OK
+    return convert_schema(spec.text).status
 
 
 def stop() -> None:

@@ -18,22 +18,46 @@ import json
 import weakref
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from harness.errors import EngineUnavailable, SpecError, UnsupportedSpec
 from harness.spec import Spec
 from harness.vocab import Vocabulary
+
+if TYPE_CHECKING:  # the extension is imported only when used (`tokensdfa()`): unbuilt, it
+    # costs its engines, not every import of the harness
+    import tokensdfa as tdfa
+
+    # An index the extension builds: the naive reference, TokensDFA's eager or lazy one.
+    TokenIndex: TypeAlias = tdfa.NaiveIndex | tdfa.Index | tdfa.LazyIndex
+
+
+class Walkable(Protocol):
+    """What `walk` (and a test of whole texts after it) needs of an index: every
+    tokensdfa index has it, and so does any stand-in typed by this surface. States are
+    ints; a refused token has no next state."""
+
+    @property
+    def initial_state(self) -> int: ...
+
+    def next_state(self, state: int, token: int) -> int | None: ...
+
+    def is_accepting(self, state: int) -> bool: ...
+
 
 NAME = "tokensdfa-naive"
 # The longest regex an eager index (the reference, TokensDFA eager, outlines-core) is built
 # from; past it the spec is unsupported, never attempted.
 EAGER_REGEX_LIMIT = 1_000_000
 
-_native: weakref.WeakKeyDictionary[Vocabulary, Any] = weakref.WeakKeyDictionary()
+_native: weakref.WeakKeyDictionary[Vocabulary, tdfa.Vocabulary] = weakref.WeakKeyDictionary()
 
 
-def tokensdfa() -> Any:
-    """The tokensdfa extension module, or EngineUnavailable when it is not built."""
+def tokensdfa() -> ModuleType:
+    """The tokensdfa extension module, or EngineUnavailable when it is not built. (A module
+    object types its attributes as Any: callers type what they build from it by the stub,
+    tokensdfa.pyi, at their own signatures.)"""
     try:
         import tokensdfa as module
     except ImportError as exc:
@@ -48,7 +72,7 @@ def version() -> str:
         return "absent"
 
 
-def native_vocabulary(vocab: Vocabulary) -> Any:
+def native_vocabulary(vocab: Vocabulary) -> tdfa.Vocabulary:
     """The `tokensdfa.Vocabulary` of `vocab`, built once per vocabulary object."""
     native = _native.get(vocab)
     if native is None:
@@ -57,7 +81,9 @@ def native_vocabulary(vocab: Vocabulary) -> Any:
     return native
 
 
-def build(regex: str, native: Any, who: str = NAME, spec_id: str = "<regex>") -> Any:
+def build(
+    regex: str, native: tdfa.Vocabulary, who: str = NAME, spec_id: str = "<regex>"
+) -> tdfa.NaiveIndex:
     """The naive index of `regex` over a `tokensdfa.Vocabulary`. A pattern the parser
     refuses is a SpecError; one it reads but cannot build (an unsupported feature, a
     size limit) is an UnsupportedSpec: told apart by the exception's class."""
@@ -77,15 +103,16 @@ def build(regex: str, native: Any, who: str = NAME, spec_id: str = "<regex>") ->
         raise UnsupportedSpec(who, spec_id, _one_line(exc)) from exc
 
 
-def walk(index: Any, ids: Iterable[int]) -> int | None:
+def walk(index: Walkable, ids: Iterable[int]) -> int | None:
     """The state a tokensdfa index (naive, DFA or lazy) reaches from its start over
     token `ids`, or None at the first one it refuses."""
     state = index.initial_state
     for token in ids:
-        state = index.next_state(state, token)
-        if state is None:
+        following = index.next_state(state, token)
+        if following is None:
             return None
-    return int(state)
+        state = following
+    return state
 
 
 def _one_line(exc: BaseException) -> str:

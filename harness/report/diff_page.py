@@ -5,6 +5,8 @@ the specs and vocabularies it showed on as witnesses), then the findings they gr
 
 Both use the shared page shell and table helper: every string of the JSON is escaped, and
 a repro is linked only when its path is a file of the run directory (`findings/...`).
+Bugs, findings and cells are read as the records the differ writes
+(`harness.diff.findings.records`); the other tables show the JSON records as they are.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.diff.findings.records import BugRecord, CellRow, FindingRecord, bugs_of
 from harness.report.html import Html, escape, link, page, records, table
+from harness.results import Status
 
 _INTRO = (
     "<p>Vocabularies {vocabs}; corpus {sets}. Every engine's mask and accepting\n"
@@ -40,37 +44,36 @@ _BUGS = (
 )
 
 
-def _bug_shown(bug: dict[str, Any]) -> dict[str, Any]:
+def _bug_shown(bug: BugRecord) -> dict[str, Any]:
     """A bug as the page's bugs table shows it."""
-    witnesses = bug.get("witnesses") or []
-    shown = ", ".join(f"{w.get('spec')} ({w.get('vocab')})" for w in witnesses[:6])
-    more = len(witnesses) - 6
+    shown = ", ".join(f"{w.spec} ({w.vocab})" for w in bug.witnesses[:6])
+    more = len(bug.witnesses) - 6
     return {
-        "id": bug.get("id"),
-        "engine": f"{bug.get('engine')} {bug.get('version')}",
-        "signature": bug.get("signature"),
-        "regex": bug.get("regex"),
-        "witnesses": bug.get("witness_count"),
+        "id": bug.id,
+        "engine": f"{bug.engine} {bug.version}",
+        "signature": bug.signature,
+        "regex": bug.regex,
+        "witnesses": bug.witness_count,
         "witnessed on": shown + (f" and {more} more" if more > 0 else ""),
-        "findings": len(bug.get("findings") or []),
-        "reproduces": bug.get("reproduces"),
-        "repro": f"findings/{bug['repro']}" if bug.get("repro") else "",
-        "explanation": bug.get("explanation"),
+        "findings": len(bug.findings),
+        "reproduces": bug.reproduces,
+        "repro": f"findings/{bug.repro}" if bug.repro else "",
+        "explanation": bug.explanation,
     }
 
 
-def _shown(finding: dict[str, Any]) -> dict[str, Any]:
+def _shown(finding: FindingRecord) -> dict[str, Any]:
     """A finding as the page's findings table shows it."""
     return {
-        "id": finding.get("id"),
-        "engine": f"{finding.get('engine')} {finding.get('version')}",
-        "signature": finding.get("signature"),
-        "occurrences": finding.get("occurrences"),
-        "tokens": finding.get("minimal_tokens"),
-        "prefix": finding.get("minimal_prefix"),
-        "reproduces": finding.get("reproduces"),
-        "repro": f"findings/{finding['repro']}" if finding.get("repro") else "",
-        "explanation": finding.get("explanation"),
+        "id": finding.id,
+        "engine": f"{finding.engine} {finding.version}",
+        "signature": finding.signature,
+        "occurrences": finding.occurrences,
+        "tokens": finding.minimal_tokens,
+        "prefix": finding.minimal_prefix,
+        "reproduces": finding.reproduces,
+        "repro": f"findings/{finding.repro}" if finding.repro else "",
+        "explanation": finding.explanation,
     }
 
 
@@ -78,7 +81,8 @@ def diff_page(data: dict[str, Any], run: str) -> str:
     """The HTML document of a diff run from its `diff.json` dict: per-engine state counts,
     findings with their repros, JSON-schema instance checks, cells not compared."""
     options = data.get("options", {})
-    failed = [c for c in data.get("cells", []) if c.get("status") != "ok"]
+    failed = [c for c in data.get("cells", []) if CellRow.from_json(c).status != Status.OK]
+    findings = [FindingRecord.from_json(f) for f in data.get("findings", [])]
     intro = _INTRO.format(vocabs=escape(options.get("vocab")), sets=escape(options.get("corpus")))
     parts = [
         f"<h1>Differential test: {escape(run)}</h1>",
@@ -87,7 +91,7 @@ def diff_page(data: dict[str, Any], run: str) -> str:
         records(data.get("summary", [])),
         *_bugs_part(data),
         "<h2>Findings</h2>",
-        records([_shown(f) for f in data.get("findings", [])], link_key="repro"),
+        records([_shown(f) for f in findings], link_key="repro"),
         "<h2>JSON schemas on instances (MaskBench's invalidation errors)</h2>",
         _INSTANCES,
         records(data.get("instances", [])),
@@ -105,16 +109,16 @@ def _bugs_part(data: dict[str, Any]) -> list[Any]:
     """The bugs section (absent from a diff.json written before bugs were grouped)."""
     if "bugs" not in data:
         return []
-    rows = [_bug_shown(b) for b in data["bugs"]]
+    rows = [_bug_shown(BugRecord.from_json(b)) for b in data["bugs"]]
     return ["<h2>Bugs</h2>", Html(_BUGS), records(rows, link_key="repro")]
 
 
-def _repro(finding: dict[str, Any]) -> Any:
+def _repro(bug: BugRecord) -> Html | str:
     """The section's repro cell: the script's link and whether it reproduced."""
-    name = finding.get("repro")
+    name = bug.repro
     if not name:
         return "not minimized"
-    verdict = "reproduces" if finding.get("reproduces") else "does not reproduce"
+    verdict = "reproduces" if bug.reproduces else "does not reproduce"
     return Html(f"{link(f'findings/{name}', name)} ({verdict})")
 
 
@@ -130,17 +134,16 @@ def diff_section(out: Path) -> list[str]:
         ]
     data = json.loads(source.read_text())
     findings = data.get("findings", [])
-    bugs = data.get("bugs")
-    if bugs is None:  # a diff.json written before bugs were grouped: one row per finding
-        bugs = [{**f, "witness_count": len(f.get("specs", [])), "witnesses": []} for f in findings]
+    # a diff.json written before bugs were grouped: one bug per finding
+    bugs = bugs_of(data) or []
     rows = [
         [
-            f"{b['engine']} {b['version']}",
-            b["signature"],
-            b.get("witness_count"),
-            ", ".join(str(w.get("spec")) for w in b.get("witnesses", [])[:3]),
+            f"{b.engine} {b.version}",
+            b.signature,
+            b.witness_count,
+            ", ".join(w.spec for w in b.witnesses[:3]),
             _repro(b),
-            b["explanation"],
+            b.explanation,
         ]
         for b in bugs
     ]

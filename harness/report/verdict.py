@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.diff.findings.records import CellRow, FailureRow, bugs_of
 from harness.report.columns import Column, ms, us, write_csv
 from harness.report.data import RunData, known, ok, p
 from harness.results.status import FAILED, STATUSES
@@ -228,35 +229,30 @@ def verdicts(data: RunData, diff: dict[str, Any] | None = None) -> list[Group]:
     return out
 
 
-def _in_group(spec: Any, vocab: Any, corpus: str, group_vocab: str) -> bool:
+def _in_group(spec: str, vocab: str | None, corpus: str, group_vocab: str) -> bool:
     """Whether a diff witness (spec, vocab; vocab None when unknown) lies in the group."""
-    if not isinstance(spec, str) or (vocab is not None and vocab != group_vocab):
+    if vocab is not None and vocab != group_vocab:
         return False
     return corpus == ALL_SETS or corpus_of(spec) == corpus
 
 
 def bugs_in(diff: dict[str, Any], corpus: str, vocab: str) -> list[EngineBugs] | None:
     """The engines with bugs in the group, by name; None when no cell of the diff ran
-    in the group."""
-    cells = diff.get("cells") or []
-    if not any(_in_group(c.get("spec"), c.get("vocab"), corpus, vocab) for c in cells):
+    in the group. `diff` is a diff.json dict, read as the differ's records
+    (`harness.diff.findings.records`; one bug per finding in a diff.json from before
+    bugs were grouped)."""
+    cells = [CellRow.from_json(c) for c in diff.get("cells") or []]
+    if not any(_in_group(c.spec, c.vocab, corpus, vocab) for c in cells):
         return None
     signatures: dict[str, list[str]] = defaultdict(list)
-    bugs = diff.get("bugs")
-    if bugs is None:  # a diff.json from before bugs were grouped: one per finding
-        bugs = [
-            {**f, "witnesses": [{"spec": s, "vocab": None} for s in f.get("specs") or []]}
-            for f in diff.get("findings") or []
-        ]
-    for bug in bugs:
-        witnesses = bug.get("witnesses") or []
-        if any(_in_group(w.get("spec"), w.get("vocab"), corpus, vocab) for w in witnesses):
-            signatures[str(bug.get("engine"))].append(str(bug.get("signature")))
+    for bug in bugs_of(diff) or []:
+        if any(_in_group(w.spec, w.vocab, corpus, vocab) for w in bug.witnesses):
+            signatures[bug.engine].append(bug.signature)
     instances: dict[str, Counter[str]] = defaultdict(Counter)
-    for f in diff.get("instance_failures") or []:
-        if f.get("kind") in INSTANCE_BUGS and f.get("policy") is None:
-            if _in_group(f.get("spec_id"), f.get("vocab"), corpus, vocab):
-                instances[str(f.get("engine"))][str(f.get("kind"))] += 1
+    for f in map(FailureRow.from_json, diff.get("instance_failures") or []):
+        if f.kind in INSTANCE_BUGS and f.policy is None and f.spec_id is not None:
+            if _in_group(f.spec_id, f.vocab, corpus, vocab):
+                instances[f.engine][f.kind] += 1
     engines = sorted(set(signatures) | set(instances))
     return [EngineBugs(e, signatures.get(e, []), dict(instances.get(e, {}))) for e in engines]
 

@@ -1,4 +1,5 @@
-"""The rows the store hands back: runs, sessions, cells, preparations, diff cells."""
+"""The rows the store hands back: runs, sessions, cells, preparations, and the cells
+stored whole as their outcome (diff and jump-forward cells)."""
 
 from __future__ import annotations
 
@@ -67,10 +68,16 @@ class Session:
 
 
 @dataclass(frozen=True)
-class DiffCell:
+class OutcomeCell:
+    """A diff or jump-forward cell, one per (run, spec, vocabulary): its whole outcome as
+    JSON, so a resumed run rebuilds what the cells already done found."""
+
     spec_id: str
     vocab: str
     status: str
     outcome: dict[str, Any]
     session: int | None
     finished: str
+
+
+DiffCell = OutcomeCell  # the name the diff's cells have always had

@@ -12,6 +12,14 @@ from pathlib import Path
 
 from harness.errors import BadInput, EnvironmentFailure
 from harness.results.status import STATUSES
+from harness.store.kinds import RunKind
+
+# kind -> (its runs table, its cells table); the only place table names come from.
+TABLES: dict[RunKind, tuple[str, str]] = {
+    RunKind.BENCH: ("runs", "cells"),
+    RunKind.DIFF: ("diff_runs", "diff_cells"),
+    RunKind.JUMPFORWARD: ("jumpforward_runs", "jumpforward_cells"),
+}
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS runs (
@@ -60,6 +68,21 @@ CREATE TABLE IF NOT EXISTS diff_runs (
 );
 CREATE TABLE IF NOT EXISTS diff_cells (
     run TEXT NOT NULL REFERENCES diff_runs(run),
+    spec_id TEXT NOT NULL,
+    vocab TEXT NOT NULL,
+    status TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    session INTEGER,
+    finished TEXT NOT NULL,
+    PRIMARY KEY (run, spec_id, vocab)
+);
+CREATE TABLE IF NOT EXISTS jumpforward_runs (
+    run TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    meta TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS jumpforward_cells (
+    run TEXT NOT NULL REFERENCES jumpforward_runs(run),
     spec_id TEXT NOT NULL,
     vocab TEXT NOT NULL,
     status TEXT NOT NULL,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Compiled, Matcher, Policies
+from harness.engines.base import Compiled, Matcher, Policies, Policy
 from harness.engines.rust_index import RustIndexEngine, RustVocab
 from harness.language import reference
 from harness.spec import Spec
@@ -150,10 +150,8 @@ class MutantEngine(RustIndexEngine):
 
 
 _CANONICAL = Policies(
-    unicode_classes=True,
+    mask=(Policy.CANONICAL_FORCED, Policy.CANONICAL_LITERALS),
     json_whitespace="regex-builder",
-    canonical_forced=True,
-    canonical_literals=True,
 )
 _classes: dict[str, type[MutantEngine]] = {}
 

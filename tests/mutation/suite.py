@@ -28,8 +28,10 @@ import numpy as np
 
 from harness import engines
 from harness.diff.findings import repro
+from harness.diff.judge.triage import VerdictKind
 from harness.diff.shrink.minimize import minimize, tiny_vocabulary
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.walk.differ import Differ
+from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine, Matcher
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -164,10 +166,10 @@ def run_one(
     result = Differ(spec.id, regex, vocab, {mutant.name: (mutant, compiled)}).run(
         plan or WalkPlan()
     )
-    bugs = [d for d in result.disagreements if d.verdict == "bug"]
+    bugs = [d for d in result.disagreements if d.verdict == VerdictKind.BUG]
     out.caught = bool(bugs)
     out.rules = sorted({d.rule for d in bugs})
-    out.policies = sorted({d.rule for d in result.disagreements if d.verdict == "policy"})
+    out.policies = sorted({d.rule for d in result.disagreements if d.verdict == VerdictKind.POLICY})
     if bugs and repro_dir is not None:
         first = min(bugs, key=lambda d: len(d.prefix_ids))
         m = minimize(first, mutant, vocab)

@@ -9,18 +9,26 @@ the minimizer could not shrink stays its own finding, with its full-vocabulary d
 Findings then group into *bugs*: one per (engine, signature, minimized regex), since the
 minimizer shrinks the regex too, one upstream bug seen on 78 corpus regexes is one bug
 with 78 witnesses (every spec and vocabulary where it showed), not 78 findings. Reports
-and `diff.json` lead with bugs, then findings.
+and `diff.json` lead with bugs, then findings, as the records of
+`harness.diff.findings.records` (`Finding.record`, `Bug.record`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.diff.findings import instance_repro, repro
+from harness.diff.findings.records import (
+    BugRecord,
+    FindingRecord,
+    InstanceReproRecord,
+    Witness,
+)
 from harness.diff.judge.instances import (
     FALSE_ACCEPTANCE,
     FALSE_REJECTION,
@@ -28,6 +36,7 @@ from harness.diff.judge.instances import (
     InstanceCounts,
     InstanceFailure,
 )
+from harness.diff.judge.triage import VerdictKind
 from harness.diff.shrink.minimize import Minimal
 from harness.diff.walk.disagreement import Disagreement
 from harness.embed import markdown_text
@@ -35,6 +44,15 @@ from harness.embed import markdown_text
 INSTANCE_BUGS = (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
 # Instance repros written per run: each shrinks its text with up to a few hundred compiles.
 MAX_INSTANCE_REPROS = 60
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One bug disagreement a finding stands for: its cell and the end of its prefix."""
+
+    spec: str
+    vocab: str
+    prefix: str  # its last 80 characters
 
 
 @dataclass
@@ -45,34 +63,37 @@ class Finding:
     rule: str
     minimal: Minimal | None
     example: dict[str, Any]  # the first disagreement, as found on the real vocabulary
-    occurrences: list[dict[str, Any]] = field(default_factory=list)
+    occurrences: list[Occurrence] = field(default_factory=list)
     explanation: str = ""
     repro: str | None = None  # file name, relative to the findings directory
     reproduces: bool | None = None
     repro_output: str = ""
 
-    def row(self) -> dict[str, Any]:
+    def record(self) -> FindingRecord:
+        """The finding as diff.json lists it."""
         m = self.minimal
-        return {
-            "id": self.id,
-            "engine": self.engine,
-            "version": self.version,
-            "signature": self.rule,
-            "occurrences": len(self.occurrences),
-            "specs": sorted({o["spec"] for o in self.occurrences}),
-            "vocabs": sorted({o["vocab"] for o in self.occurrences}),
-            "minimal_tokens": None if m is None else len(m.tokens),
-            "minimal_prefix": None if m is None else m.prefix.decode("utf-8", "backslashreplace"),
-            "regex": (m.regex if m else self.example["regex"])[:300],
-            # a native JSON engine's finding on a schema (its regex: the schema's texts in
-            # the engine's dialect, harness.diff.walk.dialects)
-            "schema": m.schema[:300] if m and m.schema else None,
-            "explanation": self.explanation,
-            "repro": self.repro,
-            "reproduces": self.reproduces,
-            "repro_output": self.repro_output,
-            "example": self.example,
-        }
+        return FindingRecord(
+            id=self.id,
+            engine=self.engine,
+            version=self.version,
+            signature=self.rule,
+            occurrences=len(self.occurrences),
+            specs=tuple(sorted({o.spec for o in self.occurrences})),
+            vocabs=tuple(sorted({o.vocab for o in self.occurrences})),
+            minimal_tokens=None if m is None else len(m.tokens),
+            minimal_prefix=None if m is None else m.prefix.decode("utf-8", "backslashreplace"),
+            regex=(m.regex if m else self.example["regex"])[:300],
+            schema=m.schema[:300] if m and m.schema else None,
+            explanation=self.explanation,
+            repro=self.repro,
+            reproduces=self.reproduces,
+            repro_output=self.repro_output,
+            example=self.example,
+        )
+
+    def row(self) -> dict[str, Any]:
+        """`record()` as JSON."""
+        return self.record().to_json()
 
 
 @dataclass
@@ -86,24 +107,34 @@ class Bug:
     regex: str
     findings: list[Finding] = field(default_factory=list)
 
-    def row(self) -> dict[str, Any]:
-        witnesses = sorted({(o["spec"], o["vocab"]) for f in self.findings for o in f.occurrences})
+    def witnesses(self) -> list[Witness]:
+        """Every cell one of its findings showed on, sorted."""
+        cells = sorted({(o.spec, o.vocab) for f in self.findings for o in f.occurrences})
+        return [Witness(s, v) for s, v in cells]
+
+    def record(self) -> BugRecord:
+        """The bug as diff.json lists it, with its best finding's repro."""
+        witnesses = self.witnesses()
         best = self.representative()
-        return {
-            "id": self.id,
-            "engine": self.engine,
-            "version": self.version,
-            "signature": self.signature,
-            "regex": self.regex[:300],
-            "findings": [f.id for f in self.findings],
-            "witnesses": [{"spec": s, "vocab": v} for s, v in witnesses],
-            "witness_count": len(witnesses),
-            "occurrences": sum(len(f.occurrences) for f in self.findings),
-            "minimized": best.minimal is not None,
-            "repro": best.repro,
-            "reproduces": best.reproduces,
-            "explanation": best.explanation,
-        }
+        return BugRecord(
+            id=self.id,
+            engine=self.engine,
+            version=self.version,
+            signature=self.signature,
+            regex=self.regex[:300],
+            findings=tuple(f.id for f in self.findings),
+            witnesses=tuple(witnesses),
+            witness_count=len(witnesses),
+            occurrences=sum(len(f.occurrences) for f in self.findings),
+            minimized=best.minimal is not None,
+            repro=best.repro,
+            reproduces=best.reproduces,
+            explanation=best.explanation,
+        )
+
+    def row(self) -> dict[str, Any]:
+        """`record()` as JSON."""
+        return self.record().to_json()
 
     def representative(self) -> Finding:
         """The finding that shows the bug best: a reproducing repro, fewest tokens."""
@@ -129,7 +160,7 @@ def bug_key(f: Finding) -> tuple[str, str, str]:
     return (f.engine, f.rule, regex)
 
 
-def _finding_id(engine: str, rule: str, key: Any) -> str:
+def _finding_id(engine: str, rule: str, key: tuple[Hashable, ...]) -> str:
     digest = hashlib.sha256(repr(key).encode()).hexdigest()[:8]
     return f"{engine}-{rule}-{digest}"
 
@@ -138,7 +169,8 @@ class Collector:
     """Accumulates the differ's output across cells."""
 
     def __init__(self) -> None:
-        self.findings: dict[Any, Finding] = {}
+        # by the minimal form's key, or (engine, spec, vocab, rule) where there is none
+        self.findings: dict[tuple[Hashable, ...], Finding] = {}
         self.policy_counts: Counter[tuple[str, str]] = Counter()
         self.bug_states: Counter[str] = Counter()
         self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
@@ -146,6 +178,7 @@ class Collector:
         self.instance_counts: list[InstanceCounts] = []
         self.instance_failures: list[InstanceFailure] = []
         self.instance_schemas: dict[tuple[str, str, str], tuple[InstanceFailure, Any]] = {}
+        # `InstanceReproRecord`s as diff.json lists them
         self.instance_repros: list[dict[str, Any]] = []
 
     def add_instances(self, counts: InstanceCounts, schema: Any) -> None:
@@ -168,14 +201,13 @@ class Collector:
             :limit
         ]:
             found = instance_repro.shrink_in_worker(failure, schema)
-            row: dict[str, Any] = {"engine": engine, "kind": kind, "spec": spec_id}
             if not isinstance(found, instance_repro.InstanceRepro):
                 why = found or "does not show on a byte-level vocabulary"
-                row["repro"] = None
-                row["explanation"] = (
-                    f"{failure.detail} ({why}; see instance_failures for the full text)"
+                explained = f"{failure.detail} ({why}; see instance_failures for the full text)"
+                row = InstanceReproRecord(
+                    engine=engine, kind=kind, spec=spec_id, explanation=explained
                 )
-                self.instance_repros.append(row)
+                self.instance_repros.append(row.to_json())
                 continue
             digest = hashlib.sha256(repr((engine, kind, spec_id)).encode()).hexdigest()[:8]
             name = f"{engine}-{kind}-{digest}"
@@ -191,14 +223,17 @@ class Collector:
                 encoding="utf-8",
             )
             reproduced, output = repro.run(path)
-            row.update(
+            row = InstanceReproRecord(
+                engine=engine,
+                kind=kind,
+                spec=spec_id,
                 repro=f"findings/{path.name}",
                 text=found.text,
                 explanation=text,
                 reproduces=reproduced,
                 repro_output=output,
             )
-            self.instance_repros.append(row)
+            self.instance_repros.append(row.to_json())
 
     def instance_summary(self) -> list[dict[str, Any]]:
         """Per engine and vocabulary: instance checks and their failures, summed."""
@@ -235,11 +270,11 @@ class Collector:
         minimal: Minimal | None,
         tokens: list[bytes],
     ) -> None:
-        if d.verdict == "policy":
+        if d.verdict == VerdictKind.POLICY:
             self.policy_counts[(d.engine, d.rule)] += 1
             return
         self.bug_states[d.engine] += 1
-        key: Any = minimal.key() if minimal is not None else (d.engine, d.spec_id, d.vocab, d.rule)
+        key = minimal.key() if minimal is not None else (d.engine, d.spec_id, d.vocab, d.rule)
         finding = self.findings.get(key)
         if finding is None:
             rule = minimal.rule if minimal is not None else d.rule
@@ -253,11 +288,7 @@ class Collector:
             )
             self.findings[key] = finding
         finding.occurrences.append(
-            {
-                "spec": d.spec_id,
-                "vocab": d.vocab,
-                "prefix": d.prefix.decode("utf-8", "backslashreplace")[-80:],
-            }
+            Occurrence(d.spec_id, d.vocab, d.prefix.decode("utf-8", "backslashreplace")[-80:])
         )
 
     def write_repros(self, directory: Path, run: bool = True) -> None:
@@ -278,7 +309,7 @@ class Collector:
                 repro.script(f.minimal, witnesses, title, f.explanation), encoding="utf-8"
             )
             path.chmod(0o755)
-            example = f"{f.occurrences[0]['spec']} on {f.occurrences[0]['vocab']}"
+            example = f"{f.occurrences[0].spec} on {f.occurrences[0].vocab}"
             (directory / f"{f.id}.md").write_text(
                 f"# {f.id}\n\n{markdown_text(f.explanation)}\n\nRepro: `python {f.id}.py` "
                 f"(occurrences: {len(f.occurrences)}, e.g. {markdown_text(example)}).\n",
@@ -299,7 +330,7 @@ class Collector:
                     _finding_id(f.engine, f.rule, key), f.engine, f.version, f.rule, key[2]
                 )
             bug.findings.append(f)
-        return sorted(grouped.values(), key=lambda b: (b.engine, -len(b.row()["witnesses"])))
+        return sorted(grouped.values(), key=lambda b: (b.engine, -len(b.witnesses())))
 
     def summary(self) -> list[dict[str, Any]]:
         """Per engine: states compared, disagreeing states by verdict, distinct bugs and

@@ -6,9 +6,9 @@ distinct byte of the text, plus EOS; per character for an engine that takes no t
 that is not UTF-8 on its own), checked to still show, and its text shrunk while it
 does: on its JSON structure when it is a JSON document (`harness.diff.shrink.json_shrink`:
 members dropped, strings shortened, subtrees simplified, so the repro's text is one a
-user could write), else by deleting chunks of characters. The script then needs only
-the engine's package (for a converter: tokensdfa, or outlines-core and Python's `re`) and the
-standard library.
+user could write), else by deleting chunks of characters
+(`harness.diff.shrink.text_shrink`). The script then needs only the engine's package (for
+a converter: tokensdfa, or outlines-core and Python's `re`) and the standard library.
 
 The shrinking compiles the engine hundreds of times, so it runs in a worker
 (`harness.process`, `shrink_in_worker`), never in the controller: an engine that hangs,
@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness import engines
 from harness.corpora.judge import loads, validate
 from harness.diff.judge.instances import FALSE_REJECTION, InstanceFailure, walk
-from harness.diff.shrink import json_shrink
+from harness.diff.shrink.json_shrink import shrink_json
 from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.embed import literal
 from harness.errors import TokensieveError
@@ -49,12 +48,21 @@ _SHRINK_SERVICE = "harness.diff.findings.instance_repro:ShrinkService"
 
 @dataclass(frozen=True)
 class InstanceRepro:
+    """A shrunk instance failure, as the shrink worker answers it (`to_json`)."""
+
     engine: str  # the adapter whose failure it is (its `instance_repro` drives the script)
     target: str  # what the script drives: an engine, or "converter:ours|outlines-core"
     kind: str
-    schema: Any
+    schema: Any  # the JSON schema
     text: str
     why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> InstanceRepro:
+        return InstanceRepro(**data)
 
 
 def _invalid(schema: Any, text: str) -> str | None:
@@ -95,31 +103,11 @@ def _accepts(engine_name: str, schema: Any, text: str) -> bool | None:
         return None
 
 
-def _shrink(text: str, keeps: Callable[[str], bool]) -> str:
-    """Delete chunks of `text` (halves, then quarters, ... single characters) while
-    `keeps` still holds."""
-    checks = 0
-    deadline = time.monotonic() + SHRINK_BUDGET_S
-    size = max(1, len(text) // 2)
-    while size >= 1 and checks < MAX_CHECKS and time.monotonic() < deadline:
-        i = 0
-        shrunk = False
-        while i < len(text) and checks < MAX_CHECKS and time.monotonic() < deadline:
-            candidate = text[:i] + text[i + size :]
-            checks += 1
-            if candidate and keeps(candidate):
-                text = candidate
-                shrunk = True
-            else:
-                i += size
-        if not shrunk:
-            size //= 2
-    return text
-
-
 def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | None:
     """The shortest text that still shows `failure` on a byte-level (or character-level:
-    `_pieces`) vocabulary."""
+    `_pieces`) vocabulary: the adapter of the shrinker contract
+    (`harness.diff.shrink.contract`), which binds the engine, the schema and the kind of
+    failure into `keeps` and shrinks the text with `shrink_json`."""
     engine = engines.get(failure.engine)
     if engine.instance_repro is None or failure.policy is not None:
         return None
@@ -136,15 +124,8 @@ def minimize_failure(failure: InstanceFailure, schema: Any) -> InstanceRepro | N
 
     if not keeps(failure.text):
         return None
-    parsed, value = json_shrink.parse_strict(failure.text)
-    if parsed:
-        deadline = time.monotonic() + SHRINK_BUDGET_S
-        layout = json_shrink.layout_of(failure.text)
-        text = json_shrink.shrink_json(
-            value, layout, keeps, max_checks=MAX_CHECKS, deadline=deadline
-        )
-    else:
-        text = _shrink(failure.text, keeps)
+    deadline = time.monotonic() + SHRINK_BUDGET_S
+    text = shrink_json(failure.text, keeps, deadline, max_checks=MAX_CHECKS)
     why = "valid per jsonschema" if rejection else str(_invalid(schema, text))
     target = engine.instance_repro_target or engine.name
     return InstanceRepro(engine.name, target, failure.kind, schema, text, why)
@@ -157,8 +138,10 @@ class ShrinkService:
         self.ready = None
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """{"failure": an `InstanceFailure` as JSON, "schema"}: its `InstanceRepro` as
+        JSON, or None."""
         found = minimize_failure(InstanceFailure.from_json(request["failure"]), request["schema"])
-        return None if found is None else found.__dict__
+        return None if found is None else found.to_json()
 
 
 # The shrink worker of the engine last asked for, kept for its next failure.
@@ -194,7 +177,7 @@ def shrink_in_worker(failure: InstanceFailure, schema: Any) -> InstanceRepro | s
     reply = _service(failure.engine).ask(request, SHRINK_BUDGET_S + SHRINK_SLACK_S)
     if not reply.ok:
         return f"shrinking it in a worker ended: {reply.status.value}: {reply.message}"
-    return None if reply.value is None else InstanceRepro(**reply.value)
+    return None if reply.value is None else InstanceRepro.from_json(reply.value)
 
 
 def script(r: InstanceRepro, title: str, paragraph: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import engines
+from harness.diff.findings.records import FindingRecord, InstanceReproRecord
 from harness.engines import versions
 from harness.errors import BadInput, EngineUnavailable
 
@@ -41,16 +42,12 @@ def scripts(run_dir: Path) -> list[tuple[str, str, Path]]:
         raise BadInput(f"{run_dir}: no diff.json (is it a `tokensieve diff` run?)")
     data = json.loads(source.read_text(encoding="utf-8"))
     found: list[tuple[str, str, Path]] = []
-    for f in data.get("findings", []):
-        if f.get("repro"):
-            found.append(
-                (f["id"], f["engine"].partition("@")[0], run_dir / "findings" / f["repro"])
-            )
-    for r in data.get("instance_repros", []):
-        if r.get("repro"):
-            found.append(
-                (Path(r["repro"]).stem, r["engine"].partition("@")[0], run_dir / r["repro"])
-            )
+    for f in map(FindingRecord.from_json, data.get("findings", [])):
+        if f.repro:
+            found.append((f.id, f.engine.partition("@")[0], run_dir / "findings" / f.repro))
+    for r in map(InstanceReproRecord.from_json, data.get("instance_repros", [])):
+        if r.repro:
+            found.append((Path(r.repro).stem, r.engine.partition("@")[0], run_dir / r.repro))
     return [(name, engine, path) for name, engine, path in found if path.is_file()]
 
 

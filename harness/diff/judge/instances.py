@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +49,7 @@ import numpy as np
 from harness.corpora.judge import is_valid, loads, validate
 from harness.corpora.paths import Layout, serialize
 from harness.diff.judge import schema_policies
-from harness.engines.base import Compiled, Matcher, allowed_ids, is_allowed
+from harness.engines.base import Compiled, Matcher, SchemaPolicy, allowed_ids, is_allowed
 from harness.errors import EngineError
 from harness.language import converter
 from harness.vocab import Vocabulary
@@ -151,7 +151,7 @@ class InstanceChecker:
         schema: Any,
         spec_id: str,
         vocab: Vocabulary,
-        declared: tuple[str, ...] = (),
+        declared: tuple[SchemaPolicy, ...] = (),
     ) -> None:
         self.engine = engine
         self.schema = schema
@@ -160,9 +160,11 @@ class InstanceChecker:
         self.counts = InstanceCounts(engine, spec_id, vocab.name)
         self.declared = declared  # the engine's JSON-schema policies
         # our converter's language of the schema by depth of unconstrained values
-        self._deeper: dict[int, Any] = {}
+        self._deeper: dict[int, Callable[[str], bool] | None] = {}
 
-    def _fail(self, kind: str, text: str, step: int | None, detail: str, policy: str | None = None):
+    def _fail(
+        self, kind: str, text: str, step: int | None, detail: str, policy: str | None = None
+    ) -> None:
         c = self.counts
         c.failures.append(
             InstanceFailure(kind, self.engine, c.spec_id, c.vocab, text, step, detail, policy)
@@ -191,11 +193,11 @@ class InstanceChecker:
                 self.declared,
                 self.schema,
                 value,
-                lambda v, lay=layout: self._accepts(serialize(v, lay))[0],
+                functools.partial(self._accepts_value, layout=layout),
                 is_valid,
                 text,
                 lambda t: self._accepts(t)[0],
-                lambda v, lay=layout: self._accepts_deeper(v, lay),
+                functools.partial(self._accepts_deeper, layout=layout),
             )
             if policy is not None:
                 self.counts.policy += 1
@@ -204,6 +206,9 @@ class InstanceChecker:
             self.counts.false_rejections += 1
             self._fail(FALSE_REJECTION, text, step, f"[{layout} layout] {detail}")
             return
+
+    def _accepts_value(self, value: Any, layout: Layout) -> bool:
+        return self._accepts(serialize(value, layout))[0]
 
     def _accepts_deeper(self, value: Any, layout: Layout) -> bool:
         """Whether the depth bound of our converter's dialect alone keeps `value` out:
@@ -219,7 +224,7 @@ class InstanceChecker:
         base, deeper = (self._language(d) for d in (converter.OURS_ANY_DEPTH, depth))
         return base is not None and deeper is not None and not base(text) and deeper(text)
 
-    def _language(self, depth: int) -> Any:
+    def _language(self, depth: int) -> Callable[[str], bool] | None:
         if depth not in self._deeper:
             self._deeper[depth] = converter.deeper_language(json.dumps(self.schema), depth)
         return self._deeper[depth]
@@ -362,7 +367,7 @@ def check_instances(
     seed: int = 0,
     max_tokens: int = 256,
     layouts: Sequence[Layout] = ("compact",),
-    schema_policies: tuple[str, ...] = (),
+    schema_policies: tuple[SchemaPolicy, ...] = (),
 ) -> InstanceCounts:
     """Every check above for one engine, spec and vocabulary. `layouts` are the JSON
     layouts valid instances must be accepted in (`paths.POLICY_LAYOUTS` of the engine's

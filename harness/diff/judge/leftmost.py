@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.diff.judge.view import ByteDfa, StateView
 from harness.language import reference, regex_tree
 from harness.language.regex_tree import Node
 
@@ -37,13 +38,13 @@ Thread = tuple[int, int]  # (pc, byte-DFA state inside the current character; -1
 @dataclass
 class _Program:
     ops: list[tuple[Any, ...]]
-    dfas: list[Any]
+    dfas: list[ByteDfa]
 
 
 class _Compiler:
     def __init__(self) -> None:
         self.ops: list[tuple[Any, ...]] = []
-        self.dfas: list[Any] = []
+        self.dfas: list[ByteDfa] = []
         self._dfa_ids: dict[str, int] = {}
 
     def emit(self, op: tuple[Any, ...]) -> int:
@@ -268,7 +269,7 @@ class LeftmostFirst:
                 return False
         return not matched or self.at_end(threads)
 
-    def explains(self, view: Any) -> str | None:
+    def explains(self, view: StateView) -> str | None:
         """The `leftmost-first` signature: the engine's mask and accepting status are
         this model's (dropped tokens, and a sample of the kept ones, checked)."""
         start = self.after(view.prefix)

@@ -48,16 +48,11 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.corpora.schema_order import schema_order
+from harness.engines.base import SchemaPolicy
 from harness.engines.lmformatenforcer import MAX_CONSECUTIVE_WHITESPACES, MAX_JSON_ARRAY_LENGTH
 
-ADDITIONAL = "additional-properties-false"
-ONEOF = "oneof-as-anyof"
-LENGTH = "length-ignored-with-pattern"
-KEY_ORDER = "keys-in-schema-order"
-ITEMS_CAP = "array-items-at-most-20"
-WHITESPACE_CAP = "whitespace-runs-at-most-12"
-ANY_DEPTH = "unconstrained-values-at-most-any-depth"
-KNOWN = (ADDITIONAL, ONEOF, LENGTH, KEY_ORDER, ITEMS_CAP, WHITESPACE_CAP, ANY_DEPTH)
+# Every name, for tests that check what engines declare.
+KNOWN = tuple(SchemaPolicy)
 MAX_ITEMS = MAX_JSON_ARRAY_LENGTH
 MAX_WHITESPACE_RUN = MAX_CONSECUTIVE_WHITESPACES
 
@@ -103,14 +98,14 @@ def undeclared_forbidden(schema: Any) -> Any:
     return rewrite_subschemas(schema, edit)
 
 
-_SCHEMA_REWRITES: dict[str, Callable[[Any], Any]] = {
-    ADDITIONAL: undeclared_forbidden,
-    ONEOF: oneof_as_anyof,
-    LENGTH: lengths_beside_pattern_dropped,
+_SCHEMA_REWRITES: dict[SchemaPolicy, Callable[[Any], Any]] = {
+    SchemaPolicy.ADDITIONAL_PROPERTIES_FALSE: undeclared_forbidden,
+    SchemaPolicy.ONEOF_AS_ANYOF: oneof_as_anyof,
+    SchemaPolicy.LENGTH_IGNORED_WITH_PATTERN: lengths_beside_pattern_dropped,
 }
 
 
-def as_read_by(declared: tuple[str, ...], schema: Any) -> Any:
+def as_read_by(declared: tuple[SchemaPolicy, ...], schema: Any) -> Any:
     """`schema` as an engine declaring the policies `declared` reads it: each policy that
     is a rewrite of the schema itself applied (the others, key order and caps, are
     readings of instances and leave it as it is)."""
@@ -216,10 +211,10 @@ def whitespace_capped(text: str) -> str:
     )
 
 
-_VALUE_REWRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
-    ADDITIONAL: undeclared_removed,
-    ITEMS_CAP: arrays_capped,
-    KEY_ORDER: keys_in_schema_order,
+_VALUE_REWRITES: dict[SchemaPolicy, Callable[[Any, Any, Any], Any]] = {
+    SchemaPolicy.ADDITIONAL_PROPERTIES_FALSE: undeclared_removed,
+    SchemaPolicy.ARRAY_ITEMS_AT_MOST_20: arrays_capped,
+    SchemaPolicy.KEYS_IN_SCHEMA_ORDER: keys_in_schema_order,
 }
 
 
@@ -237,7 +232,7 @@ def nesting(value: Any) -> int:
 
 
 def explain_rejection(
-    declared: tuple[str, ...],
+    declared: tuple[SchemaPolicy, ...],
     schema: Any,
     value: Any,
     accepts: Callable[[Any], bool],
@@ -248,16 +243,20 @@ def explain_rejection(
 ) -> str | None:
     """The policy (or several, joined by `+`) that explains the engine refusing valid
     `value` (serialized as `text`, which `accepts_text` feeds it), or None.
-    `accepts_deeper` says whether the depth bound of our converter's dialect alone
-    keeps a value out of the engine's language (`ANY_DEPTH`)."""
-    if WHITESPACE_CAP in declared and text is not None and accepts_text is not None:
+    `accepts_deeper` says whether the depth bound of our converter's dialect alone keeps
+    a value out of the engine's language (`unconstrained-values-at-most-any-depth`)."""
+    if (
+        SchemaPolicy.WHITESPACE_RUNS_AT_MOST_12 in declared
+        and text is not None
+        and accepts_text is not None
+    ):
         capped = whitespace_capped(text)
         if capped != text and accepts_text(capped):
-            return WHITESPACE_CAP
+            return SchemaPolicy.WHITESPACE_RUNS_AT_MOST_12
     mine = [name for name in _VALUE_REWRITES if name in declared]
     tries = [[name] for name in mine] + ([mine] if len(mine) > 1 else [])
     # each rewrite once, kept where it is a valid instance (the value itself first)
-    valid: list[tuple[list[str], Any]] = [([], value)]
+    valid: list[tuple[list[SchemaPolicy], Any]] = [([], value)]
     for names in tries:
         rewritten = _rewritten(names, schema, value)
         if rewritten is None or json.dumps(rewritten) == json.dumps(value):
@@ -266,14 +265,17 @@ def explain_rejection(
             if accepts(rewritten):
                 return "+".join(names)
             valid.append((names, rewritten))
-    if ANY_DEPTH in declared and accepts_deeper is not None:
+    if (
+        SchemaPolicy.UNCONSTRAINED_VALUES_AT_MOST_ANY_DEPTH in declared
+        and accepts_deeper is not None
+    ):
         for names, rewritten in valid:
             if accepts_deeper(rewritten):
-                return "+".join([*names, ANY_DEPTH])
+                return "+".join([*names, SchemaPolicy.UNCONSTRAINED_VALUES_AT_MOST_ANY_DEPTH])
     return None
 
 
-def _rewritten(names: list[str], schema: Any, value: Any) -> Any:
+def _rewritten(names: list[SchemaPolicy], schema: Any, value: Any) -> Any:
     """`value` with the named value rewrites applied in order; None where one needs a
     pattern Python's `re` cannot compile."""
     try:
@@ -285,11 +287,17 @@ def _rewritten(names: list[str], schema: Any, value: Any) -> Any:
 
 
 def explain_acceptance(
-    declared: tuple[str, ...], schema: Any, value: Any, is_valid: Callable[[Any, Any], bool]
+    declared: tuple[SchemaPolicy, ...],
+    schema: Any,
+    value: Any,
+    is_valid: Callable[[Any, Any], bool],
 ) -> str | None:
     """The policy (or two, joined by `+`) under which invalid `value`, which the engine
     accepted or produced, is valid; None when none explains it."""
-    readings = {ONEOF: oneof_as_anyof, LENGTH: lengths_beside_pattern_dropped}
+    readings = {
+        SchemaPolicy.ONEOF_AS_ANYOF: oneof_as_anyof,
+        SchemaPolicy.LENGTH_IGNORED_WITH_PATTERN: lengths_beside_pattern_dropped,
+    }
     mine = [name for name in readings if name in declared]
     for name in mine:
         if is_valid(readings[name](schema), value):

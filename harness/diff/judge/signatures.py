@@ -47,9 +47,8 @@ import functools
 import random
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from harness.diff.judge.view import StateView
+from harness.diff.judge.view import ByteDfa, StateView
 
 Signature = Callable[[StateView], str | None]
 # Kept tokens checked when a signature needs "no kept token has the shape" (a real
@@ -57,7 +56,7 @@ Signature = Callable[[StateView], str | None]
 KEPT_SAMPLE = 20000
 
 
-def passes_through_match(dfa: Any, prefix: bytes, token: bytes) -> bool:
+def passes_through_match(dfa: ByteDfa, prefix: bytes, token: bytes) -> bool:
     """True if `prefix` + some proper prefix of `token` (possibly empty) fully matches."""
     state = dfa.walk(dfa.initial_state, prefix)
     if state is None:
@@ -71,7 +70,7 @@ def passes_through_match(dfa: Any, prefix: bytes, token: bytes) -> bool:
     return bool(dfa.is_accepting(state)) and len(token) > 0
 
 
-def leaves_match_last_byte(dfa: Any, start: int, token: bytes) -> bool:
+def leaves_match_last_byte(dfa: ByteDfa, start: int, token: bytes) -> bool:
     """From byte-DFA state `start` (after the prefix): the text up to the token's last
     byte is a full match and the text with it is not."""
     if not token:
@@ -218,10 +217,10 @@ def _final_state_exit(view: StateView) -> str | None:
 
 
 def _leftmost_first(view: StateView) -> str | None:
-    model = view.models.get("leftmost-first")
+    model = view.models.leftmost_first
     if model is None or view.engine_only or not view.reference_only:
         return None
-    return model.explains(view)  # type: ignore[no-any-return]
+    return model.explains(view)
 
 
 def _as_read(view: StateView, reading: str, read: str) -> str | None:

@@ -41,31 +41,41 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from enum import StrEnum
 
 from harness.diff.judge.canonical import encoder_first
 from harness.diff.judge.signatures import BUG_SIGNATURES
 from harness.diff.judge.view import StateView
-from harness.engines.base import Engine
+from harness.engines.base import Engine, Policy
 from harness.vocab.model import is_utf8
 
-POLICY = "policy"
-BUG = "bug"
+
+class VerdictKind(StrEnum):
+    """What a disagreement is: the engine following a declared policy, or a bug. The
+    value is what diff.json, the store and the pages show."""
+
+    POLICY = "policy"
+    BUG = "bug"
 
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # POLICY or BUG
-    rule: str  # policy name or bug signature
-    why: str  # one line
+    """The judgement of one disagreement: its kind, the rule that decided it (a
+    `Policy` for a policy; a bug signature of `harness.diff.judge.signatures`, or
+    "unclassified", for a bug) and why, in one line."""
+
+    kind: VerdictKind
+    rule: str
+    why: str
 
 
 Rule = Callable[[StateView], str | None]
 
 
 def _ascii_rule(view: StateView) -> str | None:
-    if view.engine.policies.unicode_classes or "ascii-classes" not in view.policy_reference:
+    if not view.engine.policies.follows(Policy.ASCII_CLASSES):
         return None
-    under_policy = view.policy_reference["ascii-classes"]
+    under_policy = view.policy_reference.get(Policy.ASCII_CLASSES)
     if under_policy is None:
         return None
     allowed, accepting = under_policy
@@ -83,7 +93,7 @@ def _subset_nonempty(view: StateView) -> bool:
 
 
 def _canonical_forced_rule(view: StateView) -> str | None:
-    if not view.engine.policies.canonical_forced or not view.forced:
+    if not view.engine.policies.follows(Policy.CANONICAL_FORCED) or not view.forced:
         return None
     if not _subset_nonempty(view) or view.vocab is None:
         return None
@@ -100,9 +110,9 @@ def _canonical_forced_rule(view: StateView) -> str | None:
 
 
 def _canonical_literals_rule(view: StateView) -> str | None:
-    if not view.engine.policies.canonical_literals or not _subset_nonempty(view):
+    if not view.engine.policies.follows(Policy.CANONICAL_LITERALS) or not _subset_nonempty(view):
         return None
-    under_policy = view.policy_reference.get("canonical-literals")
+    under_policy = view.policy_reference.get(Policy.CANONICAL_LITERALS)
     if under_policy is None:
         return None
     allowed, accepting = under_policy
@@ -121,9 +131,9 @@ def declared_answer(
     `eager_end`, from the reference's `allowed` (EOS excluded) and `accepting` at a state
     reached by some text (`at_start`: by none)."""
     found = frozenset(allowed)
-    if engine.policies.utf8_tokens_only:
+    if engine.policies.follows(Policy.UTF8_TOKENS_ONLY):
         found = frozenset(t for t in found if is_utf8(tokens[t]))
-    if engine.policies.eager_end and accepting:
+    if engine.policies.follows(Policy.EAGER_END) and accepting:
         return (found, False) if at_start else (frozenset(), True)
     return found, accepting
 
@@ -131,14 +141,19 @@ def declared_answer(
 def _base(view: StateView) -> tuple[frozenset[int], bool] | None:
     """The reference's answer read under the engine's class policy (None: that reference
     has no state here)."""
-    if view.engine.policies.unicode_classes or "ascii-classes" not in view.policy_reference:
+    if (
+        not view.engine.policies.follows(Policy.ASCII_CLASSES)
+        or Policy.ASCII_CLASSES not in view.policy_reference
+    ):
         return view.expected, view.accepting_expected
-    return view.policy_reference["ascii-classes"]
+    return view.policy_reference[Policy.ASCII_CLASSES]
 
 
-def _declared_rule(view: StateView, name: str, applies: bool) -> str | None:
+def _declared_rule(view: StateView, policy: Policy) -> str | None:
+    """`utf8-tokens-only` or `eager-end`, when the engine follows `policy`: its answer is
+    `declared_answer`'s, which differs from the reference's."""
     base = _base(view)
-    if not applies or base is None:
+    if not view.engine.policies.follows(policy) or base is None:
         return None
     allowed, accepting = declared_answer(
         view.engine, view.tokens, base[0], base[1], at_start=not view.prefix
@@ -148,13 +163,13 @@ def _declared_rule(view: StateView, name: str, applies: bool) -> str | None:
         view.accepting_actual,
     ):
         return None
-    if name == "eager-end":
+    if policy == Policy.EAGER_END:
         return "the text is a complete match: the engine ends there (EOS alone)"
     return f"{len(base[0] - allowed)} tokens that are not valid UTF-8 on their own dropped"
 
 
 def _utf8_rule(view: StateView) -> str | None:
-    return _declared_rule(view, "utf8-tokens-only", view.engine.policies.utf8_tokens_only)
+    return _declared_rule(view, Policy.UTF8_TOKENS_ONLY)
 
 
 # The most levels a deeper reference adds (each multiplies its regex's size).
@@ -162,7 +177,7 @@ MAX_DEEPER = 4
 
 
 def _deeper_rule(view: StateView) -> str | None:
-    answer_at = view.models.get("values-nested-deeper")
+    answer_at = view.models.deeper
     if answer_at is None or view.reference_only or not view.engine_only:
         return None
     if view.accepting_actual != view.accepting_expected:
@@ -179,33 +194,32 @@ def _deeper_rule(view: StateView) -> str | None:
 
 
 def _eager_end_rule(view: StateView) -> str | None:
-    return _declared_rule(view, "eager-end", view.engine.policies.eager_end)
+    return _declared_rule(view, Policy.EAGER_END)
 
 
-POLICY_RULES: dict[str, Rule] = {
-    "ascii-classes": _ascii_rule,
-    "canonical-forced": _canonical_forced_rule,
-    "canonical-literals": _canonical_literals_rule,
-    "utf8-tokens-only": _utf8_rule,
-    "values-nested-deeper": _deeper_rule,
-    "eager-end": _eager_end_rule,
+# One rule per policy, tried in this order (a test checks every `Policy` has one).
+POLICY_RULES: dict[Policy, Rule] = {
+    Policy.ASCII_CLASSES: _ascii_rule,
+    Policy.CANONICAL_FORCED: _canonical_forced_rule,
+    Policy.CANONICAL_LITERALS: _canonical_literals_rule,
+    Policy.UTF8_TOKENS_ONLY: _utf8_rule,
+    Policy.VALUES_NESTED_DEEPER: _deeper_rule,
+    Policy.EAGER_END: _eager_end_rule,
 }
 
 
-def triage(view: StateView, policies: Collection[str] | None = None) -> Verdict:
+def triage(view: StateView) -> Verdict:
     """The verdict on one disagreement: the first policy that explains all of it, else a
     bug with the first matching signature, else an unclassified bug."""
     if view.eos_consistent:
-        for name, rule in POLICY_RULES.items():
-            if policies is not None and name not in policies:
-                continue
+        for policy, rule in POLICY_RULES.items():
             why = rule(view)
             if why:
-                return Verdict(POLICY, name, why)
+                return Verdict(VerdictKind.POLICY, policy, why)
     for name, signature in BUG_SIGNATURES.items():
         why = signature(view)
         if why:
-            return Verdict(BUG, name, why)
+            return Verdict(VerdictKind.BUG, name, why)
     parts = []
     if view.reference_only:
         parts.append(f"{len(view.reference_only)} tokens allowed only by the reference")
@@ -215,4 +229,4 @@ def triage(view: StateView, policies: Collection[str] | None = None) -> Verdict:
         parts.append("accepting status differs")
     if not view.eos_consistent:
         parts.append("the EOS bit contradicts the engine's accepting status")
-    return Verdict(BUG, "unclassified", "; ".join(parts) or "no difference")
+    return Verdict(VerdictKind.BUG, "unclassified", "; ".join(parts) or "no difference")

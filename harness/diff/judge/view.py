@@ -4,11 +4,46 @@ policies. Triage and the bug signatures read it; neither builds it (the walk doe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from harness.engines.base import Engine
 from harness.vocab import Vocabulary
+
+
+class ByteDfa(Protocol):
+    """A byte automaton of a regex (`tokensdfa.ByteDfa`), as the judge reads it."""
+
+    @property
+    def initial_state(self) -> int: ...
+
+    def walk(self, state: int, data: bytes) -> int | None: ...
+
+    def is_accepting(self, state: int) -> bool: ...
+
+
+# (allowed ids, accepting) of some reference at a state; None: it has no state there.
+Answer = tuple[frozenset[int], bool]
+
+
+class Explains(Protocol):
+    """A semantics model a signature compares the engine with (`LeftmostFirst`): the
+    reason when the engine's answer at the view's state is the model's, else None."""
+
+    def explains(self, view: StateView) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Models:
+    """What some rules compare the engine with besides the reference, built by the walk
+    on demand: leftmost-first matching of the regex (`harness.diff.judge.leftmost`, the
+    `leftmost-first` signature), and for a schema compared in an engine's JSON dialect
+    the reference nested k levels deeper at this state (`deeper(k)`, the
+    `values-nested-deeper` policy)."""
+
+    leftmost_first: Explains | None = None
+    deeper: Callable[[int], Answer | None] | None = None
 
 
 @dataclass
@@ -32,16 +67,16 @@ class StateView:
     accepting_expected: bool
     accepting_actual: bool
     forced: bytes  # bytes the reference forces from here ("" if none)
-    dfa: Any  # tokensdfa.ByteDfa of the reference regex
+    dfa: ByteDfa  # of the reference regex
     # the same regex with `.` matching newline too, or None where it cannot be built
-    dotall_dfa: Any | None
-    policy_reference: dict[str, tuple[frozenset[int], bool] | None]
+    dotall_dfa: ByteDfa | None
+    policy_reference: dict[str, Answer | None]
     eos_bit_actual: bool | None = None  # None: as `accepting_actual` (no separate bit)
     special: frozenset[int] = frozenset()
     vocab: Vocabulary | None = None
     regex: str = ""
-    # engine-specific semantics models the signatures may consult (leftmost-first...)
-    models: dict[str, Any] = field(default_factory=dict)
+    # semantics models rules may consult (leftmost-first, the deeper reference)
+    models: Models = field(default_factory=Models)
 
     @property
     def reference_only(self) -> frozenset[int]:

@@ -8,36 +8,46 @@ and the next cell gets a fresh worker. Cells are stored in the results database 
 finish (`diff_cells`), so `diff --resume` continues an interrupted run: the stored cells
 are replayed into the collector, the rest are run, and findings and repros come out as if
 the run had gone in one go. `RUN/diff.json` is rewritten after every cell, `diff.html`
-and `findings/` at the end.
+(when given the page to write: `harness.runs.diff` passes the report's) and `findings/`
+at the end. The run's lock, its creation or resumption and its sessions (each recorded
+with how it ended) are the store's `RunSession`, as for every kind of run.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness import cluster, corpora, engines, report
+from harness import cluster, corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora import paths, user
 from harness.diff.findings.collector import Collector
+from harness.diff.findings.records import CellCounts, CellRow
+from harness.diff.judge.triage import VerdictKind
 from harness.diff.run.cell import SERVICE
-from harness.diff.run.service import CellOutcome
-from harness.diff.walk.differ import WalkPlan
+from harness.diff.run.protocol import (
+    CellItem,
+    CellOutcome,
+    CellReply,
+    CellRequest,
+    DiffSetup,
+    InstancePlan,
+    StoredCell,
+)
+from harness.diff.walk.plan import WalkPlan
 from harness.embed import write_json
 from harness.errors import BadInput, EngineUnavailable, TokensieveError
 from harness.figures import fmt_seconds
 from harness.language import converter
 from harness.results import Status
-from harness.results.provenance import git_commit, machine
 from harness.spec import Spec
-from harness.store import Store
+from harness.store import RunKind, RunMeta, RunSession, Store
+from harness.vocab import Vocabulary
 
-KIND = "diff"
 # Specs per Dask task: a vocabulary is prepared once per task.
 DASK_BATCH = 8
 # The share of an engine's --timeout its minimization may take inside a cell.
@@ -72,7 +82,8 @@ class DiffOptions:
         tuples = ("vocabs", "engines", "sets")
         # runs stored before there was a choice used outlines-core's converter
         data = {"converter": "outlines-core", **data}
-        return DiffOptions(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
+        fields: dict[str, Any] = {k: tuple(v) if k in tuples else v for k, v in data.items()}
+        return DiffOptions(**fields)
 
     def shown(self, run: str) -> dict[str, Any]:
         """The options as diff.json has always listed them (comma lists, flag names)."""
@@ -101,43 +112,46 @@ class DiffRun:
         quiet: bool = False,
         executor: str = "local",
         scheduler: str | None = None,
+        page: Callable[[dict[str, Any], str], str] | None = None,
     ) -> None:
         """`user_entries`: the user's own specs (`harness.corpora.user`), diffed after the
         corpus sets' and stored with the run, so a resumed run needs no file. `log` takes
         the progress lines (default: standard output); `quiet` leaves out the summary.
         `executor`/`scheduler`: where the cells run (`harness.cluster`); a
-        resumed run may change them."""
+        resumed run may change them. `page(data, run)`: the HTML of `diff.html`, written
+        at the end (none without it). The run's lock is held from here until `run`
+        returns (released here if this fails)."""
         self.quiet = quiet
         self.executor = executor
         self.scheduler = scheduler
         self.store = store
         self.run_name = run
         self.out_dir = out_dir
+        self.page = page
         self.log = log or (lambda text: print(text, flush=True))
-        existing = store.find_run(run, "diff_runs")
-        if resume:
-            if existing is None:
-                raise BadInput(f"no diff run {run!r} to resume in {store.path}")
-            self.meta = existing.meta
-            self.options = DiffOptions.from_json(existing.meta["options"])
-        else:
-            if existing is not None:
-                raise BadInput(
-                    f"diff run {run!r} already exists in {store.path}; pass --resume to "
-                    "continue it or choose another --run name"
-                )
-            self.options = options
-        # the run's converter, for this process and every worker it starts
-        converter.use(self.options.converter)
-        if not resume:
-            self.meta = self._create(user_entries)
-        self.entries = self._lookup(self.meta["spec_ids"])
+        self.owner = RunSession(store, RunKind.DIFF, run, self.log)
+        stored = self.owner.claim(resume)
+        try:
+            self.options = options if stored is None else DiffOptions.from_json(stored.options)
+            # the run's converter, for this process and every worker it starts
+            converter.use(self.options.converter)
+            if stored is None:
+                self._create(user_entries)
+            self.entries = self._lookup(self.meta.spec_ids)
+        except BaseException:
+            self.owner.release()
+            raise
         self.specs = [e.spec for e in self.entries.values()]
         self.collector = Collector()
         self.rows: list[dict[str, Any]] = []
         self.started = time.perf_counter()
 
-    def _create(self, user_entries: tuple[corpora.Entry, ...]) -> dict[str, Any]:
+    @property
+    def meta(self) -> RunMeta:
+        """The run's stored metadata (engine versions fill in as cells report them)."""
+        return self.owner.meta
+
+    def _create(self, user_entries: tuple[corpora.Entry, ...]) -> None:
         for name in self.options.engines:
             ok, why = engines.get(name).available()
             if not ok:
@@ -145,20 +159,14 @@ class DiffRun:
         chosen = _select(self.options) + list(user_entries)
         if not chosen:
             raise BadInput("no spec to diff: give --corpus SETS, --spec PATH or --regex")
-        meta = {
-            "options": self.options.to_json(),
-            "spec_ids": [e.spec.id for e in chosen],
-            "user_entries": user.to_json(user_entries),
-            "commit": git_commit(),
-            "machine": machine(),
-            "versions": {},
-        }
-        self.store.create_run(self.run_name, meta, "diff_runs")
-        return meta
+        meta = RunMeta.new(
+            self.options.to_json(), [e.spec.id for e in chosen], user.to_json(user_entries)
+        )
+        self.owner.create(meta)
 
     def _lookup(self, ids: list[str]) -> dict[str, corpora.Entry]:
         """The run's entries by spec id, in the run's order."""
-        found = {e.spec.id: e for e in user.from_json(self.meta.get("user_entries", []))}
+        found = {e.spec.id: e for e in user.from_json(self.meta.user_entries)}
         for name in self.options.sets:
             for e in corpora.entries(name, self.options.corpus_dir):
                 found[e.spec.id] = e
@@ -173,27 +181,16 @@ class DiffRun:
     # --- running -----------------------------------------------------------------------
 
     def run(self) -> None:
-        with self.store.lock(self.run_name, KIND):
-            session = self.store.start_session(self.run_name, KIND, 1, os.getpid())
-            status, reason = "complete", None
-            try:
+        """Replay the stored cells, run the rest, write the outputs, in one session of the
+        run; the run's lock is released when this returns. Ctrl-C or SIGTERM ends the
+        session `interrupted`, any failure `failed`; either is raised."""
+        try:
+            with self.owner.session() as session:
                 self._replay()
                 self._run_cells(session)
                 self._finish_outputs()
-            except KeyboardInterrupt:
-                status = "interrupted"
-                self.log(
-                    f"\ninterrupted; continue with: tokensieve diff --resume --run {self.run_name}"
-                )
-                raise
-            except BaseException as exc:
-                status, reason = "failed", " ".join(str(exc).split()) or type(exc).__name__
-                raise
-            finally:
-                try:
-                    self.store.finish_session(self.run_name, KIND, session, status, reason)
-                except Exception as exc:
-                    self.log(f"tokensieve: could not record the session's end: {exc}")
+        finally:
+            self.owner.release()
 
     def _replay(self) -> None:
         """The cells a previous session finished, into the collector as if run now."""
@@ -227,7 +224,7 @@ class DiffRun:
                 batches.append(
                     cluster.Batch(
                         SERVICE,
-                        {"vocab": vname, "engines": list(self.options.engines)},
+                        DiffSetup(vname, self.options.engines).to_json(),
                         self.options.engines,
                         self.options.memory_limit,
                         "harness.diff.run.cell:run_cell",
@@ -235,90 +232,70 @@ class DiffRun:
                     )
                 )
 
-        def handle(item: dict[str, Any], result: dict[str, Any]) -> None:
-            self._cell_done(item, result, loaded[item["row"]["vocab"]], session)
+        def handle(item: CellItem, result: CellReply) -> None:
+            self._cell_done(item, result, loaded[item.row.vocab], session)
 
         cluster.run(batches, handle, self.log, self.executor, self.scheduler)
 
-    def _item(self, spec: Spec, voc: Any) -> dict[str, Any]:
-        row: dict[str, Any] = {"spec": spec.id, "vocab": voc.name}
+    def _item(self, spec: Spec, voc: Vocabulary) -> CellItem:
+        row = CellRow(spec.id, voc.name)
         request = self._request(spec, voc, row)
-        return {
-            "row": row,
-            "request": request,
-            "engines": list(self.options.engines),
-            "timeout": self.options.timeout,
-        }
+        return CellItem(row, request, self.options.engines, self.options.timeout)
 
-    def _cell_done(
-        self, item: dict[str, Any], result: dict[str, Any], voc: Any, session: int
-    ) -> None:
-        row = {**item["row"], "seconds": result["seconds"], "host": result["host"]}
-        if result["versions"]:
-            self.meta["versions"].update(result["versions"])
-            self.store.update_meta(self.run_name, self.meta, "diff_runs")
-        for note in result["notes"]:
+    def _cell_done(self, item: CellItem, result: CellReply, voc: Vocabulary, session: int) -> None:
+        row = replace(item.row, seconds=result.seconds, host=result.host)
+        self.owner.record_versions(result.versions)
+        for note in result.notes:
             self.log(f"  {voc.name} {note}")
-        outcome = None
-        if result["outcome"] is not None:
-            outcome = CellOutcome.from_json(result["outcome"])
+        outcome = result.outcome
+        if outcome is not None:
             self._collect(outcome, voc)
             self._summarize(row, outcome)
-        else:
-            failure = result["failure"]
-            row.update(status=failure["status"], detail=failure["message"])
-            self.log(f"  {voc.name} {row['spec']}: {failure['status']} {failure['message']}")
-        self.rows.append(row)
-        self.store.add_diff_cell(
-            self.run_name,
-            row["spec"],
-            voc.name,
-            row["status"],
-            {"row": row, "outcome": result["outcome"]},
-            session,
-        )
+        elif result.failure is not None:
+            failure = result.failure
+            row.status, row.failure = failure.status, failure.message
+            self.log(f"  {voc.name} {row.spec}: {failure.status} {failure.message}")
+        stored = StoredCell(row, outcome).to_json()
+        self.rows.append(stored["row"])
+        assert row.status is not None  # a cell ends with an outcome or a failure
+        self.store.add_diff_cell(self.run_name, row.spec, voc.name, row.status, stored, session)
+        self.owner.touch()
         self._write(final=False)
 
-    def _request(self, spec: Spec, voc: Any, row: dict[str, Any]) -> dict[str, Any]:
+    def _request(self, spec: Spec, voc: Vocabulary, row: CellRow) -> CellRequest:
+        """The cell's request; why it has no mask diff or no corpus paths goes to `row`."""
         o = self.options
         regex: str | None
         try:
             regex = converter.schema_to_regex(spec)
         except TokensieveError as exc:
             regex = None  # no reference language; the native engines still face instances
-            row["detail"] = f"no mask diff: {exc}"
+            row.note = f"no mask diff: {exc}"
         try:
             found = paths.paths_for(spec, voc, seed=o.seed, n=o.paths)
-            token_paths = [list(p.ids) for p in found if p.exact]
+            token_paths = [tuple(p.ids) for p in found if p.exact]
         except TokensieveError as exc:
             token_paths = []  # the walks still cover the reference's states
-            row["paths"] = f"no corpus paths: {exc}"
+            row.paths = f"no corpus paths: {exc}"
         plan = WalkPlan(
-            paths=tuple(map(tuple, token_paths)),
-            random_walks=o.walks,
-            cover_states=o.cover,
-            seed=o.seed,
+            paths=tuple(token_paths), random_walks=o.walks, cover_states=o.cover, seed=o.seed
         )
         instances = None
         if spec.kind == "json_schema":
             entry = self.entries[spec.id]
-            instances = {
-                "valid": list(entry.valid[: o.instances]),
-                "invalid": list(entry.invalid[: o.instances]),
-                "samples": o.samples,
-                "seed": o.seed,
-            }
+            valid, invalid = entry.valid[: o.instances], entry.invalid[: o.instances]
+            instances = InstancePlan(tuple(valid), tuple(invalid), o.samples, o.seed)
         # the spec travels with its converted regex, so the worker never converts
-        return {
-            "spec": converter.with_regex(spec).to_json(),
-            "regex": regex,
-            "plan": asdict(plan),
-            "minimize": o.minimize,
-            "minimize_budget_s": o.timeout * MINIMIZE_SHARE,
-            "instances": instances,
-        }
+        return CellRequest(
+            spec=converter.with_regex(spec),
+            regex=regex,
+            plan=plan,
+            minimize=o.minimize,
+            minimize_budget_s=o.timeout * MINIMIZE_SHARE,
+            instances=instances,
+        )
 
-    def _collect(self, outcome: CellOutcome, voc: Any) -> None:
+    def _collect(self, outcome: CellOutcome, voc: Vocabulary) -> None:
         for d, m in outcome.grouped():
             self.collector.add(d, m, voc.tokens)
         for engine, n in outcome.diff.states.items():
@@ -328,23 +305,23 @@ class DiffRun:
         for counts in outcome.instances:
             self.collector.add_instances(counts, _schema(self.entries[counts.spec_id].spec))
 
-    def _summarize(self, row: dict[str, Any], outcome: CellOutcome) -> None:
-        bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == "bug")
+    def _summarize(self, row: CellRow, outcome: CellOutcome) -> None:
+        bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == VerdictKind.BUG)
         by_engine: dict[str, dict[str, int]] = {}
         for d in outcome.diff.disagreements:
-            counts = by_engine.setdefault(d.engine, {"policy": 0, "bug": 0})
-            counts["bug" if d.verdict == "bug" else "policy"] += 1
-        row.update(
-            status=Status.OK.value,
-            states=outcome.diff.states,
-            disagreements=len(outcome.diff.disagreements),
-            bugs=bugs,
-            by_engine=by_engine,
-            skipped=outcome.diff.skipped,
+            counts = by_engine.setdefault(d.engine, {kind: 0 for kind in VerdictKind})
+            counts[d.verdict] += 1
+        row.status = Status.OK
+        row.counts = CellCounts(
+            outcome.diff.states,
+            len(outcome.diff.disagreements),
+            bugs,
+            by_engine,
+            outcome.diff.skipped,
         )
         self.log(
-            f"  {row['vocab']} {row['spec']}: {len(outcome.diff.disagreements)} "
-            f"disagreeing states, {bugs} bugs ({row['seconds']}s)"
+            f"  {row.vocab} {row.spec}: {len(outcome.diff.disagreements)} "
+            f"disagreeing states, {bugs} bugs ({row.seconds}s)"
         )
 
     # --- outputs -----------------------------------------------------------------------
@@ -382,7 +359,7 @@ class DiffRun:
 
     def _with_version(self, row: dict[str, Any]) -> dict[str, Any]:
         """`row` with the release its worker imported, right after the engine's name."""
-        version = self.meta["versions"].get(row["engine"], "")
+        version = self.meta.versions.get(row["engine"], "")
         return {"engine": row["engine"], "version": version, **row}
 
     def _write(self, final: bool) -> None:
@@ -391,8 +368,8 @@ class DiffRun:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         data = self.data(final)
         write_json(self.out_dir / "diff.json", data)
-        if final:
-            page = report.diff_page(data, self.run_name)
+        if final and self.page is not None:
+            page = self.page(data, self.run_name)
             (self.out_dir / "diff.html").write_text(page, encoding="utf-8")
 
     def _print(self) -> None:
@@ -419,7 +396,8 @@ class DiffRun:
                 f"{mark[row['reproduces']]}",
                 file=out,
             )
-        print(f"report: {self.out_dir / 'diff.html'}  data: {self.out_dir / 'diff.json'}", file=out)
+        html = f"report: {self.out_dir / 'diff.html'}  " if self.page is not None else ""
+        print(f"{html}data: {self.out_dir / 'diff.json'}", file=out)
 
 
 def _select(options: DiffOptions) -> list[corpora.Entry]:

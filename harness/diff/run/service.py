@@ -5,8 +5,10 @@ A cell compiles the spec for every engine, walks them beside the reference
 (`harness.diff.walk.differ`), minimizes the first bug of each (engine, signature), and for a
 JSON schema checks the engines with their own JSON grammar (and the reference, whose
 language is the converter's) on labelled and sampled instances
-(`harness.diff.judge.instances`). Its outcome crosses back to the controller as JSON
-(`CellOutcome.to_json`), the same form the store keeps for `diff --resume`.
+(`harness.diff.judge.instances`). Requests and outcomes are the typed protocol of
+`harness.diff.run.protocol`, crossing as JSON (`CellRequest.from_json`,
+`CellOutcome.to_json`); the outcome's JSON is the form the store keeps for
+`diff --resume`.
 
 A request may run one *part* of a cell: the reference's own checks (TokensDFA exact
 against the naive index, the converter's instances), one engine's walk, instance
@@ -21,24 +23,25 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from harness import engines, vocab
 from harness.corpora.paths import POLICY_LAYOUTS
-from harness.diff.judge import schema_policies
 from harness.diff.judge.instances import InstanceCounts, check_instances
+from harness.diff.judge.triage import VerdictKind
+from harness.diff.run.protocol import CellOutcome, CellRequest, DiffSetup, InstancePlan
 from harness.diff.shrink.minimize import Minimal, minimize
 from harness.diff.shrink.stale import minimize_stale
 from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
-from harness.diff.walk.differ import Differ, WalkPlan
-from harness.diff.walk.disagreement import Disagreement, SpecDiff
+from harness.diff.walk.differ import Differ
+from harness.diff.walk.disagreement import SpecDiff
 from harness.diff.walk.lanes import STALE_AFTER_RESET
+from harness.diff.walk.plan import WalkPlan
 from harness.diff.walk.references import References
-from harness.engines.base import Engine
+from harness.engines.base import Compiled, Engine, SchemaPolicy
 from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import TokensieveError
-from harness.language import converter
+from harness.language import converter, reference
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -49,63 +52,15 @@ MINIMIZE_BUDGET_S = 60.0
 MINIMIZE_GROUP_MIN_S = 5.0
 
 
-@dataclass(frozen=True)
-class InstancePlan:
-    valid: tuple[Any, ...]
-    invalid: tuple[Any, ...]
-    samples: int
-    seed: int
-
-
-@dataclass
-class CellOutcome:
-    diff: SpecDiff
-    minimal: dict[int, Minimal | None] = field(default_factory=dict)  # by disagreement index
-    instances: list[InstanceCounts] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "diff": self.diff.to_json(),
-            "minimal": [
-                [i, None if m is None else m.to_json()] for i, m in sorted(self.minimal.items())
-            ],
-            "instances": [c.to_json() for c in self.instances],
-        }
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> CellOutcome:
-        return CellOutcome(
-            SpecDiff.from_json(data["diff"]),
-            {int(i): None if m is None else Minimal.from_json(m) for i, m in data["minimal"]},
-            [InstanceCounts.from_json(c) for c in data["instances"]],
-        )
-
-    def merge(self, other: CellOutcome) -> None:
-        """Add the outcome of another part of the same cell (another engine's)."""
-        offset = len(self.diff.disagreements)
-        self.diff.disagreements += other.diff.disagreements
-        for name in ("states", "steps", "skipped"):
-            getattr(self.diff, name).update(getattr(other.diff, name))
-        self.diff.lane_regex.update(other.diff.lane_regex)
-        self.minimal.update({i + offset: m for i, m in other.minimal.items()})
-        self.instances += other.instances
-
-    def grouped(self) -> list[tuple[Disagreement, Minimal | None]]:
-        """Each disagreement with the minimal form of its (engine, signature) group."""
-        by_group: dict[tuple[str, str], Minimal | None] = {}
-        for i, m in self.minimal.items():
-            d = self.diff.disagreements[i]
-            by_group[(d.engine, d.rule)] = m
-        return [(d, by_group.get((d.engine, d.rule))) for d in self.diff.disagreements]
-
-
 class DiffService:
     """Built once per vocabulary: every engine prepared; answers one cell part per
     request."""
 
     def __init__(self, setup: dict[str, Any]) -> None:
-        self.vocab = vocab.load(setup["vocab"])
-        self.engines = [engines.get(name) for name in setup["engines"]]
+        """`setup`: a `DiffSetup` as JSON (what `harness.process` hands a service)."""
+        wanted = DiffSetup.from_json(setup)
+        self.vocab = vocab.load(wanted.vocab)
+        self.engines = [engines.get(name) for name in wanted.engines]
         self.prepared = {e.name: e.prepare(self.vocab) for e in self.engines}
         self.ready = {e.name: e.version() for e in self.engines}
         self._refs: tuple[tuple[str, str], References] | None = None
@@ -118,38 +73,34 @@ class DiffService:
         return self._refs[1]
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        plan = request["plan"]
-        walk = WalkPlan(**{**plan, "paths": tuple(tuple(p) for p in plan["paths"])})
-        checks = request.get("instances")
-        names = request.get("engines")
+        """A `CellRequest` (as JSON) answered with its `CellOutcome` (as JSON)."""
+        return self.answer(CellRequest.from_json(request)).to_json()
+
+    def answer(self, r: CellRequest) -> CellOutcome:
+        names = r.engines
         chosen = self.engines if names is None else [e for e in self.engines if e.name in names]
-        regex = request.get("regex")
-        spec = Spec.from_json(request["spec"])
-        budget = float(request.get("minimize_budget_s", MINIMIZE_BUDGET_S))
-        if request.get("dialect_lane"):
-            outcome = CellOutcome(SpecDiff(spec.id, self.vocab.name, regex or ""))
+        spec, budget = r.spec, r.minimize_budget_s
+        if r.dialect_lane:
+            outcome = CellOutcome(SpecDiff(spec.id, self.vocab.name, r.regex or ""))
             for e in chosen:
                 outcome.merge(
-                    dialect_part(
-                        spec, self.vocab, e, self.prepared, walk, request["minimize"], budget
-                    )
+                    dialect_part(spec, self.vocab, e, self.prepared, r.plan, r.minimize, budget)
                 )
-            return outcome.to_json()
-        outcome = diff_cell(
+            return outcome
+        return diff_cell(
             spec,
-            regex,
+            r.regex,
             self.vocab,
             chosen,
             self.prepared,
-            walk,
-            bool(request["minimize"]),
-            None if checks is None else InstancePlan(**checks),
-            refs=None if regex is None else self.references(spec.id, regex),
-            check_exact=bool(request.get("check_exact", True)),
-            reference_instances=bool(request.get("reference_instances", True)),
+            r.plan,
+            r.minimize,
+            r.instances,
+            refs=None if r.regex is None else self.references(spec.id, r.regex),
+            check_exact=r.check_exact,
+            reference_instances=r.reference_instances,
             minimize_budget_s=budget,
         )
-        return outcome.to_json()
 
 
 def dialect_part(
@@ -237,7 +188,7 @@ def _minimize_first(
         range(len(result.disagreements)), key=lambda i: len(result.disagreements[i].prefix_ids)
     ):
         d = result.disagreements[i]
-        if d.verdict == "bug" and d.engine in by_engine:
+        if d.verdict == VerdictKind.BUG and d.engine in by_engine:
             firsts.setdefault((d.engine, d.rule), i)
     out: dict[int, Minimal | None] = {}
     for k, i in enumerate(firsts.values()):
@@ -263,11 +214,9 @@ def _minimize_first(
 
 def _allowed_at(refs: References, prefix_ids: tuple[int, ...]) -> list[int]:
     """The reference's allowed ids after `prefix_ids` (EOS excluded)."""
-    state = refs.naive.initial_state
-    for t in prefix_ids:
-        state = refs.naive.next_state(state, t)
-        if state is None:
-            return []
+    state = reference.walk(refs.naive, prefix_ids)
+    if state is None:
+        return []
     eos = refs.vocab.eos_id
     return [int(t) for t in refs.naive.allowed(state) if int(t) != eos]
 
@@ -332,20 +281,20 @@ def converter_subjects(
     return [subject]
 
 
-def declared_schema_policies(engine: Engine) -> tuple[str, ...]:
+def declared_schema_policies(engine: Engine) -> tuple[SchemaPolicy, ...]:
     """The JSON-schema policies `engine` declares (`Policies.json_schema`), and where its
     language is our converter's (a regex engine while ours is the converter in use), the
     bound of that converter's dialect on unconstrained values (`ANY_DEPTH`)."""
     declared = engine.policies.json_schema
     if engine.capabilities.json_schema == "via-regex" and converter.current() == converter.OURS:
-        declared += (schema_policies.ANY_DEPTH,)
+        declared += (SchemaPolicy.UNCONSTRAINED_VALUES_AT_MOST_ANY_DEPTH,)
     return declared
 
 
 def _compile_all(
     chosen: list[Engine], prepared: dict[str, Any], spec: Spec, skipped: dict[str, str]
-) -> dict[str, tuple[Engine, Any]]:
-    compiled = {}
+) -> dict[str, tuple[Engine, Compiled]]:
+    compiled: dict[str, tuple[Engine, Compiled]] = {}
     for e in chosen:
         if spec.kind == "json_schema" and e.capabilities.json_schema != "via-regex":
             # its own JSON grammar: a different language than the converted regex; its

@@ -1,13 +1,55 @@
 """Stage *shrink* of the differ: a bug made small while it still shows.
 
-- `minimize`: a mask bug on a real vocabulary rebuilt on a tiny one (`minimize`,
-  `tiny_vocabulary`, `Minimal`);
-- `ddmin`: delta debugging over a list;
-- `regex_shrink`: the regex of a bug, cut on its syntax tree;
-- `json_shrink`: a JSON instance, shrunk on its structure;
-- `stale`: a stale-after-reset finding, its history shrunk.
+Every shrinker follows one contract (`contract`): `shrink(start, keeps, deadline)`, the
+value the failure shows on, the predicate that must keep holding, a `time.monotonic()`
+deadline; it returns the smallest value found on which `keeps` held. Context a shrinker
+needs besides is bound into `keeps` beforehand by an adapter.
+
+- `contract`: the contract (`Shrinker`, `Keeps`);
+- `ddmin`: delta debugging over a list (`ddmin`);
+- `regex_shrink`: the regex of a bug, cut on its syntax tree (`shrink_regex`);
+- `json_shrink`: a JSON instance, shrunk on its structure (`shrink_json`);
+- `text_shrink`: any text, by deleting chunks of characters (`shrink_text`);
+- `path`: the path a mask bug was found on (`shrink_path`);
+- `minimize`: a mask bug on a real vocabulary rebuilt on a tiny one (`shrink_case` over
+  regex and tokens; `minimize`, its adapter; `tiny_vocabulary`, `Minimal`);
+- `stale`: a stale-after-reset finding, its history shrunk (`shrink_history`;
+  `minimize_stale`, its adapter).
 """
 
-from harness.diff.shrink import ddmin, json_shrink, minimize, regex_shrink, stale
+from typing import Any
 
-__all__ = ["ddmin", "json_shrink", "minimize", "regex_shrink", "stale"]
+from harness.diff.shrink import (
+    contract,
+    ddmin,
+    json_shrink,
+    minimize,
+    path,
+    regex_shrink,
+    stale,
+    text_shrink,
+)
+from harness.diff.shrink.contract import Shrinker
+
+# Every shrinker of the stage, as the contract types them (mypy checks that each fits).
+SHRINKERS: tuple[Shrinker[Any], ...] = (
+    ddmin.ddmin,
+    regex_shrink.shrink_regex,
+    json_shrink.shrink_json,
+    text_shrink.shrink_text,
+    path.shrink_path,
+    minimize.shrink_case,
+    stale.shrink_history,
+)
+
+__all__ = [
+    "SHRINKERS",
+    "contract",
+    "ddmin",
+    "json_shrink",
+    "minimize",
+    "path",
+    "regex_shrink",
+    "stale",
+    "text_shrink",
+]

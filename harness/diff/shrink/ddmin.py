@@ -4,27 +4,29 @@ Zeller's ddmin: split the list in n chunks; keep a chunk alone if the test holds
 else drop a chunk if the test holds without it, else split finer; stop at single items.
 The minimizer runs it over token lists (each test rebuilds a tiny vocabulary, compiles
 and walks it), so results are cached by sublist and a deadline ends it early with the
-smallest list found so far, on which the test held.
+smallest list found so far, on which the test held. It follows the shrinker contract
+(`harness.diff.shrink.contract`): `ddmin(start, keeps, deadline)`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+from harness.diff.shrink.contract import Keeps
 
 T = TypeVar("T")
 
 
-def ddmin(items: Sequence[T], test: Callable[[list[T]], bool], deadline: float) -> list[T]:
-    """A 1-minimal sublist of `items` (order kept) on which `test` holds, assuming it
-    holds on `items`; or, past `deadline` (a `time.monotonic()` value), the smallest
-    found by then."""
-    current = list(items)
+def ddmin(start: list[T], keeps: Keeps[list[T]], deadline: float) -> list[T]:
+    """A 1-minimal sublist of `start` (order kept) on which `keeps` holds, assuming it
+    holds on `start`; or, past `deadline` (a `time.monotonic()` value), the smallest
+    found by then. The empty list is tried last, from a single item."""
+    current = list(start)
     n = 2
     while len(current) >= 2 and time.monotonic() < deadline:
         chunks = _split(current, n)
-        reduced = next((c for c in chunks if len(chunks) > 1 and test(c)), None)
+        reduced = next((c for c in chunks if len(chunks) > 1 and keeps(c)), None)
         if reduced is not None:
             current, n = reduced, 2
             continue
@@ -32,14 +34,14 @@ def ddmin(items: Sequence[T], test: Callable[[list[T]], bool], deadline: float) 
             if time.monotonic() >= deadline:
                 return current
             rest = [x for j, c in enumerate(chunks) if j != k for x in c]
-            if rest and test(rest):
+            if rest and keeps(rest):
                 current, n = rest, max(n - 1, 2)
                 break
         else:
             if n >= len(current):
                 break
             n = min(len(current), 2 * n)
-    if len(current) == 1 and time.monotonic() < deadline and test([]):
+    if len(current) == 1 and time.monotonic() < deadline and keeps([]):
         return []
     return current
 

@@ -6,19 +6,24 @@ the text is parsed and shrunk as a value instead: members and elements dropped, 
 and arrays emptied, strings and numbers shortened, subtrees replaced by simpler values
 (`null`, `0`, `""`, `true`, `{}`, `[]`), each candidate serialized in the text's own layout
 (compact, spaced or indented) and kept when the caller's `keeps` still holds. Every
-candidate is a well-formed document with unique keys.
+candidate is a well-formed document with unique keys. A text that is not such a document
+is shrunk as text (`harness.diff.shrink.text_shrink`). It follows the shrinker contract
+(`harness.diff.shrink.contract`): `shrink_json(start, keeps, deadline)`.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from harness.corpora.paths import Layout, serialize
+from harness.diff.shrink.contract import Keeps
+from harness.diff.shrink.text_shrink import MAX_CHECKS, shrink_text
 
-SIMPLE = (None, 0, "", True, {}, [])
+# The simplest values a subtree is replaced by, tried in this order.
+SIMPLE: tuple[Any, ...] = (None, 0, "", True, {}, [])
 
 
 def layout_of(text: str) -> Layout:
@@ -87,22 +92,22 @@ def candidates(value: Any) -> Iterator[Any]:
 
 
 def shrink_json(
-    value: Any,
-    layout: Layout,
-    keeps: Callable[[str], bool],
-    *,
-    max_checks: int = 400,
-    deadline: float | None = None,
+    start: str, keeps: Keeps[str], deadline: float, *, max_checks: int = MAX_CHECKS
 ) -> str:
-    """The shortest serialization found, one edit at a time, on which `keeps` holds
-    (`value`'s own when none does)."""
+    """The shortest serialization found, one edit at a time, on which `keeps` holds;
+    when none does, `start`'s value serialized in its layout (`start` itself where it
+    was written so). A `start` that is not JSON with unique keys is shrunk as text."""
+    parsed, value = parse_strict(start)
+    if not parsed:
+        return shrink_text(start, keeps, deadline, max_checks=max_checks)
+    layout = layout_of(start)
     current = serialize(value, layout)
     checks = 0
     improved = True
     while improved:
         improved = False
         for candidate in candidates(value):
-            if checks >= max_checks or (deadline is not None and time.monotonic() > deadline):
+            if checks >= max_checks or time.monotonic() > deadline:
                 return current
             text = serialize(candidate, layout)
             if len(text) >= len(current):

@@ -16,8 +16,14 @@ reachable state) gets the single-byte tokens the regex can use added to the star
 From the first start that shows the bug, delta debugging drops tokens while the bug
 still shows with the same signature (or, when the start already shows another
 signature, with that one: a different shape, still a bug); then the regex is shrunk
-(`harness.diff.shrink.regex_shrink`), then the tokens once more. The shortest prefix comes for
-free: on a tiny vocabulary the differ reaches every reference state by a shortest path.
+(`harness.diff.shrink.regex_shrink`), then the tokens once more (`shrink_case`). The
+shortest prefix comes for free: on a tiny vocabulary the differ reaches every reference
+state by a shortest path; the path the bug was found on is shrunk first where the bug
+shows only on it (`harness.diff.shrink.path`).
+
+Each shrinking step follows the shrinker contract (`harness.diff.shrink.contract`):
+`minimize` is the adapter that binds the engine, the vocabulary and the bug to keep
+into `keeps` (`_Probe`), and builds the `Minimal` of what is left.
 
 A native JSON engine's finding on a schema (`harness.diff.walk.dialects`) keeps its schema,
 which the engine compiles, and the regex of that schema in the engine's dialect, which
@@ -28,16 +34,22 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
 
+from harness.diff.judge.triage import VerdictKind
+from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.shrink.path import shortcuts, shrink_path, spelled
+from harness.diff.shrink.regex_shrink import shrink_regex
+from harness.diff.walk.differ import Differ
 from harness.diff.walk.disagreement import Disagreement
-from harness.diff.walk.references import References
+from harness.diff.walk.plan import WalkPlan
+from harness.diff.walk.references import Deeper, Reading, References
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
+from harness.language import reference
 from harness.spec import Spec
 from harness.vocab import GreedyEncoder, Vocabulary
 
@@ -46,8 +58,6 @@ EOS_BYTES = b"<eos>"
 MAX_START_TOKENS = 600
 # Reference-allowed tokens added to start 3, shortest first.
 CONTEXT_TOKENS = 48
-# Reference states the search for shorter paths to the found path's states visits.
-MAX_SHORTCUT_STATES = 20_000
 SMALL_PLAN = WalkPlan(cover_states=400, random_walks=6, max_steps=12, seed=0)
 # Seconds one finding may take to shrink (tokens and regex); past it, the smallest case
 # found so far is kept (it still shows the bug).
@@ -100,7 +110,7 @@ class Minimal:
                 fields[key] = tuple(fields[key])
         return Minimal(**fields)
 
-    def key(self) -> tuple[Any, ...]:
+    def key(self) -> tuple[Hashable, ...]:
         """Two findings with equal keys have the same minimal form."""
         return (
             self.engine,
@@ -126,9 +136,35 @@ def tiny_vocabulary(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> 
     )
 
 
+@dataclass(frozen=True)
+class TinyCase:
+    """What the minimizer shrinks: a regex and the tokens of a tiny vocabulary (EOS and
+    the specials besides), on which the bug shows."""
+
+    regex: str
+    tokens: tuple[bytes, ...]
+
+
+def shrink_case(
+    start: TinyCase, keeps: Keeps[TinyCase], deadline: float, *, fixed_regex: bool = False
+) -> TinyCase:
+    """The shrinker contract over a tiny case: delta debugging drops tokens, then the
+    regex is cut (`shrink_regex`; not with `fixed_regex`: the regex of a schema in an
+    engine's dialect stays whole), then the tokens are dropped again where the regex
+    changed (a lighter regex needs fewer of them)."""
+    tokens = ddmin(list(start.tokens), lambda ts: keeps(TinyCase(start.regex, tuple(ts))), deadline)
+    regex = start.regex
+    if not fixed_regex:
+        regex = shrink_regex(regex, lambda r: keeps(TinyCase(r, tuple(tokens))), deadline)
+    if regex != start.regex:
+        tokens = ddmin(tokens, lambda ts: keeps(TinyCase(regex, tuple(ts))), deadline)
+    return TinyCase(regex, tuple(tokens))
+
+
 @dataclass
-class _Case:
-    """What a probe needs besides the tokens: the bug to keep showing."""
+class _Probe:
+    """What a probe needs besides the regex and the tokens: the bug to keep showing, and
+    how to build the engine and the reference on a tiny vocabulary."""
 
     engine: Engine
     spec_id: str
@@ -137,26 +173,32 @@ class _Case:
     specials: tuple[bytes, ...]
     schema: str = ""  # the schema the engine compiles, if not the regex
     # the schema's regex some levels deeper (References.deeper)
-    deeper: Callable[[int], str | None] | None = None
+    deeper: Deeper | None = None
     # the schema's other readings (References.readings)
-    readings: dict[str, Callable[[], str | None]] = field(default_factory=dict)
+    readings: dict[str, Reading] = field(default_factory=dict)
     # the tokens of the path the bug was found on, walked first on each tiny vocabulary
-    # that spells it (`_path`)
+    # that spells it (`harness.diff.shrink.path`)
     path: tuple[bytes, ...] = ()
     probes: int = 0
     cache: dict[tuple[str, tuple[bytes, ...], tuple[bytes, ...]], list[Disagreement] | None] = (
         field(default_factory=dict)
     )
 
-    def probe(
-        self, regex: str, tokens: Sequence[bytes], rule: str | None = None
+    def find(
+        self,
+        regex: str,
+        tokens: Sequence[bytes],
+        rule: str | None = None,
+        path: tuple[bytes, ...] | None = None,
     ) -> Disagreement | None:
         """The shortest-prefix bug of the engine with this rule (any rule when `rule` is
-        "*") on a tiny vocabulary of `tokens`, or None if it does not show there."""
-        key = (regex, tuple(tokens), self.path)
+        "*") on a tiny vocabulary of `tokens`, walking `path` (default: the probe's), or
+        None if it does not show there."""
+        path = self.path if path is None else path
+        key = (regex, tuple(tokens), path)
         if key not in self.cache:
             self.probes += 1
-            self.cache[key] = _bugs(self, regex, tokens)
+            self.cache[key] = _bugs(self, regex, tokens, path)
         found = self.cache[key]
         want = rule or self.rule
         if found is None:
@@ -164,23 +206,29 @@ class _Case:
         same = [d for d in found if d.what == self.what and want in ("*", d.rule)]
         return min(same, key=lambda d: (len(d.prefix), len(d.prefix_ids))) if same else None
 
+    def shows(self, case: TinyCase) -> bool:
+        """`keeps` of `shrink_case`: the bug shows on the case."""
+        return self.find(case.regex, case.tokens) is not None
 
-def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement] | None:
-    vocab = tiny_vocabulary(tokens, case.specials)
-    engine = case.engine
-    spec_id = f"{case.spec_id}#min"
-    spec = Spec.schema(spec_id, case.schema) if case.schema else Spec.regex(spec_id, regex)
+
+def _bugs(
+    probe: _Probe, regex: str, tokens: Sequence[bytes], path: tuple[bytes, ...]
+) -> list[Disagreement] | None:
+    vocab = tiny_vocabulary(tokens, probe.specials)
+    engine = probe.engine
+    spec_id = f"{probe.spec_id}#min"
+    spec = Spec.schema(spec_id, probe.schema) if probe.schema else Spec.regex(spec_id, regex)
     try:
-        refs = References(regex, vocab, deeper=case.deeper, readings=case.readings)
+        refs = References(regex, vocab, deeper=probe.deeper, readings=probe.readings)
         compiled = engine.compile(engine.prepare(vocab), spec)
         plans = [SMALL_PLAN]
-        path = _path(vocab, case.path)
-        if path:
-            plans.append(replace(SMALL_PLAN, paths=(path,)))
+        ids = spelled(vocab, path)
+        if ids:
+            plans.append(replace(SMALL_PLAN, paths=(ids,)))
         found: list[Disagreement] = []
         for plan in plans:  # the found path only where the small plan misses the rule
             result = Differ(
-                case.spec_id,
+                probe.spec_id,
                 regex,
                 vocab,
                 {engine.name: (engine, compiled)},
@@ -188,101 +236,31 @@ def _bugs(case: _Case, regex: str, tokens: Sequence[bytes]) -> list[Disagreement
                 check_exact=False,
             ).run(plan)
             found += [
-                d for d in result.disagreements if d.engine == engine.name and d.verdict == "bug"
+                d
+                for d in result.disagreements
+                if d.engine == engine.name and d.verdict == VerdictKind.BUG
             ]
-            if any(d.rule == case.rule for d in found):
+            if any(d.rule == probe.rule for d in found):
                 break
     except (TokensieveError, ValueError):
         return None
     return found
 
 
-def _path(vocab: Vocabulary, tokens: Sequence[bytes]) -> tuple[int, ...]:
-    """The path the bug was found on, in the ids of a tiny vocabulary: its own tokens
-    where the vocabulary holds them all, else its bytes one by one where it holds those,
-    else () (not walked). The cover walks reach each reference state once, by a
-    shortest path; an engine whose state is finer than the reference's (llguidance
-    will not end `0.50` under exclusive bounds, where `0.5` reaches the same reference
-    state) shows its bug only on the path that crosses it."""
-    index = {t: i for i, t in enumerate(vocab.tokens) if i not in vocab.special_ids}
-    if all(t in index for t in tokens):
-        return tuple(index[t] for t in tokens)
-    data = b"".join(tokens)
-    if all(data[i : i + 1] in index for i in range(len(data))):
-        return tuple(index[data[i : i + 1]] for i in range(len(data)))
-    return ()
-
-
-def _shorten_path(case: _Case, regex: str, tokens: list[bytes], deadline: float) -> None:
-    """Shortens `case.path` where the bug shows only on it (`_path`) on the tiny
-    vocabulary of `tokens`. The vocabulary must spell the whole path, so a path of 120
-    JSON tokens kept 120 tokens that had nothing to do with the bug, and dropping
-    vocabulary tokens first spent the whole budget failing to drop path tokens (741
-    probes). Two steps, each keeping the bug with the same rule:
-    - the path's head replaced by a shortest path to the reference state it reaches,
-      the longest such head first (the engine's finer state lies near the end: the
-      `0.50` of a number, not the members before it);
-    - delta debugging drops the remaining tokens (a dropped token that breaks the
-      text ends the walk there, so such cuts fail harmlessly).
-    The vocabulary is shrunk after, freed of what the path no longer needs."""
-    full = case.path
-    if not full:
+def _shorten_path(probe: _Probe, regex: str, tokens: Sequence[bytes], deadline: float) -> None:
+    """Shortens `probe.path` where the bug shows only on it, on the tiny vocabulary of
+    `tokens` (`shrink_path`: dropping vocabulary tokens first spent the whole budget
+    failing to drop path tokens, 741 probes); a bug that shows without the path keeps
+    it as it is."""
+    full = probe.path
+    if not full or probe.find(regex, tokens, path=()) is not None:
         return
-    case.path = ()
-    alone = case.probe(regex, tokens) is not None
-    case.path = full
-    if alone:
-        return
+    found = shortcuts(regex, tiny_vocabulary(tokens, probe.specials), full)
 
-    def holds(path: Sequence[bytes]) -> bool:
-        case.path = tuple(path)
-        shown = case.probe(regex, tokens) is not None
-        case.path = full
-        return shown
+    def keeps(path: tuple[bytes, ...]) -> bool:
+        return probe.find(regex, tokens, path=path) is not None
 
-    for shorter in _shortcuts(regex, tiny_vocabulary(tokens, case.specials), full):
-        if time.monotonic() >= deadline:
-            return
-        if holds(shorter):
-            full = case.path = shorter
-            break
-    case.path = tuple(ddmin(list(full), holds, deadline))
-
-
-def _shortcuts(regex: str, vocab: Vocabulary, path: Sequence[bytes]) -> list[tuple[bytes, ...]]:
-    """`path` (as `_path` spells it in the tiny `vocab`) with its first `i` tokens
-    replaced by a shortest path to the reference state they reach, wherever that is
-    shorter, the largest `i` first; none where the reference cannot be built there
-    (a probe on the same vocabulary would have failed too)."""
-    ids = _path(vocab, path)
-    try:
-        naive = References(regex, vocab).naive
-    except (TokensieveError, ValueError):
-        return []
-    states = [naive.initial_state]
-    for t in ids:
-        nxt = naive.next_state(states[-1], t)
-        if nxt is None:
-            break
-        states.append(nxt)
-    wanted = set(states)
-    shortest: dict[int, tuple[int, ...]] = {naive.initial_state: ()}
-    queue = [naive.initial_state]
-    for state in queue:  # breadth first, until every state on the path is reached
-        if wanted <= shortest.keys() or len(shortest) > MAX_SHORTCUT_STATES:
-            break
-        for t in naive.allowed(state):
-            t = int(t)
-            nxt = naive.next_state(state, t) if t not in vocab.special_ids else None
-            if nxt is not None and nxt not in shortest:
-                shortest[nxt] = (*shortest[state], t)
-                queue.append(nxt)
-    out = []
-    for i in range(len(states) - 1, 0, -1):
-        head = shortest.get(states[i])
-        if head is not None and len(head) < i:
-            out.append(tuple(vocab.tokens[t] for t in (*head, *ids[i:])))
-    return out
+    probe.path = shrink_path(full, keeps, deadline, shortcuts=found)
 
 
 def _dedupe(tokens: Sequence[bytes], specials: Sequence[bytes] = ()) -> list[bytes]:
@@ -294,8 +272,6 @@ def needed_bytes(regex: str, vocab: Vocabulary, limit: int = 4000) -> list[bytes
     """The single-byte tokens of `vocab` for every byte the regex's DFA can read (an
     engine that wants a token out of every reachable state takes a vocabulary with
     these)."""
-    from harness.language import reference
-
     dfa = reference.tokensdfa().ByteDfa(regex)
     present = set(vocab.tokens) - {vocab.tokens[i] for i in vocab.special_ids}
     used: set[int] = set()
@@ -351,46 +327,41 @@ def minimize(
     context: Sequence[int] = (),
     budget_s: float = BUDGET_S,
     schema: str = "",
-    deeper: Callable[[int], str | None] | None = None,
-    readings: dict[str, Callable[[], str | None]] | None = None,
+    deeper: Deeper | None = None,
+    readings: dict[str, Reading] | None = None,
 ) -> Minimal | None:
     """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
     it. `context`: the reference's allowed ids at the failing state (start 3). With
     `schema`, the engine compiles that schema and `d.regex` (its language in the
     engine's dialect; `deeper`, it nested deeper) stays whole."""
     deadline = time.monotonic() + budget_s
-    case = _Case(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
-    case.readings = dict(readings or {})
-    case.path = tuple(vocab.tokens[i] for i in d.prefix_ids)
-    start, found = _first_start(case, d, vocab, context)
+    probe = _Probe(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
+    probe.readings = dict(readings or {})
+    probe.path = tuple(vocab.tokens[i] for i in d.prefix_ids)
+    start, found = _first_start(probe, d, vocab, context)
     if found is None:
         log(f"{engine.name} {d.spec_id}: no subset of the vocabulary tried shows {d.rule}")
         return None
-    case.rule = found.rule
-    regex = d.regex
-    _shorten_path(case, regex, start, deadline)
-    tokens = ddmin(start, lambda ts: case.probe(regex, ts) is not None, deadline)
-    from harness.diff.shrink.regex_shrink import shrink_regex
-
-    if not schema:
-        regex = shrink_regex(regex, lambda r: case.probe(r, tokens) is not None, deadline)
-    if regex != d.regex:
-        tokens = ddmin(tokens, lambda ts: case.probe(regex, ts) is not None, deadline)
-    best = case.probe(regex, tokens)
+    probe.rule = found.rule
+    _shorten_path(probe, d.regex, start, deadline)
+    case = shrink_case(
+        TinyCase(d.regex, tuple(start)), probe.shows, deadline, fixed_regex=bool(schema)
+    )
+    best = probe.find(case.regex, case.tokens)
     assert best is not None  # every step above kept the bug showing
-    log(f"{engine.name} {d.spec_id}: {len(tokens)} tokens, {case.probes} probes")
-    return as_minimal(best, tokens, engine, case.specials, d.regex, schema)
+    log(f"{engine.name} {d.spec_id}: {len(case.tokens)} tokens, {probe.probes} probes")
+    return as_minimal(best, case.tokens, engine, probe.specials, d.regex, schema)
 
 
 def _first_start(
-    case: _Case, d: Disagreement, vocab: Vocabulary, context: Sequence[int]
+    probe: _Probe, d: Disagreement, vocab: Vocabulary, context: Sequence[int]
 ) -> tuple[list[bytes], Disagreement | None]:
     """The first start showing a bug of the case's rule (else of any rule), with the
     engine's needed single bytes added where it refuses the bare start."""
     extra = None
     for rule in (d.rule, "*"):
         for start in _starts(d, vocab, context):
-            found = case.probe(d.regex, start, rule)
+            found = probe.find(d.regex, start, rule)
             if found is None:
                 if extra is None:
                     try:
@@ -398,7 +369,7 @@ def _first_start(
                     except ValueError:
                         extra = []
                 start = _dedupe(start + extra)
-                found = case.probe(d.regex, start, rule)
+                found = probe.find(d.regex, start, rule)
             if found is not None:
                 return start, found
     return [], None
@@ -415,9 +386,8 @@ def as_minimal(
     """The Minimal of a disagreement found on the tiny vocabulary of `tokens`."""
     vocab = tiny_vocabulary(tokens, specials)
     refs = References(d.regex, vocab)
-    state = refs.naive.initial_state
-    for t in d.prefix_ids:
-        state = refs.naive.next_state(state, t)
+    state = reference.walk(refs.naive, d.prefix_ids)
+    assert state is not None  # the differ found `d` on this vocabulary, after this prefix
     expected = tuple(int(t) for t in refs.naive.allowed(state))
     differing = set(d.reference_only) ^ set(d.engine_only)
     actual_set = (set(expected) - {0}) ^ differing
@@ -428,10 +398,8 @@ def as_minimal(
         after = refs.naive.next_state(state, d.reference_only[0])
         if after is not None:
             next_expected = tuple(int(t) for t in refs.naive.allowed(after))
-    return minimal_form(
-        d,
-        engine,
-        vocab,
+    return Minimal(
+        **minimal_form(d, engine, vocab),
         prefix_ids=d.prefix_ids,
         expected=expected,
         actual=tuple(sorted(actual_set)),
@@ -445,17 +413,29 @@ def as_minimal(
     )
 
 
-def minimal_form(d: Disagreement, engine: Engine, vocab: Vocabulary, **state: Any) -> Minimal:
-    """The Minimal of bug `d` of `engine` on the tiny `vocab`, with `state` (the prefix,
-    both sides' masks, and what the case needs besides): the engine, its version, the
-    regex and the rule come from `d`, the tokens and the special ids from `vocab`, the
-    same for every way a case is shrunk (`as_minimal`, `harness.diff.shrink.stale`)."""
-    return Minimal(
+class MinimalOf(TypedDict):
+    """The fields of a `Minimal` that come from the bug and the tiny vocabulary
+    (`minimal_form`), whichever way the case was shrunk."""
+
+    engine: str
+    version: str
+    regex: str
+    rule: str
+    tokens: tuple[bytes, ...]
+    special: tuple[int, ...]
+
+
+def minimal_form(d: Disagreement, engine: Engine, vocab: Vocabulary) -> MinimalOf:
+    """The fields of the Minimal of bug `d` of `engine` on the tiny `vocab` that do not
+    depend on how it was shrunk: the engine, its version, the regex and the rule from
+    `d`, the tokens and the special ids from `vocab`; the caller adds the state (the
+    prefix, both sides' masks, what the case needs besides: `as_minimal`,
+    `harness.diff.shrink.stale`)."""
+    return MinimalOf(
         engine=engine.name,
         version=d.version,
         regex=d.regex,
         rule=d.rule,
         tokens=tuple(vocab.tokens),
         special=tuple(sorted(vocab.special_ids - {0})),
-        **state,
     )

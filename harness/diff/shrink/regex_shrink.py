@@ -8,31 +8,33 @@ first lighter pattern (shorter, or as long with smaller repetition counts) on wh
 bug still shows (the caller's `keeps`), and
 start again from it; stop when no cut keeps the bug, after `max_probes` tries, or at the
 deadline. Every pattern tried is checked by the reference and the engine themselves, so
-a cut that changes the meaning is fine as long as the same bug still shows.
+a cut that changes the meaning is fine as long as the same bug still shows. It follows the
+shrinker contract (`harness.diff.shrink.contract`): `shrink_regex(start, keeps,
+deadline)`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
+from harness.diff.shrink.contract import Keeps
 from harness.language import regex_tree
 
 MAX_PROBES = 800
 
 
 def shrink_regex(
-    regex: str, keeps: Callable[[str], bool], deadline: float, max_probes: int = MAX_PROBES
+    start: str, keeps: Keeps[str], deadline: float, max_probes: int = MAX_PROBES
 ) -> str:
-    """The shortest pattern found, by one cut at a time, on which `keeps` holds (`regex`
+    """The shortest pattern found, by one cut at a time, on which `keeps` holds (`start`
     itself when none is, or when the parser cannot read it)."""
     try:
-        tree = regex_tree.parse(regex)
+        tree = regex_tree.parse(start)
     except (ValueError, RecursionError):
-        return regex
-    current = regex
+        return start
+    current = start
     best = regex_tree.weight(tree)
-    tried: set[str] = {regex}
+    tried: set[str] = {start}
     probes = 0
     improved = True
     while improved:

@@ -5,17 +5,20 @@ gives never shows there. Here the case is rebuilt directly on a tiny vocabulary 
 history's tokens, the prefix's and a few witnesses of each side: one matcher replays the
 history (`harness.diff.walk.history`) and is reset before walking the prefix; a new matcher
 walks the prefix alone. While their answers differ the case holds, and delta debugging
-drops the history's walks, then the witnesses, it does not need. The repro script
-replays the same history (`HISTORY`) before `PREFIX`.
+drops the history's walks, then the witnesses, it does not need (`shrink_history`, a
+shrinker under the contract of `harness.diff.shrink.contract`; `minimize_stale` is its
+adapter). The repro script replays the same history (`HISTORY`) before `PREFIX`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
 from harness.diff.shrink.minimize import Minimal, minimal_form, tiny_vocabulary
 from harness.diff.walk.disagreement import Disagreement
@@ -33,32 +36,52 @@ WITNESSES = 8
 SINGLE_WALKS = 64
 
 
+@dataclass(frozen=True)
+class StaleCase:
+    """What `shrink_history` shrinks: the walks of the history replayed before the
+    reset (token ids and `FILL`s of the real vocabulary, `harness.diff.walk.history`),
+    and the witness tokens the tiny vocabulary holds besides the history's and the
+    prefix's."""
+
+    walks: tuple[tuple[int, ...], ...]
+    witnesses: tuple[bytes, ...]
+
+
+def shrink_history(start: StaleCase, keeps: Keeps[StaleCase], deadline: float) -> StaleCase:
+    """The shrinker contract over a stale case: one earlier walk often suffices, so the
+    latest walks are tried alone first; then delta debugging drops walks (never all of
+    them), then witnesses."""
+    parts = list(start.walks)
+    witnesses = start.witnesses
+    for part in parts[::-1][:SINGLE_WALKS]:
+        if time.monotonic() > deadline:
+            break
+        if keeps(StaleCase((part,), witnesses)):
+            parts = [part]
+            break
+    parts = ddmin(parts, lambda ps: bool(ps) and keeps(StaleCase(tuple(ps), witnesses)), deadline)
+    kept = ddmin(list(witnesses), lambda ws: keeps(StaleCase(tuple(parts), tuple(ws))), deadline)
+    return StaleCase(tuple(parts), tuple(kept))
+
+
 def minimize_stale(
     d: Disagreement, engine: Engine, voc: Vocabulary, budget_s: float, schema: str = ""
 ) -> Minimal | None:
     """The smallest case found of `d` (a `stale-after-reset` disagreement with its
-    history), or None when the tiny vocabulary does not show it: first the walks of the
-    history it needs, then the witnesses."""
+    history), or None when the tiny vocabulary does not show it: the adapter of
+    `shrink_history`, whose `keeps` rebuilds the case on a tiny vocabulary (`_case`)."""
     deadline = time.monotonic() + budget_s
     sides = [voc.tokens[i] for i in (*d.engine_only[:WITNESSES], *d.reference_only[:WITNESSES])]
-    witnesses = [t for t in dict.fromkeys(sides) if t]
+    witnesses = tuple(t for t in dict.fromkeys(sides) if t)
 
-    def holds(parts: Sequence[Sequence[int]], extra: Sequence[bytes]) -> bool:
-        return _case(d, engine, voc, schema, joined(parts), extra) is not None
+    def holds(case: StaleCase) -> bool:
+        return _case(d, engine, voc, schema, joined(case.walks), case.witnesses) is not None
 
-    parts = walks(d.history)
-    if not parts or not holds(parts, witnesses):
+    start = StaleCase(tuple(tuple(w) for w in walks(d.history)), witnesses)
+    if not start.walks or not holds(start):
         return None
-    # one earlier walk often suffices: the latest ones are tried alone first
-    for part in parts[::-1][:SINGLE_WALKS]:
-        if time.monotonic() > deadline:
-            break
-        if holds([part], witnesses):
-            parts = [part]
-            break
-    parts = ddmin(parts, lambda ps: bool(ps) and holds(ps, witnesses), deadline)
-    witnesses = ddmin(witnesses, lambda ws: holds(parts, ws), deadline)
-    found = _case(d, engine, voc, schema, joined(parts), witnesses)
+    shrunk = shrink_history(start, holds, deadline)
+    found = _case(d, engine, voc, schema, joined(shrunk.walks), shrunk.witnesses)
     assert found is not None  # each step kept the case holding
     vocab, history, prefix, (mask, accepting) = found
     refs = References(d.regex, vocab)
@@ -67,10 +90,8 @@ def minimize_stale(
         return None  # the reference refuses the prefix on this vocabulary
     allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
     actual = allowed - {vocab.eos_id}
-    return minimal_form(
-        d,
-        engine,
-        vocab,
+    return Minimal(
+        **minimal_form(d, engine, vocab),
         prefix_ids=tuple(prefix),
         expected=tuple(int(t) for t in refs.naive.allowed(state)),
         actual=tuple(sorted(actual | ({vocab.eos_id} if accepting else set()))),

@@ -43,8 +43,9 @@ import json
 from typing import Any
 
 from harness.diff.judge.schema_policies import as_read_by, rewrite_subschemas
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.walk.differ import Differ
 from harness.diff.walk.disagreement import SpecDiff
+from harness.diff.walk.plan import WalkPlan
 from harness.diff.walk.references import References
 from harness.engines.base import Engine
 from harness.errors import TokensieveError

@@ -34,62 +34,42 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
-from functools import partial
-from typing import Any
+from collections.abc import Hashable
+from functools import cached_property, partial
+from typing import TypedDict
 
 import numpy as np
 
 from harness.diff.judge.leftmost import LeftmostFirst
-from harness.diff.judge.triage import BUG, Verdict, triage
-from harness.diff.judge.view import StateView
+from harness.diff.judge.triage import Verdict, VerdictKind, triage
+from harness.diff.judge.view import Answer, Models, StateView
 from harness.diff.walk.disagreement import Disagreement, SpecDiff
 from harness.diff.walk.history import FILL, RESET
-from harness.diff.walk.lanes import Lane, set_bit, token_facts
-from harness.diff.walk.references import References
+from harness.diff.walk.lanes import Lane
+from harness.diff.walk.plan import WalkPlan, choose, cover, leanings
+from harness.diff.walk.references import References, TokenIndex
 from harness.engines.base import Compiled, Engine, allowed_ids, is_allowed
 from harness.engines.support import tail_mask
 from harness.errors import EngineError, TokensieveError
 from harness.language import reference
 from harness.vocab import Vocabulary
 
+__all__ = ["Differ", "WalkPlan"]
+
 # How many token ids of each side a disagreement keeps (the full counts are kept too).
 KEEP_IDS = 64
-# Long tokens tried per state when covering reference states.
-COVER_SAMPLE = 256
 
 
-@dataclass(frozen=True)
-class WalkPlan:
-    """Which walks to take: a shortest path to each of up to `cover_states` reference
-    states (to every state when the index has at most `full_cover_limit`), the given
-    token paths, and `random_walks` walks of at most `max_steps` tokens drawn with
-    `seed`: a `non_ascii_share` of them leaning on tokens with non-ASCII bytes, a
-    `short_share` on the shortest tokens (deep paths: a fault after six tokens shows only
-    on a walk that long), the rest mixing short and long tokens. `every_step` compares
-    at each step of paths and walks (else once per state)."""
+class _Where(TypedDict):
+    """The fields of a `Disagreement` that say where it is (`Differ._at`)."""
 
-    paths: tuple[tuple[int, ...], ...] = ()
-    cover_states: int = 200
-    random_walks: int = 8
-    max_steps: int = 48
-    seed: int = 0
-    eos_probability: float = 0.25
-    # Seconds one engine may spend filling masks in one cell; a slow engine (xgrammar
-    # takes 0.3 s per mask on some regexes) then covers fewer states instead of stalling.
-    engine_budget_s: float = 30.0
-    full_cover_limit: int = 2048
-    non_ascii_share: float = 0.375
-    short_share: float = 0.25
-    every_step: bool = True
-
-
-def leanings(plan: WalkPlan) -> list[str]:
-    """How each random walk picks its tokens: "non-ascii", "short" or "mixed"."""
-    non_ascii = round(plan.random_walks * plan.non_ascii_share)
-    short = round(plan.random_walks * plan.short_share)
-    mixed = max(0, plan.random_walks - non_ascii - short)
-    return (["non-ascii"] * non_ascii + ["short"] * short + ["mixed"] * mixed)[: plan.random_walks]
+    engine: str
+    version: str
+    spec_id: str
+    vocab: str
+    regex: str
+    prefix_ids: tuple[int, ...]
+    prefix: bytes
 
 
 # A refused advance is checked against the engine's own mask (filled anew where the walk
@@ -115,7 +95,8 @@ class Differ:
         self.refs = refs or References(regex, vocab)
         self.result = SpecDiff(spec_id, vocab.name, regex)
         self.lanes = [Lane(e, c, self.refs) for e, c in compiled.values()]
-        self.seen: dict[str, set[tuple[Any, ...]]] = {
+        # per engine, the states compared (`Lane.key`)
+        self.seen: dict[str, set[tuple[Hashable, ...]]] = {
             lane.engine.name: set() for lane in self.lanes
         }
         self.check_exact = check_exact
@@ -123,15 +104,15 @@ class Differ:
         self.exact_mask = np.zeros(vocab.mask_words, dtype=np.int32)
         self.tail = tail_mask(vocab.size)
         self.special = frozenset(vocab.special_ids - {vocab.eos_id})
-        self._models: dict[str, Any] | None = None
         self.plan = WalkPlan()
 
     def run(self, plan: WalkPlan) -> SpecDiff:
+        """Every walk of `plan`; the cell's result, with each engine's states and steps."""
         self.plan = plan
-        for path in self._cover(plan):
+        for path in cover(self.refs.naive, self.vocab, plan, self.spec_id):
             self._walk(path, None, plan, every_step=False)
-        for path in plan.paths:
-            self._walk(list(path), None, plan, every_step=plan.every_step)
+        for given in plan.paths:
+            self._walk(list(given), None, plan, every_step=plan.every_step)
         rng = random.Random(f"{plan.seed}:{self.spec_id}:{self.vocab.name}")
         for lean in leanings(plan):
             self._walk(None, rng, plan, every_step=plan.every_step, lean=lean)
@@ -139,36 +120,6 @@ class Differ:
             self.result.states[lane.engine.name] = len(self.seen[lane.engine.name])
             self.result.steps[lane.engine.name] = lane.steps
         return self.result
-
-    def _cover(self, plan: WalkPlan) -> list[list[int]]:
-        """Shortest token paths to reference states, breadth first. From each state only
-        the short tokens (at most 2 bytes) and a seeded sample of the others are tried:
-        short tokens reach the fine-grained states, and trying all 128k tokens of a real
-        vocabulary at every state would cost more than the comparisons themselves."""
-        naive = self.refs.naive
-        target = plan.cover_states
-        if int(naive.num_states) <= plan.full_cover_limit:
-            target = max(target, int(naive.num_states))
-        rng = random.Random(f"cover:{plan.seed}:{self.spec_id}")
-        found: dict[int, list[int]] = {naive.initial_state: []}
-        order = [naive.initial_state]
-        mask = np.zeros(self.vocab.mask_words, dtype=np.int32)
-        for state in order:
-            if len(found) >= target:
-                break
-            naive.fill_mask(state, mask)
-            allowed = [int(t) for t in allowed_ids(mask, self.vocab.size) if t != self.vocab.eos_id]
-            short = [t for t in allowed if len(self.vocab.tokens[t]) <= 2]
-            rest = [t for t in allowed if len(self.vocab.tokens[t]) > 2]
-            tried = short + (rng.sample(rest, COVER_SAMPLE) if len(rest) > COVER_SAMPLE else rest)
-            for token in tried:
-                nxt = naive.next_state(state, token)
-                if nxt is not None and nxt not in found:
-                    found[nxt] = [*found[state], token]
-                    order.append(nxt)
-                    if len(found) >= target:
-                        break
-        return [found[s] for s in order[1:]]
 
     # --- one walk --------------------------------------------------------------------------
 
@@ -203,7 +154,8 @@ class Differ:
                 token = fixed[step]
             else:
                 assert rng is not None
-                chosen = self._choose(rng, accepting, plan, lean)
+                fresh = [lane.mask for lane in self.lanes if lane.live and lane.fresh]
+                chosen = choose(rng, self.vocab, self.ref_mask, fresh, accepting, plan, lean)
                 if chosen is None:
                     break
                 token = chosen
@@ -211,42 +163,14 @@ class Differ:
             if nxt is None:  # a corpus path the reference refuses: walk no further
                 break
             state = nxt
-            exact_state = self.refs.exact.next_state(exact_state, token)
+            exact_next = self.refs.exact.next_state(exact_state, token)
             for lane in self.lanes:
                 if lane.live:
                     self._advance(lane, ids, token)
             ids.append(token)
-            if exact_state is None:
+            if exact_next is None:
                 break
-
-    def _choose(self, rng: random.Random, accepting: bool, plan: WalkPlan, lean: str) -> int | None:
-        if accepting and rng.random() < plan.eos_probability:
-            return None  # EOS: the walk ends here
-        # Prefer tokens every live engine also allows, so the lanes stay together (a bitwise
-        # AND of the masks; an engine that allows none of them is not followed).
-        shared_mask = self.ref_mask.copy()
-        set_bit(shared_mask, self.vocab.eos_id, False)
-        for lane in self.lanes:
-            if lane.live and lane.fresh:
-                both = shared_mask & lane.mask
-                if both.any():
-                    shared_mask = both
-        shared = allowed_ids(shared_mask, self.vocab.size)
-        if shared.size == 0:
-            return None
-        lengths, high = token_facts(self.vocab)
-        if lean == "non-ascii" and rng.random() < 0.7:
-            leaning = shared[high[shared]]
-            if leaning.size:
-                shared = leaning
-        if lean == "short" and rng.random() < 0.7:
-            sizes = lengths[shared]
-            shared = shared[sizes == sizes.min()]
-        if rng.random() < 0.5 or lean == "short":
-            return int(shared[rng.randrange(shared.size)])
-        # a long token: the longest of a small sample
-        sample = [int(shared[rng.randrange(shared.size)]) for _ in range(16)]
-        return max(sample, key=lambda t: (len(self.vocab.tokens[t]), t))
+            exact_state = exact_next
 
     # --- comparing one state -----------------------------------------------------------
 
@@ -303,8 +227,9 @@ class Differ:
             return  # this wrong answer at this state is on record already
         lane.recorded.add(answer)
         view = self._view(lane, ids, exact_state, accepting, engine_accepting)
-        verdict, history = triage(view), ()
-        if verdict.kind == BUG and lane.log.count(RESET) > 1:
+        verdict = triage(view)
+        history: tuple[int, ...] = ()
+        if verdict.kind == VerdictKind.BUG and lane.log.count(RESET) > 1:
             verdict, history = lane.stale(ids, engine_accepting, self.tail, verdict)
         self._record(lane, ids, view, verdict, "mask", history)
 
@@ -335,29 +260,25 @@ class Differ:
             models=self._models_at(ids),
         )
 
-    def _models_at(self, ids: list[int]) -> dict[str, Any]:
-        """The semantics models, and for a schema in an engine's dialect the deeper
-        references' answers at this state (`values-nested-deeper`)."""
-        models = self._semantics_models()
-        if self.refs.deeper is None:
-            return models
-        return {**models, "values-nested-deeper": partial(self.refs.deeper_answer, tuple(ids))}
+    def _models_at(self, ids: list[int]) -> Models:
+        """The leftmost-first model (built on the first disagreement), and for a schema
+        in an engine's dialect the deeper references' answers at this state
+        (`values-nested-deeper`)."""
+        deeper = None
+        if self.refs.deeper is not None:
+            deeper = partial(self.refs.deeper_answer, tuple(ids))
+        return Models(leftmost_first=self._leftmost, deeper=deeper)
 
-    def _semantics_models(self) -> dict[str, Any]:
-        """Models some signatures compare with, built on the first disagreement."""
-        if self._models is None:
-            model = LeftmostFirst.build(self.refs.regex)
-            self._models = {} if model is None else {"leftmost-first": model}
-        return self._models
+    @cached_property
+    def _leftmost(self) -> LeftmostFirst | None:
+        return LeftmostFirst.build(self.refs.regex)
 
-    def _policy_views(
-        self, lane: Lane, ids: list[int]
-    ) -> dict[str, tuple[frozenset[int], bool] | None]:
+    def _policy_views(self, lane: Lane, ids: list[int]) -> dict[str, Answer | None]:
         """(allowed ids, accepting) of each policy's reference at this state, and of the
         regex without anchors (for `anchors-ignored`) and of the schema's other readings
         (`References.readings`), walked along `ids` on demand."""
-        states = dict(lane.policy_states)
-        indexes = dict(lane.policies)
+        states: dict[str, int | None] = {n: s for n, s in lane.policy_states.items()}
+        indexes: dict[str, TokenIndex | None] = {n: i for n, i in lane.policies.items()}
         for name in ("anchors-removed", *self.refs.readings):
             other = self.refs.policy_index(name, lane.engine)
             if other is None:
@@ -366,7 +287,7 @@ class Differ:
             for token in ids:
                 state = None if state is None else other.next_state(state, token)
             indexes[name], states[name] = other, state
-        out: dict[str, tuple[frozenset[int], bool] | None] = {}
+        out: dict[str, Answer | None] = {}
         buf = np.zeros(self.vocab.mask_words, dtype=np.int32)
         for name, index in indexes.items():
             pstate = states[name]
@@ -404,18 +325,15 @@ class Differ:
         lane.recorded.add(("advance", len(ids), token))
         why = f"advance refused token {token} ({self.vocab.tokens[token]!r}) its own mask allows"
         self.result.disagreements.append(
-            self._disagreement(
-                lane.engine.name,
-                lane.version,
-                ids,
-                self.vocab.decode(ids),
+            Disagreement(
+                **self._at(lane.engine.name, lane.version, ids, self.vocab.decode(ids)),
                 reference_only=(token,),
                 engine_only=(),
                 n_reference_only=1,
                 n_engine_only=0,
                 accepting_expected=False,
                 accepting_actual=False,
-                verdict="bug",
+                verdict=VerdictKind.BUG,
                 rule="mask-advance-mismatch",
                 why=why,
                 agrees_with_tokensdfa=True,
@@ -436,29 +354,25 @@ class Differ:
         ref_only = sorted(expected - actual)
         eng_only = sorted(actual - expected)
         self.result.disagreements.append(
-            self._disagreement(
-                "tokensdfa",
-                reference.version(),
-                ids,
-                self.vocab.decode(ids),
+            Disagreement(
+                **self._at("tokensdfa", reference.version(), ids, self.vocab.decode(ids)),
                 reference_only=tuple(ref_only[:KEEP_IDS]),
                 engine_only=tuple(eng_only[:KEEP_IDS]),
                 n_reference_only=len(ref_only),
                 n_engine_only=len(eng_only),
                 accepting_expected=accepting,
                 accepting_actual=bool(self.refs.exact.is_accepting(exact_state)),
-                verdict="bug",
+                verdict=VerdictKind.BUG,
                 rule="unclassified",
                 why="TokensDFA exact differs from the naive index it must equal",
                 agrees_with_tokensdfa=False,
             )
         )
 
-    def _disagreement(
-        self, engine: str, version: str, ids: list[int], prefix: bytes, **rest: Any
-    ) -> Disagreement:
-        """A disagreement at the state after `ids` of this walk's spec and vocabulary."""
-        return Disagreement(
+    def _at(self, engine: str, version: str, ids: list[int], prefix: bytes) -> _Where:
+        """Where a disagreement of `engine` is: the state after `ids` of this walk's spec
+        and vocabulary."""
+        return _Where(
             engine=engine,
             version=version,
             spec_id=self.spec_id,
@@ -466,7 +380,6 @@ class Differ:
             regex=self.refs.regex,
             prefix_ids=tuple(ids),
             prefix=prefix,
-            **rest,
         )
 
     def _record(
@@ -481,11 +394,8 @@ class Differ:
         ref_only = sorted(view.reference_only, key=lambda t: (len(self.vocab.tokens[t]), t))
         eng_only = sorted(view.engine_only, key=lambda t: (len(self.vocab.tokens[t]), t))
         self.result.disagreements.append(
-            self._disagreement(
-                lane.engine.name,
-                lane.version,
-                ids,
-                view.prefix,
+            Disagreement(
+                **self._at(lane.engine.name, lane.version, ids, view.prefix),
                 reference_only=tuple(ref_only[:KEEP_IDS]),
                 engine_only=tuple(eng_only[:KEEP_IDS]),
                 n_reference_only=len(ref_only),

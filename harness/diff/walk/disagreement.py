@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from harness.diff.judge.triage import VerdictKind
 from harness.diff.walk.history import describe
 
 
@@ -26,8 +27,8 @@ class Disagreement:
     n_engine_only: int
     accepting_expected: bool
     accepting_actual: bool
-    verdict: str  # "policy" or "bug"
-    rule: str
+    verdict: VerdictKind
+    rule: str  # the policy or the bug signature (`harness.diff.judge.triage.Verdict`)
     why: str
     # does the engine's mask equal TokensDFA exact's (which should equal the reference)?
     agrees_with_tokensdfa: bool
@@ -51,6 +52,7 @@ class Disagreement:
     def from_json(data: dict[str, Any], regex: str) -> Disagreement:
         fields = dict(data)
         fields["prefix"] = bytes.fromhex(fields["prefix"])
+        fields["verdict"] = VerdictKind(fields["verdict"])
         for key in ("prefix_ids", "reference_only", "engine_only", "history"):
             if key in fields:
                 fields[key] = tuple(fields[key])

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import Any
+from collections.abc import Hashable
 
 import numpy as np
 
-from harness.diff.judge.triage import BUG, Verdict
+from harness.diff.judge.triage import Verdict, VerdictKind
 from harness.diff.walk.history import RESET, answer_after, walks
-from harness.diff.walk.references import References, policies_needing_reference
-from harness.engines.base import Compiled, Engine, Matcher
+from harness.diff.walk.references import References, TokenIndex, policies_needing_reference
+from harness.engines.base import Compiled, Engine, Matcher, Policy
 from harness.vocab import Vocabulary
 
 # The signature of a wrong answer that depends on the matcher's history (`Lane.stale`).
@@ -58,16 +58,16 @@ class Lane:
         # that a new matcher does not give came from there
         self.log: list[int] = []
         self.mask = np.zeros(refs.vocab.mask_words, dtype=np.int32)
-        self.policies = {
+        self.policies: dict[Policy, TokenIndex | None] = {
             name: refs.policy_index(name, engine) for name in policies_needing_reference(engine)
         }
-        self.policy_states: dict[str, int | None] = {}
+        self.policy_states: dict[Policy, int | None] = {}
         self.live = True
         self.fresh = False  # `mask` holds the current state's mask
         self.fill_seconds = 0.0
         self.steps = 0
         # (state key, digest of the wrong answer) already recorded
-        self.recorded: set[tuple[Any, ...]] = set()
+        self.recorded: set[tuple[Hashable, ...]] = set()
         self.reset()
 
     def reset(self) -> None:
@@ -95,7 +95,7 @@ class Lane:
         self,
         ids: list[int],
         engine_accepting: bool,
-        tail: Any,
+        tail: int | None,
         verdict: Verdict,
     ) -> tuple[Verdict, tuple[int, ...]]:
         """`stale-after-reset` for a bug (`verdict`, on the answer in `mask` and
@@ -137,12 +137,15 @@ class Lane:
             if found
             else f"replaying the {len(walks(before))} walks kept before the reset does not"
         )
-        return Verdict(BUG, STALE_AFTER_RESET, why), found
+        return Verdict(VerdictKind.BUG, STALE_AFTER_RESET, why), found
 
-    def key(self, ref_state: int) -> tuple[Any, ...]:
+    def key(self, ref_state: int) -> tuple[int | None, ...]:
+        """The state as this lane tells states apart: the reference's, and each of its
+        policies' references' (a policy reference may be finer)."""
         return (ref_state, *self.policy_states.values())
 
     def advance_policy(self, token: int) -> None:
         for name, index in self.policies.items():
             state = self.policy_states[name]
-            self.policy_states[name] = None if state is None else index.next_state(state, token)
+            if state is not None and index is not None:
+                self.policy_states[name] = index.next_state(state, token)

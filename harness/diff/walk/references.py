@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
-from harness.engines.base import Engine
+import numpy as np
+
+from harness.diff.judge.view import Answer, ByteDfa
+from harness.engines.base import Engine, Policy
 from harness.language import reference
 from harness.language.regex_syntax import (
     ascii_classes,
@@ -14,6 +17,43 @@ from harness.language.regex_syntax import (
     uses_class_escapes,
 )
 from harness.vocab import Vocabulary
+
+
+class TokenIndex(Protocol):
+    """A token-level index of a regex over a vocabulary (TokensDFA's `NaiveIndex`,
+    `Index` or `LazyIndex`), as the differ walks it: states are ints, a refused token
+    has no next state."""
+
+    @property
+    def initial_state(self) -> int: ...
+
+    def fill_mask(self, state: int, out: np.ndarray) -> None: ...
+
+    def next_state(self, state: int, token: int) -> int | None: ...
+
+    def is_accepting(self, state: int) -> bool: ...
+
+    def allowed(self, state: int) -> list[int]: ...
+
+
+class ExactIndex(TokenIndex, Protocol):
+    """TokensDFA exact (`Index`): also the text it forces from a state."""
+
+    def forced_bytes(self, state: int) -> bytes: ...
+
+
+class NaiveIndex(TokenIndex, Protocol):
+    """The naive reference index: also how many states it has."""
+
+    @property
+    def num_states(self) -> int: ...
+
+
+# The reference of a JSON schema in an engine's dialect, nested k levels deeper
+# (`values-nested-deeper`): its regex, or None where it cannot be written.
+Deeper = Callable[[int], str | None]
+# A schema read another way (`allof-widened`): its regex, or None where nothing changes.
+Reading = Callable[[], str | None]
 
 
 class References:
@@ -28,8 +68,8 @@ class References:
         regex: str,
         vocab: Vocabulary,
         spec_id: str = "<regex>",
-        deeper: Callable[[int], str | None] | None = None,
-        readings: dict[str, Callable[[], str | None]] | None = None,
+        deeper: Deeper | None = None,
+        readings: dict[str, Reading] | None = None,
     ) -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
         cannot read or build `regex`: there is then no language to compare with.
@@ -42,18 +82,18 @@ class References:
         self.regex = regex
         self.vocab = vocab
         self.native_vocab = reference.native_vocabulary(vocab)
-        self.naive = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
-        self.exact = tokensdfa.Index(regex, self.native_vocab)
-        self.dfa = tokensdfa.ByteDfa(regex)
+        self.naive: NaiveIndex = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
+        self.exact: ExactIndex = tokensdfa.Index(regex, self.native_vocab)
+        self.dfa: ByteDfa = tokensdfa.ByteDfa(regex)
         self.deeper = deeper
         self.readings = dict(readings or {})
-        self._deeper: dict[int, Any | None] = {}
-        self._policy: dict[str, Any] = {}
-        self._dotall: Any | None = None
+        self._deeper: dict[int, TokenIndex | None] = {}
+        self._policy: dict[str, TokenIndex | None] = {}
+        self._dotall: ByteDfa | None = None
         self._dotall_built = False
 
     @property
-    def dotall_dfa(self) -> Any | None:
+    def dotall_dfa(self) -> ByteDfa | None:
         """The byte DFA of the regex with `.` matching newline (for triage)."""
         tokensdfa = reference.tokensdfa()
         if not self._dotall_built:
@@ -64,15 +104,15 @@ class References:
                 self._dotall = None
         return self._dotall
 
-    def policy_index(self, name: str, engine: Engine) -> Any | None:
+    def policy_index(self, name: str, engine: Engine) -> TokenIndex | None:
         """The naive index of the regex as `engine` reads it under policy or reading
         `name`, or None when that reading does not change the regex."""
         tokensdfa = reference.tokensdfa()
-        table = engine.policies.class_table if name == "ascii-classes" else ()
+        table = engine.policies.class_table if name == Policy.ASCII_CLASSES else ()
         key = f"{name}:{table}"
         if key not in self._policy:
             pattern = None
-            if name == "ascii-classes" and uses_class_escapes(self.regex):
+            if name == Policy.ASCII_CLASSES and uses_class_escapes(self.regex):
                 try:
                     pattern = ascii_classes(self.regex, dict(table))
                 except ValueError:
@@ -81,7 +121,7 @@ class References:
                 pattern = without_anchors(self.regex)
             elif name in self.readings:
                 pattern = self.readings[name]()
-            elif name == "canonical-literals":
+            elif name == Policy.CANONICAL_LITERALS:
                 self._policy[key] = self._canonical_index()
                 return self._policy[key]
             index = None
@@ -93,9 +133,7 @@ class References:
             self._policy[key] = index
         return self._policy[key]
 
-    def deeper_answer(
-        self, ids: tuple[int, ...], levels: int
-    ) -> tuple[frozenset[int], bool] | None:
+    def deeper_answer(self, ids: tuple[int, ...], levels: int) -> Answer | None:
         """(allowed ids, accepting) after `ids` of the schema's reference `levels` deeper
         (see `deeper`), or None: no deeper regex, or the path leaves its language. The
         deeper regexes are large and read at a few states: TokensDFA's lazy index (exact
@@ -120,7 +158,7 @@ class References:
         allowed = frozenset(int(t) for t in index.allowed(state)) - {self.vocab.eos_id}
         return allowed, bool(index.is_accepting(state))
 
-    def _canonical_index(self) -> Any | None:
+    def _canonical_index(self) -> TokenIndex | None:
         """TokensDFA in canonical_literals mode: what that policy prescribes."""
         try:
             return reference.tokensdfa().Index(
@@ -142,7 +180,7 @@ def without_anchors(regex: str) -> str:
     return "".join(kept)
 
 
-def policies_needing_reference(engine: Engine) -> list[str]:
+def policies_needing_reference(engine: Engine) -> list[Policy]:
     """The policies of `engine` whose rule compares with a reference of their own."""
-    needed = [] if engine.policies.unicode_classes else ["ascii-classes"]
-    return needed + (["canonical-literals"] if engine.policies.canonical_literals else [])
+    own = (Policy.ASCII_CLASSES, Policy.CANONICAL_LITERALS)
+    return [p for p in own if engine.policies.follows(p)]
