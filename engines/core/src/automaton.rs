@@ -9,10 +9,13 @@
 //!
 //! [`initial_state`]: TokenAutomaton::initial_state
 
-use crate::bitmask::Mask;
+use std::str::FromStr;
+
+use crate::error::Error;
+use crate::util::bitmask::Mask;
 
 /// A token-level automaton over a vocabulary: state `s` allows token `t` iff bit `t` of
-/// its mask is set ([`crate::bitmask`] layout), EOS exactly where the text so far is a
+/// its mask is set ([`Mask`] layout), EOS exactly where the text so far is a
 /// full match.
 pub trait TokenAutomaton {
     /// The state before any token, always 0.
@@ -42,4 +45,36 @@ pub trait TokenAutomaton {
     /// Allowed token ids of `state`, ascending, EOS included when accepting. `state`
     /// must be below [`num_states`](Self::num_states).
     fn allowed(&self, state: u32) -> Vec<u32>;
+}
+
+/// How literal runs are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Masks equal the naive index's: every tokenization of every string is allowed.
+    Exact,
+    /// Literal runs are allowed only in their minimal tokenization; masks are subsets of
+    /// the exact ones and every string of the language stays reachable.
+    CanonicalLiterals,
+}
+
+impl FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "exact" => Ok(Mode::Exact),
+            "canonical_literals" => Ok(Mode::CanonicalLiterals),
+            other => Err(Error::Option(format!(
+                "mode {other:?} is not one of \"exact\", \"canonical_literals\""
+            ))),
+        }
+    }
+}
+
+impl Mode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::CanonicalLiterals => "canonical_literals",
+        }
+    }
 }

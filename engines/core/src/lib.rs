@@ -6,59 +6,64 @@
 //!
 //! Three builders produce the same masks:
 //! - [`NaiveIndex`], the reference: every reachable DFA state is tried with every token.
-//! - [`Index`] (TokensDFA), eager: every reachable state of the regex's minimized DFA
-//!   ([`ByteDfa`], Hopcroft) is walked over the vocabulary's prepared byte trie, in
-//!   parallel, taking whole *token slices* where the state provably allows them; each
-//!   distinct mask is stored once. A build is bounded ([`Limits`]) and fails fast past its
-//!   bounds. Its optional `canonical_literals` mode replaces literal runs of the regex by
-//!   *ghost symbols* standing for their minimal tokenization (over a class-string trie).
+//! - [`Index`] (TokensDFA), eager: every reachable state of the regex's minimized DFA is
+//!   walked over the vocabulary's prepared byte trie, in parallel, taking whole *token
+//!   slices* where the state provably allows them; each distinct mask is stored once. A
+//!   build is bounded ([`Limits`]) and fails fast past its bounds. Its optional
+//!   `canonical_literals` [`Mode`] replaces literal runs of the regex by *ghost symbols*
+//!   standing for their minimal tokenization (over a class-string trie).
 //! - [`LazyIndex`]: nothing up front but the parse and an NFA; a state's DFA transitions
 //!   and mask are computed on its first visit and memoized, so the first mask comes in
 //!   microseconds even for multi-megabyte regexes.
 //!
-//! [`schema`] compiles a JSON schema into a regex whose full matches are exactly the
-//! valid JSON texts of a chosen dialect (whitespace, escapes, numbers), refusing what it
-//! cannot express exactly.
-//!
 //! All implement [`TokenAutomaton`], the token-level surface (states, masks, transitions).
 //!
-//! Shared pieces: [`Vocabulary`] (token bytes, specials, EOS, and, built once, its
-//! [`TokenTrie`], walk tries and token slices), [`ByteDfa`] (the pruned, class-compressed
-//! DFA the eager builders start from).
+//! ## Layout
+//!
+//! One folder per automaton family, as regex-automata does, each `mod.rs` a map of it;
+//! dependencies run downward through this list, never back:
+//! - `util`: the shared layer both sides read: token bitmasks ([`Mask`]), the
+//!   transition-table layout every mask walk reads (`DfaTable`, `Stepper`), the regex
+//!   syntax every road parses with;
+//! - `nfa`: the regex front end ([`Ast`], the fast parser, class automata, [`counted`]
+//!   automata) and the hash-consed NFA with its subset construction;
+//! - [`dfa`]: byte DFAs, whole ([`ByteDfa`], regex-automata's, live-pruned; Hopcroft) or
+//!   on demand (the lazy DFA over the NFA, also run to completion for the eager index);
+//! - `walk`: the token side: the token trie ([`TokenTrie`]), walk tries, token slices,
+//!   and the mask walks over any table;
+//! - [`Vocabulary`] (`vocab`): token bytes, specials, EOS, and, built once, its trie and
+//!   slices;
+//! - `eager`: [`Index`] with its exact and canonical builders, and [`NaiveIndex`];
+//! - `lazy`: [`LazyIndex`].
+//!
+//! Beside them, [`Error`] (errors by kind) and [`TokenAutomaton`] with [`Mode`] (the
+//! surface every index shares).
+//!
+//! ## Public surface
+//!
+//! The indexes and their options, the vocabulary, the masks, [`ByteDfa`] and [`dfa::parse`]
+//! (the byte-level questions and the syntax check the Python bindings ask), and what the
+//! schema compiler (`tokensdfa-schema`) builds for the lazy index: the tree [`Ast`]
+//! ([`fast_parse`] reads a pattern into one) and its [`counted`] automata.
 
 mod automaton;
-mod bitmask;
-mod canonical;
-mod classauto;
-mod classtrie;
-mod counted;
 pub mod dfa;
 mod eager;
 mod error;
-mod hopcroft;
-mod index;
 mod lazy;
-mod lazydfa;
-mod literals;
-mod naive;
 mod nfa;
-mod regex_ast;
-pub mod schema;
-mod slices;
-pub mod trie;
+mod util;
 mod vocab;
 mod walk;
-mod walktrie;
 
-pub use automaton::TokenAutomaton;
-pub use bitmask::{get_bit, ones, set_bit, Mask};
-pub use counted::{Counted, UNBOUNDED};
+pub use automaton::{Mode, TokenAutomaton};
 pub use dfa::ByteDfa;
+pub use eager::{Index, Limits, NaiveIndex, Stats};
 pub use error::Error;
-pub use index::{Index, Limits, Mode, Stats};
 pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
-pub use naive::NaiveIndex;
-pub use regex_ast::Ast;
-pub use slices::JSON_SLICES;
-pub use trie::TokenTrie;
+pub use nfa::ast::{fast_parse, Ast};
+pub use nfa::counted::{self, Counted, UNBOUNDED};
+pub use util::bitmask::{get_bit, ones, set_bit, Mask};
 pub use vocab::Vocabulary;
+pub use walk::slices::JSON_SLICES;
+pub use walk::trie::{self, TokenTrie};

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::dfa::ByteDfa;
 use crate::error::Error;
-use crate::slices::{Prepared, JSON_SLICES, MAX_SLICES};
-use crate::trie::TokenTrie;
+use crate::walk::slices::{Prepared, JSON_SLICES, MAX_SLICES};
+use crate::walk::trie::TokenTrie;
 
 /// The token texts, cheap to share: an index keeps a handle to walk tokens on demand.
 #[derive(Clone)]
@@ -66,7 +66,7 @@ impl Vocabulary {
     }
 
     /// As [`Vocabulary::new`], with the regexes cutting the tokens into slices (see
-    /// [`crate::slices`]; at most 64). Each must compile: a bad one is reported here.
+    /// the `walk::slices` module; at most 64). Each must compile: a bad one is reported here.
     pub fn with_slices(
         tokens: &[&[u8]],
         eos_id: u32,
@@ -165,7 +165,7 @@ impl Vocabulary {
     pub fn trie_with_time(&self) -> &(TokenTrie, f64) {
         self.trie.get_or_init(|| {
             let t0 = Instant::now();
-            let trie = TokenTrie::build(self);
+            let trie = TokenTrie::build(self.text_ids().collect(), |id| self.token(id));
             (trie, t0.elapsed().as_secs_f64())
         })
     }

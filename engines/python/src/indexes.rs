@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use tokensdfa_core as core;
 use tokensdfa_core::TokenAutomaton;
+use tokensdfa_schema as schema;
 
 use crate::schema::{dialect_from, schema_error};
 use crate::vocab::PyVocabulary;
@@ -198,7 +199,7 @@ token_automaton_methods!(lazy PyLazyIndex {
         let v = vocab.inner.clone();
         let schema = schema.to_owned();
         let ast = py
-            .allow_threads(move || core::schema::compile_ast(&schema, &dialect))
+            .allow_threads(move || schema::compile_ast(&schema, &dialect))
             .map_err(schema_error)?;
         let v2 = v.clone();
         let inner = py

@@ -1,4 +1,6 @@
-//! Python bindings of `tokensdfa-core`, imported as the module `tokensdfa`.
+//! Python bindings of `tokensdfa-core` (the indexes) and `tokensdfa-schema` (the JSON
+//! schema compiler), imported as the module `tokensdfa`, typed by `tokensdfa.pyi` beside
+//! this crate's `Cargo.toml`.
 //!
 //! Only conversion lives here: Python values in, core calls (with the GIL released while
 //! building), results and errors out. Masks are written straight into the caller's int32

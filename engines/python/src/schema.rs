@@ -4,19 +4,20 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tokensdfa_core as core;
+use tokensdfa_schema as schema;
+use tokensdfa_schema::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
 
 use crate::{LimitError, PatternError, UnsupportedPatternError};
 
 /// The JSON-schema compiler's exception, by kind: PatternError (the schema is not valid
 /// JSON or not a schema), UnsupportedPatternError (a keyword it cannot express exactly),
 /// LimitError (the regex would exceed a limit).
-pub(crate) fn schema_error(e: core::schema::SchemaError) -> PyErr {
+pub(crate) fn schema_error(e: schema::SchemaError) -> PyErr {
     let message = e.to_string();
     match e {
-        core::schema::SchemaError::InvalidSchema { .. } => PatternError::new_err(message),
-        core::schema::SchemaError::Unsupported { .. } => UnsupportedPatternError::new_err(message),
-        core::schema::SchemaError::LimitExceeded { .. } => LimitError::new_err(message),
+        schema::SchemaError::InvalidSchema { .. } => PatternError::new_err(message),
+        schema::SchemaError::Unsupported { .. } => UnsupportedPatternError::new_err(message),
+        schema::SchemaError::LimitExceeded { .. } => LimitError::new_err(message),
     }
 }
 
@@ -94,8 +95,61 @@ pub(crate) fn schema_to_regex(
         undeclared_keys,
     )?;
     let schema = schema.to_owned();
-    py.allow_threads(move || core::schema::compile(&schema, &dialect))
+    py.allow_threads(move || schema::compile(&schema, &dialect))
         .map_err(schema_error)
+}
+
+/// The names of each dialect option's values, as `schema_to_regex` takes them.
+const DRAFTS: [(&str, Draft); 3] = [
+    ("2020-12", Draft::Draft2020),
+    ("draft-07", Draft::Draft7),
+    ("7", Draft::Draft7),
+];
+const FORMATS: [(&str, Formats); 2] =
+    [("assert", Formats::Assert), ("annotate", Formats::Annotate)];
+const ESCAPES: [(&str, Escapes); 6] = [
+    ("all", Escapes::All),
+    ("required", Escapes::Required),
+    ("minimal", Escapes::Minimal),
+    ("raw", Escapes::Raw),
+    ("free-strings-only", Escapes::FreeStringsOnly),
+    ("minimal-unicode", Escapes::MinimalUnicode),
+];
+const NUMBERS: [(&str, Numbers); 3] = [
+    ("decimal", Numbers::Decimal),
+    ("exponent-where-exact", Numbers::ExponentWhereExact),
+    ("exponent-when-unbounded", Numbers::ExponentWhenUnbounded),
+];
+const INTEGERS_WITHOUT_FRACTION: [(&str, bool); 2] = [("decimal", false), ("no-fraction", true)];
+const NEGATIVE_ZERO: [(&str, NegativeZero); 3] = [
+    ("allowed", NegativeZero::Allowed),
+    ("unbounded-only", NegativeZero::UnboundedOnly),
+    (
+        "with-fraction-when-bounded",
+        NegativeZero::WithFractionWhenBounded,
+    ),
+];
+const UNDECLARED_KEYS: [(&str, Option<Escapes>); 2] = [
+    ("as-strings", None),
+    ("minimal-unicode", Some(Escapes::MinimalUnicode)),
+];
+const KEYS: [(&str, Keys); 3] = [
+    ("as-strings", Keys::AsStrings),
+    ("canonical", Keys::Canonical),
+    ("canonical-del-escaped", Keys::CanonicalDelEscaped),
+];
+
+/// The whitespace `whitespace` names, runs of at most `max_run` for "any".
+fn whitespace_of(whitespace: &str, max_run: Option<u32>) -> PyResult<Whitespace> {
+    named(
+        "whitespace",
+        whitespace,
+        &[
+            ("none", Whitespace::None),
+            ("optional-space", Whitespace::OptionalSpace),
+            ("any", Whitespace::Any { max_run }),
+        ],
+    )
 }
 
 /// The dialect `schema_to_regex`'s keyword arguments name (see there).
@@ -114,104 +168,28 @@ fn dialect_of(
     max_recursion: Option<u32>,
     keys: &str,
     undeclared_keys: &str,
-) -> PyResult<core::schema::Dialect> {
-    use core::schema::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
+) -> PyResult<Dialect> {
     let defaults = Dialect::default();
-    let dialect = Dialect {
-        whitespace: named(
-            "whitespace",
-            whitespace,
-            &[
-                ("none", Whitespace::None),
-                ("optional-space", Whitespace::OptionalSpace),
-                (
-                    "any",
-                    Whitespace::Any {
-                        max_run: max_whitespace_run,
-                    },
-                ),
-            ],
-        )?,
-        draft: named(
-            "draft",
-            draft,
-            &[
-                ("2020-12", Draft::Draft2020),
-                ("draft-07", Draft::Draft7),
-                ("7", Draft::Draft7),
-            ],
-        )?,
-        formats: named(
-            "formats",
-            formats,
-            &[("assert", Formats::Assert), ("annotate", Formats::Annotate)],
-        )?,
-        escapes: named(
-            "escapes",
-            escapes,
-            &[
-                ("all", Escapes::All),
-                ("required", Escapes::Required),
-                ("minimal", Escapes::Minimal),
-                ("raw", Escapes::Raw),
-                ("free-strings-only", Escapes::FreeStringsOnly),
-                ("minimal-unicode", Escapes::MinimalUnicode),
-            ],
-        )?,
-        numbers: named(
-            "numbers",
-            numbers,
-            &[
-                ("decimal", Numbers::Decimal),
-                ("exponent-where-exact", Numbers::ExponentWhereExact),
-                ("exponent-when-unbounded", Numbers::ExponentWhenUnbounded),
-            ],
-        )?,
-        integers_without_fraction: named(
-            "integers",
-            integers,
-            &[("decimal", false), ("no-fraction", true)],
-        )?,
-        negative_zero: named(
-            "negative_zero",
-            negative_zero,
-            &[
-                ("allowed", NegativeZero::Allowed),
-                ("unbounded-only", NegativeZero::UnboundedOnly),
-                (
-                    "with-fraction-when-bounded",
-                    NegativeZero::WithFractionWhenBounded,
-                ),
-            ],
-        )?,
+    Ok(Dialect {
+        whitespace: whitespace_of(whitespace, max_whitespace_run)?,
+        draft: named("draft", draft, &DRAFTS)?,
+        formats: named("formats", formats, &FORMATS)?,
+        escapes: named("escapes", escapes, &ESCAPES)?,
+        numbers: named("numbers", numbers, &NUMBERS)?,
+        integers_without_fraction: named("integers", integers, &INTEGERS_WITHOUT_FRACTION)?,
+        negative_zero: named("negative_zero", negative_zero, &NEGATIVE_ZERO)?,
         max_recursion: max_recursion.unwrap_or(defaults.max_recursion),
-        undeclared_keys: named(
-            "undeclared_keys",
-            undeclared_keys,
-            &[
-                ("as-strings", None),
-                ("minimal-unicode", Some(Escapes::MinimalUnicode)),
-            ],
-        )?,
-        keys: named(
-            "keys",
-            keys,
-            &[
-                ("as-strings", Keys::AsStrings),
-                ("canonical", Keys::Canonical),
-                ("canonical-del-escaped", Keys::CanonicalDelEscaped),
-            ],
-        )?,
+        undeclared_keys: named("undeclared_keys", undeclared_keys, &UNDECLARED_KEYS)?,
+        keys: named("keys", keys, &KEYS)?,
         max_regex_len: max_regex_bytes.unwrap_or(defaults.max_regex_len),
         any_depth: any_depth.unwrap_or(defaults.any_depth),
         ..defaults
-    };
-    Ok(dialect)
+    })
 }
 
 /// The dialect a dict of `schema_to_regex`'s keyword arguments names; ValueError for a
 /// key it does not take.
-pub(crate) fn dialect_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<core::schema::Dialect> {
+pub(crate) fn dialect_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Dialect> {
     const KNOWN: [&str; 13] = [
         "whitespace",
         "max_whitespace_run",

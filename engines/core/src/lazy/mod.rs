@@ -1,23 +1,32 @@
+//! The lazy automaton: [`LazyIndex`], states computed on first visit.
+//!
+//! - this module: [`LazyIndex`] (below);
+//! - `options`: [`LazyOptions`] and the counters [`LazyStats`];
+//! - `token_automaton`: the index behind [`crate::TokenAutomaton`].
+//!
+//! It builds on the lazy DFA ([`crate::dfa::lazy`], over the NFA of [`crate::nfa`]) and
+//! the walks of [`crate::walk`].
+//!
 //! LazyIndex: the token-level automaton computed state by state, on first visit.
 //!
 //! Construction parses the regex and compiles the part of its NFA the start state needs
-//! ([`crate::regex_ast`], [`crate::nfa`]); nothing is determinized and no trie is built, so
+//! ([`crate::nfa::ast`], [`crate::nfa`]); nothing is determinized and no trie is built, so
 //! it takes microseconds for small regexes and milliseconds for multi-megabyte ones. A
 //! token-level state is a state of the [`LazyDfa`] reached by tokens. Its mask is
 //! computed the first time it is asked for, then memoized, so a revisit is one copy:
-//! 1. the vocabulary's slices ([`crate::slices`]) are decided: when they are runs of one
+//! 1. the vocabulary's slices ([`crate::walk::slices`]) are decided: when they are runs of one
 //!    character class by length (the JSON default), from bounds on the runs of that class
 //!    the state allows, read off the NFA ([`crate::nfa::Determinizer::run_bounds`]);
 //!    otherwise, or when the bounds say nothing, by a product search
-//!    ([`crate::walk::classify`]). A slice allowed whole contributes its precomputed mask,
+//!    ([`crate::walk::masks::classify`]). A slice allowed whole contributes its precomputed mask,
 //!    a slice allowed not at all is skipped;
 //! 2. the remaining tries are walked from the state with the lazy DFA, computing the
-//!    transitions they meet ([`crate::walk::walk`]); with no slice taken whole, the full
+//!    transitions they meet ([`crate::walk::masks::walk`]); with no slice taken whole, the full
 //!    trie is walked once instead;
 //! 3. except where the product search gives up ([`LAZY_MAX_PAIRS`]: a large region where
 //!    strings of the slices' class stay alive, like a key position beside any other key,
 //!    whose proof would determinize every declared key's prefixes): there the mask starts
-//!    from every slice token and a *pruning* walk ([`crate::walk::prune`]) clears the
+//!    from every slice token and a *pruning* walk ([`crate::walk::masks::prune`]) clears the
 //!    tokens that die, skipping each subtree below a state whose run bounds show that it
 //!    keeps every such token alive; the rest trie is walked as in 2. A key position then
 //!    costs the tokens that follow declared keys, not every string of the key trie.
@@ -50,15 +59,16 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
-use crate::bitmask::{set_bit, Mask};
+use crate::automaton::Mode;
+use crate::dfa::lazy::LazyDfa;
 use crate::error::Error;
-use crate::index::Mode;
-use crate::lazydfa::{LazyDfa, Stepper};
-use crate::regex_ast::Ast;
-use crate::slices::{low_bits, Prepared};
+use crate::nfa::ast::Ast;
+use crate::util::bitmask::{set_bit, Mask};
+use crate::util::table::Stepper;
 use crate::vocab::{Tokens, Vocabulary};
-use crate::walk::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
-use crate::walktrie::WalkTrie;
+use crate::walk::masks::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
+use crate::walk::slices::{low_bits, Prepared};
+use crate::walk::walktrie::WalkTrie;
 
 mod options;
 mod token_automaton;
@@ -125,7 +135,7 @@ impl Engine {
         self.walk_ns += t0.elapsed().as_nanos() as u64;
     }
 
-    /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::prune`]): a subtree is kept
+    /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::masks::prune`]): a subtree is kept
     /// whole where the NFA's run bounds show that every run of the slices' class as long
     /// as their longest token keeps the state alive (the tokens below a node whose bytes
     /// are whole characters are such runs after it).
@@ -193,8 +203,8 @@ impl LazyIndex {
         Ok(Self::from_dfa(dfa, vocab, opts, t0))
     }
 
-    /// The index of a regex tree built by another front end (the schema compiler's
-    /// [`crate::schema::compile_ast`]): the same index as for its printed regex.
+    /// The index of a regex tree built by another front end (`tokensdfa-schema`'s
+    /// `compile_ast`): the same index as for its printed regex.
     pub fn from_ast(ast: Ast, vocab: &Vocabulary, opts: LazyOptions) -> Result<LazyIndex, Error> {
         let t0 = Instant::now();
         let dfa = LazyDfa::from_ast(ast)?;
@@ -251,7 +261,7 @@ impl LazyIndex {
     }
 
     /// Whether a first visit or a step passed the NFA's walk limit
-    /// ([`crate::nfa::WALK_STATE_LIMIT`], about two gigabytes): masks and states computed
+    /// (`walk_limit`, by default the NFA's `WALK_STATE_LIMIT`, about two gigabytes): masks and states computed
     /// since may be wrong, and the index must be discarded (the Python binding raises
     /// `LimitError` from then on). A tree standing for terabytes of text is served
     /// within that bound or fails so, never by taking all memory.

@@ -3,7 +3,7 @@
 /// Default cap on memoized mask bytes: 1 GiB, about 65,000 llama3 masks.
 pub const DEFAULT_CACHE_LIMIT: usize = 1 << 30;
 
-/// Options of a [`LazyIndex`].
+/// Options of a [`LazyIndex`](crate::LazyIndex).
 #[derive(Clone, Copy, Debug)]
 pub struct LazyOptions {
     /// Use the vocabulary's slices (masks are the same either way).
@@ -11,8 +11,8 @@ pub struct LazyOptions {
     /// Cap on the bytes of memoized masks.
     pub cache_limit: usize,
     /// NFA states (and compiled pieces) the walks may compile on demand before the
-    /// index is broken ([`LazyIndex::exceeded`]); default
-    /// [`crate::nfa::WALK_STATE_LIMIT`].
+    /// index is broken ([`LazyIndex::exceeded`](crate::LazyIndex::exceeded)); default the
+    /// NFA's `WALK_STATE_LIMIT` (2^23).
     pub walk_limit: usize,
 }
 
@@ -26,7 +26,7 @@ impl Default for LazyOptions {
     }
 }
 
-/// Counters of a [`LazyIndex`] so far.
+/// Counters of a [`LazyIndex`](crate::LazyIndex) so far.
 #[derive(Clone, Debug, Default)]
 pub struct LazyStats {
     /// Token-level states discovered (`num_states`).

@@ -3,9 +3,9 @@
 use std::sync::atomic::AtomicBool;
 
 use crate::automaton::TokenAutomaton;
-use crate::bitmask::{ones, Mask};
-use crate::dfa::DEAD;
-use crate::lazydfa::Stepper;
+use crate::util::bitmask::{ones, Mask};
+use crate::util::table::Stepper;
+use crate::util::table::DEAD;
 
 use super::LazyIndex;
 

@@ -1,7 +1,7 @@
 //! Compiling the tree's nodes to NFA states, back to front, some on demand.
 
 use crate::error::Error;
-use crate::regex_ast::{Ast, Node};
+use crate::nfa::ast::{Ast, Node};
 
 use super::{
     Body, Lazy, NState, BYTE, CLASS, FAIL, LAZY, LAZY_NODE, PAIR, SPLIT, UNCOMPILED, UNROLL, WHOLE,
@@ -58,8 +58,8 @@ pub(super) struct Compiler<'a> {
     pub(super) size: &'a [u32],
     pub(super) body: &'a mut Body,
     /// The most states, and entries of the compiled pieces' map, allowed
-    /// ([`NFA_STATE_LIMIT`] at construction, [`START_STATE_LIMIT`] for the start
-    /// state's closure, [`WALK_STATE_LIMIT`] for later unrolling).
+    /// ([`super::NFA_STATE_LIMIT`] at construction, [`super::START_STATE_LIMIT`] for the
+    /// start state's closure, [`super::WALK_STATE_LIMIT`] for later unrolling).
     pub(super) limit: usize,
 }
 
@@ -196,7 +196,7 @@ impl Compiler<'_> {
 
     /// State `q` of the counted automaton of node `id` at count `k`, followed by `next`:
     /// `next` where the string may stop, and each edge's label followed by its target's
-    /// pair, pending, where that pair is feasible ([`crate::counted`]). The caller
+    /// pair, pending, where that pair is feasible ([`crate::nfa::counted`]). The caller
     /// ensures `(q, k)` itself is feasible, so some alternative is live.
     fn pair(&mut self, id: u32, q: u32, k: u32, next: u32) -> Result<u32, Error> {
         let ast = self.ast;

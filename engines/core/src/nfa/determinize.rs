@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::classauto::{DONE, NONE};
-use crate::dfa::DEAD;
 use crate::error::Error;
-use crate::lazydfa::DfaTable;
+use crate::nfa::classauto::{DONE, NONE};
+use crate::util::table::DfaTable;
+use crate::util::table::DEAD;
 
 use super::{Nfa, BYTE, CLASS, FAIL, LAZY, SPLIT, START_STATE_LIMIT};
 
@@ -61,7 +61,7 @@ impl Determinizer {
         self.nfa.num_states()
     }
 
-    /// The limit of what later transitions compile, [`WALK_STATE_LIMIT`] by default.
+    /// The limit of what later transitions compile, [`super::WALK_STATE_LIMIT`] by default.
     pub fn set_walk_limit(&mut self, limit: usize) {
         self.nfa.walk_limit = limit;
     }

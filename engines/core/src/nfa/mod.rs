@@ -1,7 +1,19 @@
+//! The regex front end and the NFA every DFA here but [`crate::dfa::ByteDfa`] is built from.
+//!
+//! - [`ast`]: a pattern as a small tree ([`ast::Ast`]) of byte strings, classes,
+//!   concatenations, alternations, counted repetitions and counted automata, by the fast
+//!   parser or from `regex-syntax`'s `Hir`; the schema compiler builds such trees too;
+//! - [`classauto`]: one character of a class, read byte by byte (shared by content);
+//! - [`counted`]: counted automata, whose `(state, count)` pairs the NFA forms as the
+//!   walks reach them;
+//! - this module: [`Nfa`], the hash-consed Thompson automaton of a tree; `compile`, its
+//!   compiler, back to front and partly on demand; `determinize`, [`Determinizer`], the
+//!   subset construction one transition at a time, and run bounds.
+//!
 //! The lazy index's NFA and its subset construction, one transition at a time.
 //!
 //! [`Nfa`] is a Thompson automaton compiled from an [`Ast`]: states read one literal byte,
-//! or one character of a class (through its shared [`ClassAuto`]), or split without
+//! or one character of a class (through its shared [`ClassAuto`](classauto::ClassAuto)), or split without
 //! reading, or match. Compilation runs back to front (each piece is compiled knowing its
 //! successor), so no state is patched except a loop's entry. Pieces that match nothing
 //! (an empty class) vanish at compile time: a concatenation holding one matches nothing,
@@ -9,7 +21,7 @@
 //! state left can reach the match state. States are hash-consed as they are made (a
 //! state reading the same thing into the same successors is the existing one, and node
 //! `n` followed by state `q` is compiled once): with the tree's own interning
-//! ([`crate::regex_ast`]), a piece the pattern repeats with the same continuation is one
+//! ([`crate::nfa::ast`]), a piece the pattern repeats with the same continuation is one
 //! set of states, and subset construction makes one DFA state for all its copies.
 //!
 //! [`Determinizer`] builds a DFA state from a set of *elements*: an NFA state, and for a
@@ -25,9 +37,12 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::Error;
-use crate::regex_ast::{Ast, Node};
+use crate::nfa::ast::{Ast, Node};
 
+pub mod ast;
+pub mod classauto;
 mod compile;
+pub mod counted;
 mod determinize;
 
 use compile::{matchable, Compiler};

@@ -1,12 +1,15 @@
-//! Strategies and fixtures shared by the property tests: regexes in the dialect every
-//! engine shares, small vocabularies with the awkward tokens real ones have, and the
-//! known regexes with their vocabulary.
+//! Strategies and fixtures shared by the tests: regexes in the dialect every engine
+//! shares, small vocabularies with the awkward tokens real ones have, the known regexes
+//! with their vocabulary, and the lockstep walk of a lazy index against the naive one
+//! ([`assert_same`]). The schema crate's tree tests include this module too.
 
 // Each test crate includes this module and uses a part of it.
 #![allow(dead_code)]
 
+use std::collections::{HashSet, VecDeque};
+
 use proptest::prelude::*;
-use tokensdfa_core::Vocabulary;
+use tokensdfa_core::{LazyIndex, LazyOptions, NaiveIndex, TokenAutomaton, Vocabulary};
 
 pub fn vocab(tokens: &[Vec<u8>]) -> Vocabulary {
     let mut all: Vec<&[u8]> = vec![b"</s>"];
@@ -159,4 +162,75 @@ pub const KNOWN: [&str; 20] = [
     r#""[^"\\\x00-\x1F\x7F-\x9F]{0,12}""#,
     r"^(ab|c)$",
     r#"\{"a": "[^"]*"\}"#,
+];
+
+/// Lazy index options with the slice shortcut on or off.
+pub fn options(slices: bool) -> LazyOptions {
+    LazyOptions {
+        slices,
+        ..LazyOptions::default()
+    }
+}
+
+/// Walk the naive index and `lazy` in lockstep over every reachable pair of states.
+pub fn assert_same(pattern: &str, v: &Vocabulary, lazy: &LazyIndex) {
+    let naive = NaiveIndex::new(pattern, v).unwrap();
+    let start = (naive.initial_state(), lazy.initial_state());
+    let mut seen = HashSet::from([start]);
+    let mut queue = VecDeque::from([start]);
+    while let Some((n, l)) = queue.pop_front() {
+        let allowed = naive.allowed(n);
+        assert_eq!(allowed, lazy.allowed(l), "{pattern:?}: masks differ");
+        let mut mask = vec![0u32; v.mask_words()];
+        lazy.fill_mask(l, &mut mask);
+        assert_eq!(
+            tokensdfa_core::ones(&mask),
+            allowed,
+            "{pattern:?}: fill_mask"
+        );
+        assert_eq!(naive.is_accepting(n), lazy.is_accepting(l), "{pattern:?}");
+        for t in 0..v.len() as u32 {
+            let (nn, ln) = (naive.next_state(n, t), lazy.next_state(l, t));
+            assert_eq!(nn.is_some(), ln.is_some(), "{pattern:?}: token {t}");
+            if let (Some(nn), Some(ln)) = (nn, ln) {
+                if seen.insert((nn, ln)) {
+                    queue.push_back((nn, ln));
+                }
+            }
+        }
+    }
+}
+
+/// Letters and letter pairs, words, their quoted and colon-ended forms, digits and JSON
+/// punctuation: enough slice tokens that a state with a large live region of letters
+/// gives up the product search and prunes.
+pub fn wordy_vocab(words: &[&str]) -> Vocabulary {
+    let mut tokens: Vec<Vec<u8>> = Vec::new();
+    let letters: Vec<char> = ('a'..='z').collect();
+    for &a in &letters {
+        tokens.push(a.to_string().into_bytes());
+        for &b in &letters[..8] {
+            tokens.push(format!("{a}{b}").into_bytes());
+        }
+    }
+    for w in words {
+        tokens.push(w.as_bytes().to_vec());
+        tokens.push(format!("{w}\"").into_bytes());
+        tokens.push(format!("\"{w}\":").into_bytes());
+        tokens.push(format!("{w}zz").into_bytes());
+    }
+    for t in [
+        "{", "}", "\"", ":", ",", "0", "1", "9", "x", "é", "\\", "\\u", "00", "\"\"", " ",
+    ] {
+        tokens.push(t.as_bytes().to_vec());
+    }
+    tokens.sort();
+    tokens.dedup();
+    vocab(&tokens)
+}
+
+pub const WORDS: [&str; 24] = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi",
+    "psi", "omega",
 ];

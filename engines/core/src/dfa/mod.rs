@@ -1,0 +1,22 @@
+//! Byte-level DFAs, built whole or on demand.
+//!
+//! - [`dense`]: [`ByteDfa`], regex-automata's dense DFA copied into a live-pruned,
+//!   class-compressed table (the naive index's and the eager builders' automaton, the
+//!   slices' automata, and the differ's byte-level questions through Python);
+//! - `hopcroft`: minimization by partition refinement ([`ByteDfa::minimized`]);
+//! - `lazy`: `LazyDfa`, subset construction over the NFA (the `nfa` module) one
+//!   transition at a time: the lazy index's automaton, and, run to completion
+//!   (`minimal_dfa`), how the eager index determinizes.
+//!
+//! Both kinds fill the shared table layout (`util::table`), which is what the mask walks
+//! read. A state is [`DEAD`] once no full match is reachable.
+//!
+//! Public here: [`ByteDfa`], [`parse`] (the regex syntax every index reads) and [`DEAD`].
+
+pub mod dense;
+mod hopcroft;
+pub(crate) mod lazy;
+
+pub use crate::util::syntax::parse;
+pub use crate::util::table::DEAD;
+pub use dense::ByteDfa;

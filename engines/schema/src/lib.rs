@@ -1,0 +1,169 @@
+//! # tokensdfa-schema
+//!
+//! JSON Schema to regex, exactly: [`compile`] returns a regex (regex-syntax 0.8 syntax,
+//! no look-around, no back-references) whose full matches are exactly the texts of the
+//! [`Dialect`] whose JSON value is valid against the schema; or it refuses the schema
+//! with a [`SchemaError`] that says why and where. [`compile_ast`] gives the same
+//! language as the lazy index's regex tree ([`tokensdfa_core::Ast`]), which holds each
+//! shared piece once where the text would repeat it.
+//!
+//! A schema validates *values*, a regex matches *texts*: the [`Dialect`] fixes how a
+//! value is written (whitespace, escapes, numbers, key order) and which draft's rules
+//! read a document that names none ([`Draft`]).
+//!
+//! ## The stages, one folder each
+//!
+//! A compilation reads, merges, then writes; each stage is a folder whose `mod.rs` maps it.
+//! - `reading/`: the document into a shape: references (`$ref`, ids, anchors, the
+//!   recursion bound), applicators (`allOf`, `anyOf`, `oneOf`, `not`, `if`), each schema
+//!   object's own keywords, the dependency keywords and `unevaluatedProperties`, as the
+//!   document's [`Draft`] defines them.
+//! - `shapes/`: the intermediate form, a schema's instances split by JSON type (a union
+//!   of alternatives per type, each a conjunction of constraints), and its algebra:
+//!   intersection (`allOf`), exclusive union (`oneOf`), complement (`not`), one shape
+//!   per structure (interning), and the languages of scalar constraints and of an
+//!   object's undeclared keys, which the algebra decides emptiness with.
+//! - `emitting/`: a shape into the regex tree of its JSON texts: values, arrays,
+//!   objects in schema order, member counts and `uniqueItems` as counted automata, JSON
+//!   string spellings, and the tree handed to the lazy index.
+//! - `languages/`: the regular-language toolkit the stages build with, knowing nothing
+//!   of schemas: character sets, the regex tree and its printer, character automata
+//!   (intersection, complement, minimization) and state elimination back to regexes,
+//!   exact decimals and numeric ranges, ECMA-262 patterns and `format` grammars.
+//!
+//! Stages depend downward: `languages/` on no stage, `shapes/` on `languages/`,
+//! `reading/` and `emitting/` on both. Beside them sit [`dialect`] (the options),
+//! `error` ([`SchemaError`]) and `context`, the state one compilation shares (the
+//! dialect and draft, the caches of automata, patterns, formats, merges and shapes, the
+//! work counters), which every stage takes.
+//!
+//! This crate builds on `tokensdfa-core` for what it shares with the lazy index: the
+//! tree ([`tokensdfa_core::Ast`]) and the counted automata a tree carries
+//! ([`tokensdfa_core::counted`]). The core knows nothing of schemas.
+
+mod context;
+pub mod dialect;
+mod emitting;
+mod error;
+mod languages;
+mod reading;
+mod shapes;
+#[cfg(test)]
+mod testing;
+
+use serde_json::Value;
+
+pub use dialect::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
+pub use error::SchemaError;
+
+/// The regex of the dialect's texts valid against `schema_json`.
+pub fn compile(schema_json: &str, dialect: &Dialect) -> Result<String, SchemaError> {
+    compile_rx(schema_json, dialect).map(|x| languages::rx::print(&x))
+}
+
+/// The same language as [`compile`]'s regex, as the lazy index's tree: no regex text
+/// printed or parsed. The same schemas are refused for the same reasons, except for
+/// size: the tree holds each shared piece once, however often the text
+/// would repeat it, so the text's `max_regex_len` and `max_nesting` do not apply. The
+/// tree's own limits do: its distinct nodes (`max_tree_nodes`) and the text it stands
+/// for (`max_tree_text_len`, unbounded by default). Many MaskBench schemas
+/// (Kubernetes, GitHub) print hundreds of megabytes from trees of a few thousand nodes.
+pub fn compile_ast(
+    schema_json: &str,
+    dialect: &Dialect,
+) -> Result<tokensdfa_core::Ast, SchemaError> {
+    let x = compile_unbounded(schema_json, dialect, true)?;
+    if x.printed_len() > dialect.max_tree_text_len {
+        return Err(SchemaError::limit(
+            "",
+            format!(
+                "the regex tree stands for {} bytes of text",
+                x.printed_len()
+            ),
+        ));
+    }
+    let ast = emitting::to_ast::to_ast(&x);
+    if ast.nodes.len() > dialect.max_tree_nodes {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex tree would have {} nodes", ast.nodes.len()),
+        ));
+    }
+    Ok(ast)
+}
+
+fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<languages::rx::Rx, SchemaError> {
+    let x = compile_unbounded(schema_json, dialect, false)?;
+    if x.has_graph() {
+        return Err(SchemaError::limit(
+            "",
+            "a counted automaton (a string's pattern and length bound, a number's \
+             multiples, a member count, or `contains` or `uniqueItems` over items) whose \
+             regex would be far too long (the lazy index's tree keeps it as an automaton)",
+        ));
+    }
+    if x.printed_len() > dialect.max_regex_len {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would be {} bytes long", x.printed_len()),
+        ));
+    }
+    if x.nesting() > dialect.max_nesting {
+        return Err(SchemaError::limit(
+            "",
+            format!("the regex would nest {} groups deep", x.nesting()),
+        ));
+    }
+    Ok(x)
+}
+
+/// The draft `root` follows: the one its `$schema` names, else the dialect's. (A
+/// `$schema` naming no draft is refused by the reader.)
+fn document_draft(root: &Value, dialect: &Dialect) -> Draft {
+    let named = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+    Draft::named_by(named).unwrap_or(dialect.draft)
+}
+
+/// The compiled language, before the size limits of its text or tree (`tree`: for
+/// [`compile_ast`], see [`context::Ctx::tree`]).
+fn compile_unbounded(
+    schema_json: &str,
+    dialect: &Dialect,
+    tree: bool,
+) -> Result<languages::rx::Rx, SchemaError> {
+    let root: Value = serde_json::from_str(schema_json)
+        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
+    let draft = document_draft(&root, dialect);
+    let mut ctx = context::Ctx::new(dialect, draft);
+    ctx.tree = tree;
+    let mut r = reading::Reader::new(&root, draft);
+    r.check_meta_schema()?;
+    let shape = r.read(&mut ctx, &root, "")?;
+    let mut em = emitting::emit::Emitter::new(&mut ctx);
+    em.value(&shape).map_err(|f| reading::fail_at("", f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A string value's pattern and length bound stay an automaton in the tree past
+    /// [`crate::shapes::scalars::TREE_ELIMINATED`] states, where the text eliminates them to a
+    /// regex (up to [`crate::languages::eliminate::MAX_ELIMINATED`]); a key language is
+    /// eliminated in both, and an
+    /// infinite pattern under a bound past the text's limit is an automaton in both.
+    #[test]
+    fn trees_keep_string_automata_that_text_eliminates() {
+        let d = Dialect::default();
+        let graph =
+            |schema: &str, tree: bool| compile_unbounded(schema, &d, tree).unwrap().has_graph();
+        let value = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":100}"#;
+        assert!(graph(value, true) && !graph(value, false));
+        let small = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":40}"#;
+        assert!(!graph(small, true));
+        let long = r#"{"type":"string","pattern":"^[ab1]+$","maxLength":2000}"#;
+        assert!(graph(long, true) && graph(long, false));
+        let names = r#"{"type":"object","propertyNames":{"pattern":"^[ab1]+$","maxLength":100}}"#;
+        assert!(!graph(names, true));
+    }
+}
