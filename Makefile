@@ -15,7 +15,8 @@ REQ_HASH := $(shell sha256sum requirements.txt | cut -c1-12)
 DEPS := $(CACHE)/deps-$(REQ_HASH)
 VENV := .venv
 PY := $(VENV)/bin/python
-RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml
+RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock) pyproject.toml \
+	tokensdfa.pyi
 
 BENCH_VOCABS ?= llama3,tekken
 ENGINES_ALL := naive,outlines-core,llguidance,xgrammar,lm-format-enforcer,formatron

@@ -10,7 +10,7 @@ Subjects:
   core's compiler, in the harness's dialect) and `outlines-core`. outlines-core's is
   taken through the one guarded, cached conversion path; ours as the lazy index's tree
   (`LazyIndex.from_schema`, what tokensdfa-lazy serves), which has no text and so no
-  text size limit, only the tree's own (`engines/core/src/schema/mod.rs`,
+  text size limit, only the tree's own (`engines/schema/src/lib.rs`,
   `compile_ast`); how many of those it also writes as regex text within the size cap
   (what the naive reference and the eager index need) is printed beside;
 - the engines with their own JSON grammar (`--engines`), each compiling every schema
@@ -273,7 +273,7 @@ def _samples(
 
 
 UNEXPLAINED = "unexplained"
-# Restrictions our converter's dialect states (engines/core/src/schema/dialect.rs), each
+# Restrictions our converter's dialect states (engines/schema/src/dialect.rs), each
 # checked by converting again without it: a valid instance that only the relaxed regex
 # accepts lies outside the dialect (an instance-level choice, not an error).
 RELAXED = [

@@ -3,9 +3,10 @@
 `diff` and `jumpforward` (and `check`, through them) run cells the same way: a `Worker`
 serving one service for one vocabulary, asked cell after cell, where an engine that
 hangs, crashes or blows its memory costs only its cell. A `Batch` is such a group: the
-service, its setup, and the items (each a JSON-able cell request) that a `cell`
-function (`module:function`, called as `cell(worker, item)`) turns into a JSON-able
-result. `run` hands each result to the caller's `handle` as it comes:
+service, its setup, and the items (each a picklable cell request: a JSON value or a
+typed request with its JSON form) that a `cell` function (`module:function`, called as
+`cell(worker, item)`) turns into a picklable result. `run` hands each result to the
+caller's `handle` as it comes:
 
 - `local`: in this process, cell by cell, so the caller stores each one at once;
 - `dask`: one Dask task per batch, submitted to the scheduler at `address`; results come

@@ -2,7 +2,7 @@
 its language agrees with `jsonschema` on hand-picked instances of schemas the
 outlines-core converter gets wrong, in each whitespace dialect, and every refusal is one
 line of the right kind. (The official JSON-Schema-Test-Suite runs in `cargo test`:
-engines/core/tests/schema_suite.rs.)"""
+engines/schema/tests/suite.rs.)"""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ DEPENDENCY_KEYWORDS = ("dependencies", "dependentRequired", "dependentSchemas")
 
 def _dependencies(schema: dict[str, Any], root: Any, value: dict[str, Any]) -> list[Any]:
     """The nodes the dependencies of `schema` whose trigger `value` has add, in the
-    compiler's order (`engines/core/src/schema/dependencies.rs`): keyword by keyword,
+    compiler's order (`engines/schema/src/reading/dependencies.rs`): keyword by keyword,
     trigger by trigger (draft-07 rules: `dependencies` only), `{"required": [trigger,
     *keys]}` for a key list, else
     `{"required": [trigger]}` and the dependency schema's own branches."""
