@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 import tokensdfa
 
 # (schema, instances): instances valid and invalid, judged by jsonschema.

@@ -8,10 +8,11 @@ from collections import deque
 
 import numpy as np
 import pytest
-import tokensdfa
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALPHABET, many_literals, regexes, vocabularies
+
+import tokensdfa
 
 
 def _pairs(naive, fast, vocab_len: int, eos: int):
