@@ -61,28 +61,21 @@ CREATE TABLE IF NOT EXISTS sessions (
     pid INTEGER NOT NULL,
     PRIMARY KEY (run, kind, number)
 );
-CREATE TABLE IF NOT EXISTS diff_runs (
+"""
+
+
+def _outcome_tables(kind: RunKind) -> str:
+    """The tables of a kind whose cells are stored whole, as one JSON outcome per (spec,
+    vocabulary): diff and jump-forward, alike but for their names (from TABLES)."""
+    runs, cells = TABLES[kind]
+    return f"""
+CREATE TABLE IF NOT EXISTS {runs} (
     run TEXT PRIMARY KEY,
     created TEXT NOT NULL,
     meta TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS diff_cells (
-    run TEXT NOT NULL REFERENCES diff_runs(run),
-    spec_id TEXT NOT NULL,
-    vocab TEXT NOT NULL,
-    status TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    session INTEGER,
-    finished TEXT NOT NULL,
-    PRIMARY KEY (run, spec_id, vocab)
-);
-CREATE TABLE IF NOT EXISTS jumpforward_runs (
-    run TEXT PRIMARY KEY,
-    created TEXT NOT NULL,
-    meta TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS jumpforward_cells (
-    run TEXT NOT NULL REFERENCES jumpforward_runs(run),
+CREATE TABLE IF NOT EXISTS {cells} (
+    run TEXT NOT NULL REFERENCES {runs}(run),
     spec_id TEXT NOT NULL,
     vocab TEXT NOT NULL,
     status TEXT NOT NULL,
@@ -92,6 +85,9 @@ CREATE TABLE IF NOT EXISTS jumpforward_cells (
     PRIMARY KEY (run, spec_id, vocab)
 );
 """
+
+
+SCHEMA += _outcome_tables(RunKind.DIFF) + _outcome_tables(RunKind.JUMPFORWARD)
 
 
 def create(db: sqlite3.Connection) -> None:
