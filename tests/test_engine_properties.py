@@ -18,7 +18,8 @@ from strategies import regexes, vocabularies
 
 from harness import engines
 from harness.diff.shrink.minimize import tiny_vocabulary
-from harness.diff.walk.differ import Differ, WalkPlan
+from harness.diff.walk.differ import Differ
+from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine
 from harness.errors import TokensieveError
 from harness.spec import Spec

@@ -10,14 +10,13 @@ from harness.store.db import DEFAULT_PATH, REPORTS_DIR, Store, check_run_name, o
 from harness.store.kinds import RunKind
 from harness.store.lock import RunLock
 from harness.store.meta import RunMeta
-from harness.store.rows import Cell, DiffCell, OutcomeCell, Preparation, Run, Session
+from harness.store.rows import Cell, OutcomeCell, Preparation, Run, Session
 from harness.store.session import RunSession, pick_name
 
 __all__ = [
     "DEFAULT_PATH",
     "REPORTS_DIR",
     "Cell",
-    "DiffCell",
     "OutcomeCell",
     "Preparation",
     "Run",

@@ -80,4 +80,3 @@ class OutcomeCell:
     finished: str
 
 
-DiffCell = OutcomeCell  # the name the diff's cells have always had

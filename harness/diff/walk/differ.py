@@ -54,7 +54,7 @@ from harness.errors import EngineError, TokensieveError
 from harness.language import reference
 from harness.vocab import Vocabulary
 
-__all__ = ["Differ", "WalkPlan"]
+__all__ = ["Differ"]
 
 # How many token ids of each side a disagreement keeps (the full counts are kept too).
 KEEP_IDS = 64
