@@ -1,5 +1,15 @@
 """What `tokensieve check` finds, per spec and engine: typed, with the one rule that turns
-a result into an outcome a user's CI can fail on."""
+a result into an outcome a user's CI can fail on.
+
+A spec's verdict names the fastest correct engine by time to first mask only when it is
+beyond noise: the next correct engine's TTFM is at least `CLEAR_RATIO` (1.25) times its
+own. A TTFM is one shot per cell (compile, the median of up to 5 samples when fast, then
+the first matcher and its first fill), so the cell measures no spread of it (its fills'
+spread is that of the masks after, not of the TTFM); the margin is then the one
+`tokensieve compare` uses for one cell's figure by default, and the one the report's
+verdict asks of each spec's cells (`harness.report.verdict.CLEAR_RATIO`, kept equal by
+tests). Correct engines within the margin of the fastest tie and are named together.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +19,8 @@ from typing import Any
 # Outcomes, worst first where one result has several (a crash hides everything else).
 OUTCOMES = ("crash", "oom", "timeout", "error", "bug", "unsupported", "ok")
 DEFAULT_FAIL_ON = ("bug", "error", "timeout", "oom", "crash")
+# How many times the fastest correct engine's TTFM the next one's must be (module doc).
+CLEAR_RATIO = 1.25
 
 
 @dataclass
@@ -79,20 +91,44 @@ class SpecResult:
     source: str
     engines: list[EngineResult] = field(default_factory=list)
 
+    def _correct_by_speed(self) -> list[EngineResult]:
+        """The correct engines with a time to first mask, shortest first (ties: mask p50)."""
+        correct = [e for e in self.engines if e.correct and e.ttfm_ns is not None]
+        return sorted(correct, key=lambda e: (e.ttfm_ns or 0, e.mask_p50_ns or 0))
+
     @property
     def fastest_correct(self) -> EngineResult | None:
         """The correct engine with the shortest time to first mask (ties: mask p50)."""
-        correct = [e for e in self.engines if e.correct and e.ttfm_ns is not None]
+        correct = self._correct_by_speed()
+        return correct[0] if correct else None
+
+    @property
+    def tied_fastest(self) -> list[EngineResult]:
+        """The fastest correct engine and every correct engine that ties with it: a time
+        to first mask under `CLEAR_RATIO` times its own (the module's rule); fastest
+        first, empty without a correct engine."""
+        correct = self._correct_by_speed()
         if not correct:
-            return None
-        return min(correct, key=lambda e: (e.ttfm_ns or 0, e.mask_p50_ns or 0))
+            return []
+        limit = (correct[0].ttfm_ns or 0) * CLEAR_RATIO
+        return correct[:1] + [e for e in correct[1:] if (e.ttfm_ns or 0) < limit]
+
+    def _fastest(self) -> str:
+        tied = [e.engine for e in self.tied_fastest]
+        if not tied:
+            return "no correct engine"
+        if len(tied) == 1:
+            return f"fastest correct: {tied[0]}"
+        names = ", ".join(tied[:-1]) + " and " + tied[-1]
+        return f"fastest correct: tie of {names} (time to first mask within {CLEAR_RATIO}x)"
 
     @property
     def verdict(self) -> str:
-        best = self.fastest_correct
+        """The fastest correct engine (or the engines tied for it), then the engines that
+        were wrong and those that failed."""
         wrong = [e.engine for e in self.engines if e.outcome == "bug"]
         failed = [e.engine for e in self.engines if e.outcome not in ("ok", "bug", "unsupported")]
-        parts = [f"fastest correct: {best.engine}" if best else "no correct engine"]
+        parts = [self._fastest()]
         if wrong:
             parts.append(f"wrong: {', '.join(wrong)}")
         if failed:

@@ -15,10 +15,39 @@ one vocabulary; and all sets together on each vocabulary when the run has severa
   smallest compiled spec (median memory over those specs). Memory ranks only engines
   that report their own size for every compared spec ("engine"); the worker's resident
   set growth ("rss", which can read 0 when freed pages are reused) is ranked only when no
-  engine reports its own. Each claim names the runner-up and the ratio to it.
+  engine reports its own. Each claim names the runner-up and the ratio to it, or says
+  the two tie (below).
 - **Bugs** (`EngineBugs`): from the differential test of the same run name (`diff.json`
   in the run directory): every bug with a witness (spec, vocabulary) in the group, and
   every instance failure of the group that is a bug (not a declared policy).
+
+**Ties** (`Claim.tie`, `decided`): a claim says the best engine is better than the
+runner-up only when the difference is beyond the spread of the cells the figures pool;
+otherwise the two tie ("within the spread of their cells"), as they do when their figures
+print the same. The two engines are compared spec by spec on the compared specs (paired:
+each spec's cell of either engine; a cell's figure is its time to first mask, the p99 of
+its own fills, its memory). The claim needs both:
+
+1. **Margin**: the pooled ratio (runner-up / best) is at least `MIN_RATIO` (1.10). Each
+   engine's cells run one after another in its own worker, at other moments than the
+   other engine's, so a slower spell of the machine (clock, scheduler, a neighbour) can
+   shift all of one engine's cells together, which the spec-by-spec comparison cannot
+   see: a difference under 10% is never claimed.
+2. **Consistency**: the best engine's cell is ahead of the runner-up's by `CLEAR_RATIO`
+   (1.25x, `tokensieve compare`'s default noise threshold for one cell's figure) on
+   every compared spec, so that each spec alone is beyond one cell's noise; or it is
+   ahead (strictly smaller) on so many of the `n` compared specs that a one-sided sign
+   test rejects chance at `SIGN_LEVEL` (5%): P(X >= ahead) <= 0.05 for X ~ Binomial(n,
+   1/2), i.e. were each spec a coin toss between the two engines, so many wins would
+   come at most once in 20 runs. A spec where the two cells are equal is no win.
+
+The sign test assumes nothing about how per-spec differences are distributed (cell
+figures are heavy-tailed, and one spec's outlier must not decide), and it is exact and
+deterministic (no resampling, which over 3 specs is degenerate). It needs 5 specs (5
+wins of 5: 1/32), so with 1 to 4 compared specs only 1.25x on every spec can claim: a
+small ratio there is always a tie, while a consistent 2x on 3 specs is a claim, each
+spec's cells being 2x apart, well beyond one cell's noise. The counts the rule reads are in the
+claim and its CSV row (`specs_paired`, `specs_ahead`, `specs_ahead_1.25x`, `tie`).
 
 `VERDICT` is the CSV of the claims (`verdict.csv`), so every figure the sentences show is
 in a CSV. The sentences are built with `harness.report.html.markup` from escaped pieces.
@@ -27,6 +56,7 @@ in a CSV. The sentences are built with `harness.report.html.markup` from escaped
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +76,11 @@ ALL_SETS = "all sets"
 # The instance failures that are bugs in diff.json (harness.diff.findings.collector.INSTANCE_BUGS,
 # kept equal by tests/test_report.py; the report reads the JSON without the differ).
 INSTANCE_BUGS = ("false-rejection", "false-acceptance", "invalid-output")
+# The tie rule (see the module's doc): the pooled margin, the margin of one spec's cells,
+# the sign test's level.
+MIN_RATIO = 1.10
+CLEAR_RATIO = 1.25
+SIGN_LEVEL = 0.05
 
 
 @dataclass(frozen=True)
@@ -60,15 +95,40 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Paired:
+    """The best engine's cells against the runner-up's, spec by spec: how many compared
+    specs both have the figure for, on how many the best's cell is smaller, and on how
+    many smaller by `CLEAR_RATIO` or more."""
+
+    specs: int = 0
+    ahead: int = 0
+    clear: int = 0
+
+
+def sign_p(ahead: int, specs: int) -> float:
+    """One-sided sign test: P(X >= ahead) for X ~ Binomial(specs, 1/2)."""
+    return sum(math.comb(specs, k) for k in range(ahead, specs + 1)) / 2**specs
+
+
+def decided(ratio: float, paired: Paired) -> bool:
+    """Whether a pooled `ratio` (runner-up / best) with these paired specs is a claim,
+    not a tie: the module's rule."""
+    if ratio < MIN_RATIO or paired.specs == 0:
+        return False
+    return paired.clear == paired.specs or sign_p(paired.ahead, paired.specs) <= SIGN_LEVEL
+
+
+@dataclass(frozen=True)
 class Claim:
     """The best engine at one measure in a group, and the runner-up (None when only one
-    engine has the figure)."""
+    engine has the figure), with their cells compared spec by spec."""
 
     corpus: str
     vocab: str
     measure: str
     best: Figure
     runner_up: Figure | None
+    paired: Paired = Paired()
 
     @property
     def ratio(self) -> float | None:
@@ -76,6 +136,17 @@ class Claim:
         if self.runner_up is None or self.best.value <= 0:
             return None
         return self.runner_up.value / self.best.value
+
+    @property
+    def tie(self) -> bool:
+        """Whether the best and the runner-up tie: the difference is not beyond the spread
+        of their cells (the module's rule). False without a runner-up."""
+        if self.runner_up is None:
+            return False
+        ratio = self.ratio
+        if ratio is None:  # the best's figure is 0: a tie unless the runner-up's is above
+            return self.runner_up.value <= 0 or not decided(math.inf, self.paired)
+        return not decided(ratio, self.paired)
 
 
 @dataclass(frozen=True)
@@ -175,6 +246,28 @@ def _memory_figures(by_engine: dict[str, list[Cell]]) -> tuple[list[Figure], lis
     return rss, unmeasured
 
 
+def _cell_value(measure: str, cell: Cell) -> float | None:
+    """A cell's own figure at `measure`, what the paired comparison reads: its time to
+    first mask, the p99 of its fills, its memory."""
+    m = cell.metrics
+    if measure == TTFM:
+        return None if m.ttfm_ns is None else float(m.ttfm_ns)
+    if measure == MASK_P99:
+        return p(m.fill_ns, 0.99)
+    return m.memory[0]
+
+
+def _paired(measure: str, best: Sequence[Cell], runner_up: Sequence[Cell]) -> Paired:
+    """The best engine's cells against the runner-up's on the specs both have the figure
+    for (see `Paired`)."""
+    mine = {c.spec_id: v for c in best if (v := _cell_value(measure, c)) is not None}
+    theirs = {c.spec_id: v for c in runner_up if (v := _cell_value(measure, c)) is not None}
+    shared = [(mine[s], theirs[s]) for s in sorted(mine.keys() & theirs.keys())]
+    ahead = [(a, b) for a, b in shared if a < b]
+    clear = sum(1 for a, b in ahead if b >= CLEAR_RATIO * a)
+    return Paired(len(shared), len(ahead), clear)
+
+
 def judge(corpus: str, vocab: str, cells: Sequence[Cell], engines: Sequence[str]) -> Group:
     """The verdict of one group from its cells (main study), engines in run order."""
     specs = sorted({c.spec_id for c in cells})
@@ -204,8 +297,13 @@ def judge(corpus: str, vocab: str, cells: Sequence[Cell], engines: Sequence[str]
     memory, group.unranked_memory = _memory_figures(pooled)
     for measure, figures in ((TTFM, ttfm), (MASK_P99, masks), (MEMORY, memory)):
         found = _best(figures)
-        if found is not None:
-            group.claims.append(Claim(corpus, vocab, measure, *found))
+        if found is None:
+            continue
+        best, runner_up = found
+        paired = Paired()
+        if runner_up is not None:
+            paired = _paired(measure, pooled[best.engine], pooled[runner_up.engine])
+        group.claims.append(Claim(corpus, vocab, measure, best, runner_up, paired))
     return group
 
 
@@ -291,6 +389,10 @@ VERDICT: list[Column[Claim]] = [
     Column("runner_up", lambda c: c.runner_up.engine if c.runner_up else None),
     Column("runner_up_value", lambda c: _value(c, c.runner_up)),
     Column("ratio", lambda c: None if c.ratio is None else round(c.ratio, 3)),
+    Column("tie", lambda c: c.tie),
+    Column("specs_paired", lambda c: c.paired.specs),
+    Column("specs_ahead", lambda c: c.paired.ahead),
+    Column(f"specs_ahead_{CLEAR_RATIO}x", lambda c: c.paired.clear),
 ]
 
 

@@ -16,11 +16,15 @@ from harness.report.data import RunData
 from harness.report.html import Html, link, markup
 from harness.report.verdict import (
     ALL_SETS,
+    CLEAR_RATIO,
     MASK_P99,
     MEMORY,
+    MIN_RATIO,
+    SIGN_LEVEL,
     TTFM,
     Claim,
     EngineBugs,
+    Figure,
     Group,
     load_diff,
     verdicts,
@@ -33,7 +37,9 @@ _INTRO = (
     "at mask p99 (the slow steps of decoding), the smallest compiled spec, and the engines "
     "the differential test found bugs in. Only <code>ok</code> cells count: an engine ok on "
     "fewer than half of a group's specs is left out, and the figures pool the specs every "
-    "ranked engine ran ok. {csv} holds every figure.</p>"
+    "ranked engine ran ok. Two engines tie unless the best is ahead beyond the spread of "
+    "their cells: by {min_ratio} or more, and by {clear_ratio} on every spec or on enough "
+    "specs for a sign test at {level}. {csv} holds every figure.</p>"
 )
 
 _CLAIMS = {
@@ -61,11 +67,17 @@ _ALONE = {
 REFERENCE = "naive"
 _TIED = {
     TTFM: "<b>{engine}</b> and <b>{runner}</b> tie for the fastest time to first mask: "
-    "{figure} median over {pooled}.",
+    "{figure} median over {pooled}{spread}.",
     MASK_P99: "<b>{engine}</b> and <b>{runner}</b> tie for the fastest mask at p99: {figure} "
-    "over {pooled}.",
-    MEMORY: "<b>{engine}</b> and <b>{runner}</b> tie for the smallest: {figure} median ({kind}).",
+    "over {pooled}{spread}.",
+    MEMORY: "<b>{engine}</b> and <b>{runner}</b> tie for the smallest: {figure} median "
+    "({kind}){spread}.",
 }
+# Why two figures that print apart tie (the rule of harness.report.verdict).
+_SPREAD = (
+    ", within the spread of their cells ({times} apart; {engine} ahead on {ahead} of "
+    "{specs}, by {clear_ratio} or more on {clear})"
+)
 _BETTER = {TTFM: "faster than", MASK_P99: "faster than", MEMORY: "smaller than"}
 _KINDS = {"engine": "its own figure", "rss": "the worker's RSS growth"}
 
@@ -86,9 +98,29 @@ def _figure(measure: str, value: float) -> str:
     return fmt_bytes(value) if measure == MEMORY else fmt_ns(value)
 
 
+def _tie(claim: Claim, runner: Figure, values: dict[str, str]) -> Html:
+    """Two engines tied: one figure when both print the same, else both and why they tie
+    (the counts the rule read)."""
+    other = _figure(claim.measure, runner.value)
+    spread = Html("")
+    if other != values["figure"]:
+        values = {**values, "figure": f"{values['figure']} and {other}"}
+        spread = markup(
+            _SPREAD,
+            times="∞x" if claim.ratio is None else _times(claim.ratio),
+            engine=claim.best.engine,
+            ahead=claim.paired.ahead,
+            specs=_count(claim.paired.specs, "spec"),
+            clear_ratio=_times(CLEAR_RATIO),
+            clear=claim.paired.clear,
+        )
+    return markup(_TIED[claim.measure], **values, runner=runner.engine, spread=spread)
+
+
 def claim_sentence(claim: Claim) -> Html:
     """One claim: the engine, its figure and what it pools, the runner-up and the ratio;
-    a tie when the two figures print the same."""
+    a tie (`Claim.tie`: not beyond the spread of their cells, or the two figures print
+    the same) names both engines."""
     best, runner = claim.best, claim.runner_up
     values = {
         "engine": best.engine,
@@ -96,12 +128,13 @@ def claim_sentence(claim: Claim) -> Html:
         "pooled": _count(best.n, "mask" if claim.measure == MASK_P99 else "spec"),
         "kind": _KINDS.get(best.kind, best.kind),
     }
-    if runner is None or claim.ratio is None:
+    if runner is None:
         return markup(_ALONE[claim.measure], **values)
     other = _figure(claim.measure, runner.value)
-    if other == values["figure"]:
-        return markup(_TIED[claim.measure], **values, runner=runner.engine)
-    compared = f"{_times(claim.ratio)} {_BETTER[claim.measure]}"
+    if claim.tie or other == values["figure"]:
+        return _tie(claim, runner, values)
+    better = _BETTER[claim.measure]
+    compared = better if claim.ratio is None else f"{_times(claim.ratio)} {better}"
     return markup(
         _CLAIMS[claim.measure], **values, compared=compared, runner=runner.engine, other=other
     )
@@ -217,7 +250,15 @@ def section(data: RunData, out: Path) -> list[str]:
         parts.append('<p class="note">No cell measured in this run yet.</p>')
         return parts
     name = write_verdict_csv(groups, out)
-    parts.append(markup(_INTRO, csv=link(name)))
+    parts.append(
+        markup(
+            _INTRO,
+            csv=link(name),
+            min_ratio=_times(MIN_RATIO),
+            clear_ratio=_times(CLEAR_RATIO),
+            level=f"{SIGN_LEVEL:.0%}",
+        )
+    )
     blocks = "".join(group_html(g) for g in groups)
     parts.append(Html(f'<div class="verdict">{blocks}</div>'))
     if diff is None:
