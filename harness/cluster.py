@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -92,10 +93,29 @@ def ask(worker: Any, request: Any, timeout: float) -> Any:
     return worker.ask(request, timeout)
 
 
+# What Dask's `Client` takes: `[tcp|tls|ws|wss|ucx://]HOST:PORT` (an IPv6 host in
+# brackets), or `inproc://NAME`.
+_ADDRESS = re.compile(
+    r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>\d{1,5})"
+    r"|inproc://\S+"
+)
+
+
 def scheduler_address(address: str | None) -> str:
+    """The scheduler's address: `address`, else $DASK_SCHEDULER_ADDRESS; BadInput naming
+    where it came from unless it has the form Dask's client takes (checked before any
+    work, since `distributed` only refuses it when the run connects)."""
     found = address or os.environ.get(SCHEDULER_ENV)
     if not found:
         raise BadInput(f"--executor dask needs --scheduler tcp://HOST:PORT (or {SCHEDULER_ENV})")
+    match = _ADDRESS.fullmatch(found)
+    port = match and match.group("port")
+    if match is None or (port is not None and not 0 < int(port) < 65536):
+        source = "--scheduler" if address else f"${SCHEDULER_ENV}"
+        raise BadInput(
+            f"{source}: {found!r} is not a Dask scheduler address (tcp://HOST:PORT, "
+            "HOST:PORT, tls://HOST:PORT, inproc://NAME)"
+        )
     return found
 
 

@@ -100,6 +100,7 @@ def test_exit_code_follows_fail_on(tmp_path: Path, fail_on: str, code: int) -> N
 def test_markdown_and_junit(tmp_path: Path) -> None:
     pytest.importorskip("outlines_core")
     junit = tmp_path / "out" / "junit.xml"
+    junit.parent.mkdir()  # check never creates a directory the user did not name
     done = run_check(tmp_path, "--format", "markdown", "--junit-xml", str(junit))
     assert done.returncode == 1, done.stderr
     assert "| engine | outcome |" in done.stdout and "Verdict:" in done.stdout

@@ -139,8 +139,14 @@ def test_missing_and_duplicate_spec_files(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
     for d in ("a", "b"):
         (tmp_path / d / "x.txt").write_text("a+\n")
-    with pytest.raises(BadInput, match="duplicate spec id"):
-        user.load([tmp_path / "a" / "x.txt", tmp_path / "b" / "x.txt"])
+    # two files of one name: told apart by their directories (issue 41), not refused
+    found = user.load([tmp_path / "a" / "x.txt", tmp_path / "b" / "x.txt"])
+    assert [e.spec.id for e in found] == ["user/a/x#1", "user/b/x#1"]
+    # two different specs under one id in one file can only be refused
+    clash = tmp_path / "clash.json"
+    clash.write_text('[{"id": "k", "regex": "a+"}, {"id": "k", "regex": "b+"}]')
+    with pytest.raises(BadInput, match="two different specs have the id user/clash/k"):
+        user.load([clash])
 
 
 def test_a_bench_of_user_specs_resumes_without_the_files(tmp_path: Path) -> None:

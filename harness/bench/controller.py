@@ -67,6 +67,11 @@ class RunResult:
     counts: Counter[str]
 
 
+# A line on how the token paths stand every this many seconds while they are drawn (a
+# run of thousands of specs draws for minutes before its first cell).
+PATHS_PROGRESS_S = 15.0
+
+
 class Runner:
     """Measures the cells of one run that the store does not have yet. The run is claimed
     (`RunSession`: its lock held, created or resumed) from construction until `run`
@@ -83,10 +88,12 @@ class Runner:
         stream: IO[str] | None = None,
         log: Callable[[str], None] | None = None,
         on_result: Callable[[CellPlan, CellResult], None] | None = None,
+        command: str | None = None,
     ) -> None:
         """`user_entries`: the user's own specs (`harness.corpora.user`), measured after the
         corpus sets' and stored with the run, so a resumed run needs no file. `on_result`
-        is told each cell's result as it is stored (in the controller's thread)."""
+        is told each cell's result as it is stored (in the controller's thread).
+        `command`: the one that continues the run after an interruption (default bench)."""
         self.on_result = on_result
         self.store = store
         self.user_entries = user_entries
@@ -94,7 +101,7 @@ class Runner:
         self.stream = stream or sys.stderr
         self.log = log or (lambda text: print(text, file=self.stream, flush=True))
         # The run is this controller's from here until `run` returns.
-        self.owner = RunSession(store, RunKind.BENCH, run, self.log)
+        self.owner = RunSession(store, RunKind.BENCH, run, self.log, command)
         stored = self.owner.claim(resume)
         try:
             if stored is not None:
@@ -154,6 +161,14 @@ class Runner:
             )
         return [found[i] for i in ids]
 
+    def parallel(self, cells: list[CellPlan]) -> int:
+        """How many of `cells` run at once: `jobs`, but here never more than their groups
+        (one engine on one vocabulary runs its cells one after another, in one worker);
+        on Dask, as many as the cluster's workers take, which `jobs` does not bound."""
+        if self.options.executor == "dask":
+            return self.options.jobs
+        return max(1, min(self.options.jobs, len(group_cells(cells))))
+
     def plan(self) -> list[CellPlan]:
         full = vocabularies.load(self.options.vocabs[0]).size if self.options.scaling else 0
         return plan_cells(self.options, self.specs, self.scaling, full)
@@ -183,7 +198,7 @@ class Runner:
         counts: Counter[str] = Counter()
         interrupted = False
         try:
-            with self.owner.session(self.options.jobs) as session:
+            with self.owner.session(self.parallel(todo)) as session:
                 self._measure(cells, todo, session, counts)
         except KeyboardInterrupt:
             interrupted = True
@@ -305,7 +320,11 @@ class Runner:
         started = time.monotonic()
         if wanted:
             self.log(f"token paths for {len(wanted)} (spec, vocabulary) pairs (cached on disk)")
-        for vocab_name, spec_id, study in wanted:
+        said = started
+        for done, (vocab_name, spec_id, study) in enumerate(wanted):
+            if time.monotonic() - said > PATHS_PROGRESS_S:
+                said = time.monotonic()
+                self.log(f"token paths: {done} of {len(wanted)} pairs ready")
             voc = loaded.get(vocab_name)
             if voc is None:
                 voc = loaded[vocab_name] = vocabularies.load(vocab_name)

@@ -120,7 +120,6 @@ def junit(result: CheckResult, fail_on: tuple[str, ...], path: Path) -> None:
     )
     for spec, e in cases:
         _case(suite, spec, e, fail_on)
-    path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,9 +38,10 @@ from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import BadInput
 from harness.language import converter
 from harness.results.metrics import CellResult
-from harness.store import Cell, Store
+from harness.store import Cell, RunKind, RunMeta, Store, opened
 
 DEFAULT_ENGINES = tuple(n for n in engines.ENGINE_NAMES if n != "naive")
+PREFIX = "check-"  # of a check run's default name
 
 
 def resolve_specs(
@@ -47,20 +49,21 @@ def resolve_specs(
 ) -> tuple[corpora.Entry, ...]:
     """Entries for what the user named: a corpus spec id (`SET/NAME`), a path (a spec
     file or directory, `harness.corpora.user`), an Entry; and `regexes`."""
-    out: list[corpora.Entry] = []
+    given: list[corpora.Entry] = []
+    paths: list[Path] = []
     for item in specs:
         if isinstance(item, corpora.Entry):
-            out.append(item)
+            given.append(item)
         elif Path(item).exists():
-            out += user.load_path(Path(item))
+            paths.append(Path(item))
         elif "/" in str(item) and str(item).split("/", 1)[0] in {s.name for s in corpora.sets()}:
-            out.append(corpora.get_entry(str(item)))
+            given.append(corpora.get_entry(str(item)))
         else:
             raise BadInput(f"{item}: neither a spec file or directory nor a corpus spec id")
-    out += user.load((), regexes)
+    out = corpora.distinct([*given, *user.load(paths, regexes)])
     if not out:
         raise BadInput("no spec to check: name spec files, corpus spec ids or --regex")
-    return corpora.unique(out)
+    return out
 
 
 def check(
@@ -85,11 +88,10 @@ def check(
     and `scheduler`: where the cells run (here, or a Dask cluster whose workers offer
     `bench=1`). `converter`: JSON schema to regex for the regex engines (ours or
     outlines-core). Ctrl-C or SIGTERM in either half stops the check (KeyboardInterrupt),
-    its session recorded as interrupted."""
+    its session recorded as interrupted and `check --resume --run NAME` printed."""
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
     chosen = _available(engines_ or DEFAULT_ENGINES, err)
-    name = run or time.strftime("check-%Y%m%d-%H%M%S")
     options = Options(
         engines=tuple(chosen),
         vocabs=(vocab,),
@@ -100,30 +102,79 @@ def check(
         executor=executor,
         scheduler=scheduler,
     )
-    _bench(reports_dir, name, entries, options, err, on_result)
+    name = run or time.strftime(f"{PREFIX}%Y%m%d-%H%M%S")
+    return _run(reports_dir, name, entries, options, err, on_result, resume=False)
+
+
+def resume(
+    reports_dir: Path,
+    run: str | None = None,
+    *,
+    progress: IO[str] | None = None,
+    on_result: Callable[[str, EngineResult], None] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+) -> CheckResult:
+    """Continue check run `run` (default: the latest bench run named `check-...`) where
+    it stopped, with its stored specs and options: the bench half's missing cells, then
+    the diff half, resumed where it was begun. `executor`/`scheduler` may change."""
+    with opened(reports_dir, resuming=True) as store:
+        if run is None:
+            runs_ = [r.name for r in store.runs(RunKind.BENCH) if r.name.startswith(PREFIX)]
+            if not runs_:
+                raise BadInput(f"--resume: no check run recorded in {store.path}; name one")
+            run = runs_[-1]
+        found = store.find_run(run, RunKind.BENCH)
+        if found is None:
+            raise BadInput(f"--resume: no check run {run!r} in {store.path}")
+        meta = RunMeta.from_json(found.meta)
+    stored = Options.from_json(meta.options)
+    options = replace(stored, executor=executor, scheduler=scheduler)
+    entries = user.from_json(meta.user_entries)
+    err = progress or sys.stderr
+    return _run(reports_dir, run, entries, options, err, on_result, resume=True)
+
+
+def _run(
+    reports_dir: Path,
+    name: str,
+    entries: tuple[corpora.Entry, ...],
+    options: Options,
+    err: IO[str],
+    on_result: Callable[[str, EngineResult], None] | None,
+    *,
+    resume: bool,
+) -> CheckResult:
+    """Both halves under run `name`, then the result from what the store holds."""
+    _bench(reports_dir, name, entries, options, err, on_result, resume)
+    with opened(reports_dir) as store:
+        diff_begun = store.find_run(name, RunKind.DIFF) is not None
     diff_options = DiffOptions(
-        vocabs=(vocab,),
-        engines=tuple(chosen),
+        vocabs=options.vocabs,
+        engines=options.engines,
         sets=(),
         paths=2,
         walks=4,
         cover=100,
-        timeout=max(timeout, 120.0),
-        converter=converter,
+        timeout=max(options.timeout, 120.0),
+        converter=options.converter,
     )
     diff = runs.diff(
         reports_dir,
         name,
         diff_options,
+        resume=resume and diff_begun,
         user_entries=entries,
-        executor=executor,
-        scheduler=scheduler,
+        executor=options.executor,
+        scheduler=options.scheduler,
         quiet=True,
         log=lambda line: print(line, file=err, flush=True),
+        command="check",
     )
     with Store(reports_dir / "results.sqlite") as store:
         cells = [c for c in store.cells(name) if c.study == "main"]
         versions = dict(store.run(name).meta.get("versions", {}))
+    vocab, chosen = options.vocabs[0], list(options.engines)
     return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
 
 
@@ -148,6 +199,7 @@ def _bench(
     options: Options,
     err: IO[str],
     on_result: Callable[[str, EngineResult], None] | None,
+    resume: bool,
 ) -> None:
     """The bench half, each cell told to `on_result` as it is stored."""
 
@@ -159,7 +211,15 @@ def _bench(
             )
 
     code = runs.bench(
-        reports_dir, name, options, user_entries=entries, quiet=True, on_result=told, err=err
+        reports_dir,
+        name,
+        options,
+        resume=resume,
+        user_entries=entries,
+        quiet=True,
+        on_result=told,
+        err=err,
+        command="check",
     )
     if code:  # interrupted: recorded, and the way to continue printed; stop here
         raise KeyboardInterrupt

@@ -12,9 +12,11 @@ continues an interrupted run.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from harness import runs
+from harness import engines, runs
 from harness.commands import options as opt
+from harness.errors import BadInput
 from harness.jumpforward.controller import JumpOptions
 from harness.language import converter
 
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     sets, entries = opt.specs_from(args, DEFAULT_SETS)
     options = JumpOptions(
         vocabs=tuple(opt.vocab_refs(args, ("llama3",))),
-        engines=tuple(opt.listed(args.engines, DEFAULT_ENGINES)),
+        engines=tuple(_jumping(opt.listed(args.engines, DEFAULT_ENGINES))),
         sets=tuple(sets),
         corpus_dir=args.corpus_dir,
         paths=args.paths,
@@ -59,3 +61,23 @@ def run(args: argparse.Namespace) -> int:
         opt.reports_dir(args), args.run, options, resume=args.resume, user_entries=entries
     )
     return 0
+
+
+def _jumping(names: list[str]) -> list[str]:
+    """The engines of `names` that have jump-forward (forced text); the others are named
+    on stderr as skipped, and BadInput when none is left."""
+    kept = [n for n in names if engines.get(n).jump_forward]
+    left_out = [n for n in names if n not in kept]
+    having = [n for n in engines.ENGINE_NAMES if engines.get(n).jump_forward]
+    if not kept:
+        raise BadInput(
+            f"--engines: no jump-forward (forced text) in {', '.join(left_out)}; "
+            f"engines that have it: {', '.join(having)}"
+        )
+    if left_out:
+        print(
+            f"tokensieve jumpforward: skipping {', '.join(left_out)}: no jump-forward "
+            "(forced text)",
+            file=sys.stderr,
+        )
+    return kept

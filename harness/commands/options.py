@@ -32,7 +32,15 @@ REPORTS_DIR = "reports"
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: `tokensieve CMD: error: MESSAGE`, exit code 2."""
+    """argparse with one-line errors (`tokensieve CMD: error: MESSAGE`, exit code 2) and
+    no abbreviated options: an abbreviation silently becomes whichever option it starts
+    (`check --spec` was `--special-tokens`), and a later option can change what an old
+    abbreviation means. Subcommands' parsers are of this class too (argparse makes them
+    of the parent's)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {' '.join(message.split())}", file=sys.stderr)
@@ -88,7 +96,7 @@ def memory_size(text: str) -> int:
     return value
 
 
-def count(minimum: int) -> Callable[[str], int]:
+def count(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -96,9 +104,26 @@ def count(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
         return value
 
     return parse
+
+
+def output_file(text: str) -> Path:
+    """A file the command will write: its directory must exist already (a command never
+    creates a directory the user did not name) and it must not be a directory itself.
+    Checked as the option is parsed, so a long run never ends unable to write it."""
+    path = Path(text).expanduser()
+    parent = path.parent
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file")
+    if not parent.exists():
+        raise argparse.ArgumentTypeError(f"{text!r}: directory {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: {str(parent)!r} is not a directory")
+    return path
 
 
 run_name = _checked(check_run_name)
@@ -155,6 +180,11 @@ def add_vocab(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
         "(tokenizer.json, .tiktoken, .model, .gguf), comma-separated or repeated "
         f"(default {','.join(default)})",
     )
+    add_tokenizer_options(p)
+
+
+def add_tokenizer_options(p: argparse.ArgumentParser) -> None:
+    """The options of a tokenizer file, the same wherever a vocabulary is named."""
     p.add_argument(
         "--eos",
         metavar="ID|TOKEN",
@@ -170,7 +200,7 @@ def add_vocab(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
     )
     p.add_argument(
         "--vocab-size",
-        type=count(1),
+        type=count(1, vocab.MAX_IDS),
         metavar="N",
         help="the model's logits width when larger than the tokenizer: the extra ids are "
         "padding, which every engine must refuse",
@@ -180,21 +210,24 @@ def add_vocab(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
 def vocab_refs(args: argparse.Namespace, default: Sequence[str]) -> list[str]:
     """The vocabulary references the command works on: each `--vocab` with the tokenizer
     options applied (`harness.vocab.resolve.reference`), each checked."""
-    refs = []
-    for name in listed(args.vocab, default):
-        try:
-            ref = vocab.reference(
-                name,
-                eos=args.eos,
-                specials=args.special_tokens,
-                split=args.split_pattern,
-                size=args.vocab_size,
-            )
-            vocab.check(ref)
-        except TokensieveError as exc:
-            raise BadInput(f"--vocab {name}: {exc}") from None
-        refs.append(ref)
-    return refs
+    return [vocab_ref(args, name, "--vocab ") for name in listed(args.vocab, default)]
+
+
+def vocab_ref(args: argparse.Namespace, name: str, option: str = "") -> str:
+    """The reference of vocabulary `name` with the tokenizer options of `args` applied,
+    checked (BadInput naming `option` and `name`)."""
+    try:
+        ref = vocab.reference(
+            name,
+            eos=args.eos,
+            specials=args.special_tokens,
+            split=args.split_pattern,
+            size=args.vocab_size,
+        )
+        vocab.check(ref)
+    except TokensieveError as exc:
+        raise BadInput(f"{option}{name}: {exc}") from None
+    return ref
 
 
 def add_engines(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
@@ -217,15 +250,7 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
         help=f"corpus sets, comma-separated or repeated (default {','.join(default)}, or "
         "none when --spec or --regex is given)",
     )
-    p.add_argument(
-        "--spec",
-        action="append",
-        metavar="PATH",
-        help="your own specs: a JSON schema, a directory of them, a file of regexes (one a "
-        "line), a JSON/JSONL file of {id?, regex|schema, valid?, invalid?} entries, or "
-        "MaskBench files; repeatable",
-    )
-    p.add_argument("--regex", action="append", metavar="PATTERN", help="a regex; repeatable")
+    add_specs(p)
     p.add_argument("--corpus-dir", metavar="DIR", help="where the MaskBench data lives")
     p.add_argument(
         "--strict-corpus",
@@ -237,8 +262,22 @@ def add_corpus(p: argparse.ArgumentParser, default: Sequence[str]) -> None:
         "--limit-specs",
         type=count(1),
         metavar="N",
-        help="at most N specs per corpus set, evenly spaced over the set (default: all)",
+        help="at most N specs per corpus set, and N of your own (--spec, --regex), evenly "
+        "spaced over each (default: all)",
     )
+
+
+def add_specs(p: argparse.ArgumentParser) -> None:
+    """`--spec PATH` and `--regex PATTERN`, the user's own specs (`harness.corpora.user`)."""
+    p.add_argument(
+        "--spec",
+        action="append",
+        metavar="PATH",
+        help="your own specs: a JSON schema, a directory of them, a file of regexes (.txt, "
+        ".regex or .re; one a line), a JSON/JSONL file of {id?, regex|schema, valid?, "
+        "invalid?} entries, or MaskBench files; repeatable",
+    )
+    p.add_argument("--regex", action="append", metavar="PATTERN", help="a regex; repeatable")
 
 
 def add_converter(p: argparse.ArgumentParser) -> None:
@@ -255,10 +294,12 @@ def add_converter(p: argparse.ArgumentParser) -> None:
 def specs_from(
     args: argparse.Namespace, default: Sequence[str]
 ) -> tuple[list[str], tuple[corpora.Entry, ...]]:
-    """(corpus sets, the user's entries): the sets default to `default` only when the
-    user gives no spec of their own. Also puts `--converter` in use."""
+    """(corpus sets, the user's entries, at most `--limit-specs` of them): the sets
+    default to `default` only when the user gives no spec of their own. Also puts
+    `--converter` in use."""
     converter.use(args.converter or converter.DEFAULT)
     entries = user.load(args.spec or (), args.regex or ())
+    entries = tuple(corpora.spread(entries, args.limit_specs))
     sets = listed(args.corpus, () if entries else default)
     return sets, entries
 

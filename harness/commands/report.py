@@ -8,10 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness import report
+from harness import runs
 from harness.commands import options as opt
-from harness.errors import BadInput
-from harness.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,7 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a run's HTML report (tables, CSVs, plots) and print its summary",
         description="Write REPORTS_DIR/RUN/index.html with CSV tables and PNG plots beside it "
         "(static, readable offline), and print the run's summary table. Works on a run "
-        "still in progress or interrupted: it reports the cells recorded so far.",
+        "still in progress or interrupted: it reports the cells recorded so far. For a run "
+        "that is only a diff or a jump-forward run, rewrite its page (diff.html, "
+        "jumpforward.html) from its stored data.",
     )
     parser.add_argument(
         "run", metavar="RUN", nargs="?", type=opt.run_name, help="run name (default: the latest)"
@@ -33,18 +33,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports_dir = opt.reports_dir(args)
-    with Store(reports_dir / "results.sqlite", readonly=True) as store:
-        name = args.run or latest(store)
-        store.run(name)  # an unknown name fails here, listing the recorded runs
-        print(report.summary_text(store, name))
-        out = Path(args.out) if args.out else reports_dir / name
-        print(f"report: {report.write(store, name, out)}")
-    return 0
-
-
-def latest(store: Store) -> str:
-    runs = store.runs()
-    if not runs:
-        raise BadInput(f"no run recorded in {store.path}; run `tokensieve bench` first")
-    return runs[-1].name
+    out = Path(args.out) if args.out else None
+    return runs.report_run(opt.reports_dir(args), args.run, out)

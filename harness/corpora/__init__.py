@@ -1,7 +1,7 @@
 """Corpora: the specs engines are measured on, and the texts and token paths walked.
 
-- `entry`: `Entry`, one spec with its source, tags and labelled instances, and `unique`,
-  the rule that ids are unique;
+- `entry`: `Entry`, one spec with its source, tags and labelled instances, `unique`,
+  the rule that ids are unique, and `distinct`, the same spec named twice counted once;
 - `catalog`: the sets of `corpora/manifest.json` as `Entry`s with stable `SET/NAME` ids
   (`entries`, `get`, `load_set`), and `spread`, the even sample every command takes;
 - `maskbench`: MaskBench read by path (malformed files skipped and counted) and
@@ -26,7 +26,7 @@ from harness.corpora.catalog import (
     sets,
     spread,
 )
-from harness.corpora.entry import Entry, compact_json, unique
+from harness.corpora.entry import Entry, compact_json, distinct, unique
 from harness.project import CORPORA_DIR, PROJECT_ROOT
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Entry",
     "SetInfo",
     "compact_json",
+    "distinct",
     "entries",
     "get",
     "get_entry",

@@ -1,5 +1,7 @@
 """One spec of a corpus with what the corpus knows about it (`Entry`), how a schema
-becomes one (`schema_entry`), and the rule that ids within a set are unique (`unique`).
+becomes one (`schema_entry`), and the rule that ids within a set are unique (`unique` for
+the built-in sets, where a repeat is a bug; `distinct` for what a user names, where the
+same spec named twice counts once).
 Every reader of specs (the manifest's sets, MaskBench, a user's files) builds these."""
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from harness.errors import BadInput
 from harness.spec import Spec
 
 
@@ -58,3 +61,21 @@ def unique(found: list[Entry]) -> tuple[Entry, ...]:
             raise ValueError(f"duplicate spec id {e.spec.id}")
         seen.add(e.spec.id)
     return tuple(found)
+
+
+def distinct(found: Iterable[Entry]) -> tuple[Entry, ...]:
+    """`found` with repeats of one spec dropped (the same id, spec and instances: a file
+    or a corpus id named twice), in order; two different specs under one id are
+    BadInput naming both sources."""
+    kept: dict[str, Entry] = {}
+    for e in found:
+        first = kept.setdefault(e.spec.id, e)
+        if first is not e and (first.spec, first.valid, first.invalid) != (
+            e.spec,
+            e.valid,
+            e.invalid,
+        ):
+            raise BadInput(
+                f"two different specs have the id {e.spec.id}: {first.source} and {e.source}"
+            )
+    return tuple(kept.values())

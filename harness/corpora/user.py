@@ -25,41 +25,80 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.corpora.entry import Entry, schema_entry, unique
+from harness import nesting
+from harness.corpora.entry import Entry, distinct, schema_entry
 from harness.errors import BadInput
-from harness.language.regex_syntax import python_regex, regex_features
+from harness.language.regex_syntax import regex_features
 from harness.spec import Spec
 
 SET = "user"
 ENTRY_KEYS = frozenset({"id", "regex", "schema", "valid", "invalid"})
 _NAME = re.compile(r"[^A-Za-z0-9._+-]")
+# A file of regexes, one a line. Any other suffix is refused, not read as regexes: a
+# grammar (.gbnf, .lark, .ebnf) read line by line would become one "regex" per rule.
+REGEX_SUFFIXES = (".txt", ".regex", ".re")
 
 
 def load(paths: Iterable[str | Path] = (), regexes: Iterable[str] = ()) -> tuple[Entry, ...]:
-    """Every spec of the given files and patterns, ids unique across them."""
+    """Every spec of the given files and patterns, ids unique across them: a file named
+    twice counts once, and files of one name in different directories are told apart by
+    their directories (`check a/schema.json b/schema.json`: `user/a/schema` and
+    `user/b/schema`)."""
     out: list[Entry] = []
-    for path in paths:
-        out += load_path(Path(path))
+    for path, stem in stems(Path(p) for p in paths):
+        out += load_path(path, stem)
     out += [regex_entry(f"{SET}/regex#{n}", p, "--regex") for n, p in enumerate(regexes, 1)]
-    try:
-        return unique(out)
-    except ValueError as exc:
-        raise BadInput(f"user specs: {exc} (two files with the same name?)") from None
+    return distinct(out)
 
 
-def load_path(path: Path) -> list[Entry]:
+def stems(paths: Iterable[Path]) -> list[tuple[Path, str]]:
+    """Each path once (by where it resolves), with the stem its spec ids start with: its
+    name, and where paths share a name, as many of their directories' names before it
+    as tell them apart."""
+    found = list({p.resolve(): p for p in paths}.items())
+    names = {resolved: _stem(resolved) for resolved, _ in found}
+    groups: dict[str, list[Path]] = {}
+    for resolved, _ in found:
+        groups.setdefault(names[resolved], []).append(resolved)
+    for group in groups.values():
+        depth = 1
+        while len(group) > 1 and len({_within(r, depth) for r in group}) < len(group):
+            depth += 1
+        if len(group) > 1:
+            names.update((r, _within(r, depth)) for r in group)
+    return [(given, names[resolved]) for resolved, given in found]
+
+
+def _within(path: Path, depth: int) -> str:
+    """The stem of `path` after the names of its `depth` innermost directories."""
+    return "/".join([*(_NAME.sub("_", d) for d in path.parts[-depth - 1 : -1]), _stem(path)])
+
+
+def load_path(path: Path, stem: str | None = None) -> list[Entry]:
+    """The specs of one file or directory; their ids start with `user/` and `stem`
+    (default: the file's or directory's name)."""
+    stem = stem or _stem(path)
     if path.is_dir():
         files = sorted(path.glob("*.json"))
         if not files:
             raise BadInput(f"{path}: a spec directory holds no *.json file")
-        return [e for f in files for e in _json_file(f, stem=f"{_stem(path)}/{_stem(f)}")]
-    if not path.is_file():
+        return [e for f in files for e in _json_file(f, stem=f"{stem}/{_stem(f)}")]
+    if not path.exists():
         raise BadInput(f"{path}: no such spec file or directory")
-    if path.suffix == ".jsonl":
-        return _jsonl_file(path)
-    if path.suffix == ".json":
-        return _json_file(path, stem=_stem(path))
-    return _regex_lines(path)
+    if not path.is_file():  # a FIFO or a device: reading it could block forever
+        raise BadInput(f"{path}: not a regular file or a directory")
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return _jsonl_file(path, stem)
+    if suffix == ".json":
+        return _json_file(path, stem)
+    if suffix in REGEX_SUFFIXES:
+        return _regex_lines(path, stem)
+    raise BadInput(
+        f"{path}: unknown kind of spec file {path.suffix or '(no extension)'!r}; known: "
+        f".json (a JSON schema, a MaskBench file or a list of entries), .jsonl (entries), "
+        f"{', '.join(REGEX_SUFFIXES)} (regexes, one a line), or a directory of .json files"
+    )
 
 
 def _stem(path: Path) -> str:
@@ -67,12 +106,21 @@ def _stem(path: Path) -> str:
 
 
 def _read(path: Path) -> str:
+    """The file's text; a UTF-8 byte order mark at its start is not part of it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BadInput(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise BadInput(f"{path}: cannot be read: {exc.strerror}") from None
+
+
+def lines(text: str) -> list[str]:
+    """`text` split at line feeds (a carriage return before one is dropped), as `wc -l`
+    and editors count lines. Not `str.splitlines`, which also splits at U+2028, U+2029,
+    U+0085, form feeds, vertical tabs and \\x1c-\\x1e: characters a regex or a JSON
+    string may hold."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def _not_json(constant: str) -> Any:
@@ -83,7 +131,7 @@ def _parse_json(text: str, where: str) -> Any:
     """`text` as JSON; Python's extensions (`NaN`, `Infinity`) are refused, since no
     engine's JSON parser reads them."""
     try:
-        return json.loads(text, parse_constant=_not_json)
+        return nesting.loads(text, where, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{where}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:
@@ -112,10 +160,9 @@ def _json_file(path: Path, stem: str) -> list[Entry]:
     raise BadInput(f"{path}: want a JSON schema, a MaskBench file or a list of entries")
 
 
-def _jsonl_file(path: Path) -> list[Entry]:
-    stem = _stem(path)
+def _jsonl_file(path: Path, stem: str) -> list[Entry]:
     out: list[Entry] = []
-    for lineno, line in enumerate(_read(path).splitlines(), 1):
+    for lineno, line in enumerate(lines(_read(path)), 1):
         if line.strip():
             where = f"{path} line {lineno}"
             out.append(_entry(_parse_json(line, where), where, stem, len(out) + 1))
@@ -124,11 +171,9 @@ def _jsonl_file(path: Path) -> list[Entry]:
     return out
 
 
-def _regex_lines(path: Path) -> list[Entry]:
-    stem = _stem(path)
+def _regex_lines(path: Path, stem: str) -> list[Entry]:
     out: list[Entry] = []
-    for lineno, line in enumerate(_read(path).splitlines(), 1):
-        pattern = line.rstrip("\r\n")
+    for lineno, pattern in enumerate(lines(_read(path)), 1):
         if not pattern.strip() or pattern.lstrip().startswith("#"):
             continue
         out.append(regex_entry(f"{SET}/{stem}#{len(out) + 1}", pattern, f"{path} line {lineno}"))
@@ -187,19 +232,32 @@ def regex_entry(
     examples = tuple(v for v in valid if isinstance(v, str))
     if len(examples) != len(valid):
         raise BadInput(f"{where}: the examples of a regex must be strings")
-    compiled = _python_regex(pattern, where)
-    bad = [x for x in examples if compiled is not None and compiled.fullmatch(x) is None]
-    if bad:
-        raise BadInput(f"{where}: example {bad[0]!r} does not match the regex")
+    bad = _unmatched(pattern, examples)
+    if bad is not None:
+        raise BadInput(f"{where}: example {bad!r} does not match the regex")
     spec = Spec.regex(spec_id, pattern, features=regex_features(pattern), examples=examples)
     return Entry(spec, source=where, valid=valid, invalid=invalid)
 
 
-def _python_regex(pattern: str, where: str) -> Any:
+def _unmatched(pattern: str, examples: tuple[str, ...]) -> str | None:
+    """The first example the reference's byte automaton does not match in full; None when
+    all match, or when the automaton cannot be built (a limit: the engines report it per
+    cell). The automaton walks each example in linear time, so a pattern that backtracks
+    catastrophically in Python's `re` (`(a|aa)+` on a long run of `a`s) costs nothing, and
+    the examples are judged by the same semantics as the reference's masks."""
+    from harness.language import reference
+
+    if not examples:
+        return None
     try:
-        return python_regex(pattern)
+        dfa = reference.tokensdfa().ByteDfa(pattern)
     except ValueError:
-        return None  # Python's re reads it otherwise; the examples go unchecked
+        return None
+    for example in examples:
+        state = dfa.walk(dfa.initial_state, example.encode("utf-8", "surrogatepass"))
+        if state is None or not dfa.is_accepting(state):
+            return example
+    return None
 
 
 def _schema(
@@ -210,7 +268,9 @@ def _schema(
     import jsonschema
 
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        nesting.retrying(
+            where, lambda: jsonschema.validators.validator_for(schema).check_schema(schema)
+        )
     except jsonschema.SchemaError as exc:
         raise BadInput(
             f"{where}: not a valid JSON schema: {' '.join(exc.message.split())}"

@@ -185,6 +185,9 @@ class Engine(ABC):
     # the name an instance repro goes by (the naive engine's failures are its converter's)
     instance_repro_target: str | None = None
     instance_repro_package: str | None = None
+    # whether its matchers say what text the spec forces (`Matcher.forced_text` answers
+    # bytes, never None): the engines `tokensieve jumpforward` measures
+    jump_forward: bool = False
 
     @abstractmethod
     def version(self) -> str: ...

@@ -260,6 +260,7 @@ def accepts(text):
 
 class LLGuidanceEngine(Engine):
     name = NAME
+    jump_forward = True
     capabilities = Capabilities(
         regex=True,
         json_schema="native",

@@ -62,6 +62,7 @@ def engine_advance(token):
 
 class TokensDFAEngine(RustIndexEngine):
     name = "tokensdfa"
+    jump_forward = True
     mode = "exact"
     kind = "Index"  # the tokensdfa class that builds the index
     # Exact mode determinizes with its own hash-consed NFA (a 26 MB schema regex in about

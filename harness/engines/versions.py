@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cache import cache_root
-from harness.errors import BadInput, EngineUnavailable, TokensieveError
+from harness.errors import BadInput, EngineUnavailable, EnvironmentFailure, TokensieveError
 
 MARKER = ".complete"
 PIP_TIMEOUT_S = 900.0
@@ -212,14 +212,41 @@ def _pip(
             command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise error(
-            f"{name}@{version}: installing {requirement} timed out after {PIP_TIMEOUT_S:.0f}s"
+        raise EnvironmentFailure(
+            f"{name}@{version}: installing {requirement} timed out after {PIP_TIMEOUT_S:.0f}s "
+            "(is the package index slow or unreachable?)"
         ) from None
     if done.returncode != 0:
+        unreachable = _network_failure(done.stderr + done.stdout)
+        if unreachable is not None:
+            raise EnvironmentFailure(
+                f"{name}@{version}: cannot install {requirement}: the package index is "
+                f"unreachable ({unreachable}); installing a release needs it"
+            )
         raise error(
             f"{name}@{version}: cannot install {requirement} from PyPI (wheels only): "
             f"{_last_line(done.stderr or done.stdout)}"
         )
+
+
+# What pip says when it cannot reach an index (urllib3's and requests' errors, and pip's
+# own retry and fetch warnings); pip then also says "No matching distribution found", as
+# if the release did not exist, which would wrongly blame the input.
+_NETWORK = re.compile(
+    r"NewConnectionError|ConnectTimeoutError|ReadTimeoutError|ProxyError|SSLError|"
+    r"Max retries exceeded|Could not fetch URL|connection broken by|"
+    r"Temporary failure in name resolution|Name or service not known|Connection refused|"
+    r"Network is unreachable"
+)
+
+
+def _network_failure(output: str) -> str | None:
+    """What in pip's output says the index could not be reached, or None."""
+    found = _NETWORK.search(output)
+    if found is None:
+        return None
+    errno = re.search(r"\[Errno -?\d+\] [^'\")\n]+", output)
+    return errno.group(0).strip() if errno else found.group(0)
 
 
 def _last_line(text: str) -> str:

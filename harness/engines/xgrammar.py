@@ -45,11 +45,13 @@ COMPILE_THREADS = 1
 ANY_WHITESPACE = True
 # The JSON text its schemas compile to (measured on 0.2.8 with a one-byte vocabulary):
 # any JSON whitespace; every escape in strings the schema leaves unconstrained and none
-# in constrained ones (pattern, format, length, enum; undeclared keys a patternProperties
-# or propertyNames language limits, which take no escape); declared keys in one spelling
-# (U+007F as \\u007f); an exponent only on numbers without bounds or multipleOf;
-# integers never with a fraction; never a bare `-0` on integers or bounded numbers. Its
-# documented schema readings (`json_schema` below) rewrite the reference's schema too.
+# in constrained ones (pattern, format, length; undeclared keys a patternProperties or
+# propertyNames language limits, which take no escape); enum and const strings, like
+# declared keys, in one spelling (`"` `\\` `\\n`... short, other control characters and
+# U+007F as \\u00xx, the rest raw); an exponent only on numbers without bounds or
+# multipleOf; integers never with a fraction; never a bare `-0` on integers or bounded
+# numbers. Its documented schema readings (`json_schema` below) rewrite the reference's
+# schema too.
 # Left for the differ to report: lone surrogate escapes in strings and undeclared keys,
 # raw control characters in strings with a length or a pattern (not JSON).
 JSON_DIALECT = (
@@ -200,6 +202,7 @@ def accepts(text):
 
 class XGrammarEngine(Engine):
     name = NAME
+    jump_forward = True
     capabilities = Capabilities(
         regex=True,
         json_schema="native",

@@ -151,9 +151,12 @@ def python_re_gap(pattern: str) -> str | None:
 
 def python_regex(pattern: str) -> re.Pattern[str] | None:
     """`pattern` compiled by Python's `re`, or None where a recorded feature explains why
-    it cannot be; any other failure is a data error and raises ValueError."""
+    it cannot be, or where it nests too deeply for `re`'s recursive parser; any other
+    failure is a data error and raises ValueError."""
     try:
         return re.compile(pattern)
+    except RecursionError:
+        return None
     except re.error as exc:
         if python_re_gap(pattern) is None:
             raise ValueError(f"regex does not compile with Python's re: {exc}") from exc

@@ -399,8 +399,13 @@ def _cells(kind: RunKind) -> str:
 
 
 @contextmanager
-def opened(reports_dir: Path, *, readonly: bool = False) -> Iterator[Store]:
-    """The store of a reports directory, closed afterwards."""
+def opened(reports_dir: Path, *, readonly: bool = False, resuming: bool = False) -> Iterator[Store]:
+    """The store of a reports directory, closed afterwards. `resuming`: the store must
+    exist already (BadInput otherwise), so `--resume` with a mistyped directory never
+    leaves a new directory and an empty database behind."""
+    path = reports_dir / "results.sqlite"
+    if resuming and not path.is_file():
+        raise BadInput(f"--resume: no results database at {path}; nothing to resume")
     store = Store(reports_dir / "results.sqlite", readonly=readonly)
     try:
         yield store

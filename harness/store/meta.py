@@ -22,6 +22,7 @@ _KNOWN = (
     "versions",
     "corpus_problems",
     "user_entries",
+    "vocab_files",
 )
 
 
@@ -38,6 +39,10 @@ class RunMeta:
     - `versions`: engine -> the release its workers imported, filled in as they report;
     - bench only (None elsewhere, and then not written): `scaling_spec_ids`, the specs of
       the vocabulary-size study; `corpus_problems`, corpus files skipped as malformed;
+    - `vocab_files`: each tokenizer-file vocabulary -> the SHA-256 of its files
+      (`harness.vocab.fingerprint`), so a resumed run refuses a file changed since it
+      began rather than mix cells of two vocabularies under one name (empty in runs
+      stored before it was kept: then nothing is checked);
     - `extra`: keys this version does not know, kept as read, so rewriting the metadata
       (`versions`) never drops one.
     """
@@ -50,6 +55,7 @@ class RunMeta:
     versions: dict[str, str] = field(default_factory=dict)
     scaling_spec_ids: list[str] | None = None
     corpus_problems: list[str] | None = None
+    vocab_files: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
@@ -80,6 +86,8 @@ class RunMeta:
         if self.corpus_problems is not None:
             out["corpus_problems"] = self.corpus_problems
         out["user_entries"] = self.user_entries
+        if self.vocab_files:
+            out["vocab_files"] = self.vocab_files
         return {**out, **self.extra}
 
     @staticmethod
@@ -95,5 +103,6 @@ class RunMeta:
             versions=dict(data.get("versions") or {}),
             scaling_spec_ids=None if scaling is None else list(scaling),
             corpus_problems=None if problems is None else list(problems),
+            vocab_files=dict(data.get("vocab_files") or {}),
             extra={k: v for k, v in data.items() if k not in _KNOWN},
         )

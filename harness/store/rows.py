@@ -78,5 +78,3 @@ class OutcomeCell:
     outcome: dict[str, Any]
     session: int | None
     finished: str
-
-

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import FrameType
 
+from harness import vocab
 from harness.errors import BadInput
 from harness.store.db import Store, check_run_name
 from harness.store.kinds import RunKind
@@ -51,11 +52,20 @@ def pick_name(store: Store, kind: RunKind, given: str | None, *, resume: bool) -
 class RunSession:
     """One controller's hold on run `name` of `kind`, from `claim` to `release` (also a
     context manager that releases). `log` takes the lines it prints (the way to continue
-    an interrupted run)."""
+    an interrupted run); `command`, the command that continues it (default the kind's
+    own: `check` continues its bench and diff runs)."""
 
-    def __init__(self, store: Store, kind: RunKind, name: str, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        kind: RunKind,
+        name: str,
+        log: Callable[[str], None],
+        command: str | None = None,
+    ) -> None:
         self.store = store
         self.kind = RunKind(kind)
+        self.command = command or self.kind.value
         self.name = check_run_name(name)
         self.log = log
         self.number: int | None = None  # the session at work, while one is
@@ -78,6 +88,13 @@ class RunSession:
                         + (f"; recorded runs: {', '.join(known)}" if known else "")
                     )
                 self._meta = RunMeta.from_json(found.meta)
+                changed = vocab.changed_files(self._meta.vocab_files)
+                if changed:
+                    raise BadInput(
+                        f"--resume: {changed[0]} changed since {self.kind.label} {self.name!r} "
+                        "began (its content differs); resuming would mix cells of two "
+                        "vocabularies: start a new run"
+                    )
                 return self._meta
             if found is not None:
                 raise BadInput(
@@ -90,7 +107,9 @@ class RunSession:
             raise
 
     def create(self, meta: RunMeta) -> None:
-        """Store the new run with `meta` (after a `claim` that found none)."""
+        """Store the new run with `meta` (after a `claim` that found none), with the
+        fingerprints of its tokenizer files."""
+        meta.vocab_files = vocab.fingerprints(meta.options.get("vocabs") or ())
         self.store.create_run(self.name, meta, self.kind)
         self._meta = meta
 
@@ -164,7 +183,7 @@ class RunSession:
             stored = 0
         self.log(
             f"\ninterrupted: {stored} cells recorded this session; continue with: "
-            f"tokensieve {self.kind.value} --resume --run {self.name}"
+            f"tokensieve {self.command} --resume --run {self.name}"
         )
 
 

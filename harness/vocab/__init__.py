@@ -8,20 +8,24 @@
 - `files`: tokenizer files (tokenizer.json, .tiktoken, .model, .gguf);
 - `resolve`: the references every command accepts (`llama3`, `llama3[:8192]`,
   `synthetic-1000-0`, a file path, with options `;eos=`, `;size=` ...), checked before a
-  run starts.
+  run starts, and the fingerprints of their files (`fingerprints`, `changed_files`)
+  that a resumed run is checked against; `MAX_IDS`, the most ids a vocabulary may have.
 """
 
 from harness.vocab.builtin import names
-from harness.vocab.model import Encoder, GreedyEncoder, Vocabulary, describe
-from harness.vocab.resolve import check, load, reference
+from harness.vocab.model import MAX_IDS, Encoder, GreedyEncoder, Vocabulary, describe
+from harness.vocab.resolve import changed_files, check, fingerprints, load, reference
 from harness.vocab.synthetic import subset, synthetic
 
 __all__ = [
+    "MAX_IDS",
     "Encoder",
     "GreedyEncoder",
     "Vocabulary",
+    "changed_files",
     "check",
     "describe",
+    "fingerprints",
     "load",
     "names",
     "reference",

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import re
+import sys
 import warnings
 import zlib
 from collections.abc import Callable
@@ -111,6 +112,7 @@ def load(
     parsed = cache.read(where, path.name)
     if parsed is None:
         parsed = _parse(kind, path, plan, eos)
+        _say_if_sparse(path, parsed)
         try:
             cache.write(where, path.name, parsed)
         except OSError as error:
@@ -267,3 +269,17 @@ def _json_object(path: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BadInput(f"{path}: not a JSON object")
     return value
+
+
+def _say_if_sparse(path: Path, parsed: Parsed) -> None:
+    """One warning line when more than 1% of the file's ids are in none of its tables:
+    they become padding (empty special ids no engine may allow), which is right for a
+    model whose logits are wider than its tokenizer and a sign of a damaged file
+    otherwise. Said when the file is parsed, not on every load from the cache."""
+    holes = sum(1 for i in parsed.special_ids if not parsed.tokens[i])
+    if holes * 100 > len(parsed.tokens):
+        print(
+            f"tokensieve: warning: {path}: {holes:,} of its {len(parsed.tokens):,} ids are in "
+            "no table of the file; they are padding, which no engine may allow",
+            file=sys.stderr,
+        )

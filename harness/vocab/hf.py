@@ -27,7 +27,7 @@ from typing import Any
 from harness.errors import BadInput
 from harness.vocab import builtin
 from harness.vocab.cache import Parsed
-from harness.vocab.model import Encoder
+from harness.vocab.model import Encoder, check_ids
 
 BYTE_LEVEL, METASPACE = "byte-level", "metaspace"
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
@@ -37,11 +37,12 @@ def parse(path: Path, data: bytes) -> Parsed:
     """The vocabulary of `data` (the bytes of `path`); `eos_id` is -1: the file names none."""
     config = read_config(path, data)
     form, replacement = token_form(path, config)
-    exact_tokenizer(path, config)  # the file must load in `tokenizers` (and the encoder too)
     model = config["model"]
     table = _model_vocab(path, model)
-    byte_fallback = bool(model.get("byte_fallback"))
     size = max([*table.values(), *(t["id"] for t in config["added_tokens"])], default=-1) + 1
+    check_ids(size, f"{path} (its largest id is {size - 1:,})")
+    exact_tokenizer(path, config)  # the file must load in `tokenizers` (and the encoder too)
+    byte_fallback = bool(model.get("byte_fallback"))
     tokens: list[bytes | None] = [None] * size
     for text, token_id in table.items():
         if form == BYTE_LEVEL:
@@ -81,7 +82,7 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
 def read_config(path: Path, data: bytes) -> dict[str, Any]:
     """The parsed JSON, checked for the parts this module reads."""
     try:
-        config = json.loads(data)
+        config = json.loads(data.removeprefix(b"\xef\xbb\xbf"))
     except UnicodeDecodeError as error:
         raise BadInput(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
@@ -165,13 +166,27 @@ def _components(component: Any, key: str) -> list[dict[str, Any]]:
 def _model_vocab(path: Path, model: dict[str, Any]) -> dict[str, int]:
     vocab = model.get("vocab")
     if isinstance(vocab, dict):
-        return vocab
+        return _one_token_per_id(path, vocab)
     if isinstance(vocab, list):  # Unigram: [[piece, score], ...] indexed by id
         table: dict[str, int] = {}
         for token_id, entry in enumerate(vocab):
             table.setdefault(entry[0], token_id)
         return table
     raise BadInput(f'{path}: the model has no "vocab"')
+
+
+def _one_token_per_id(path: Path, vocab: dict[str, Any]) -> dict[str, int]:
+    """The model's {token: id}, each id a whole number >= 0 held by one token only (two
+    tokens of one id would leave one of them out of every mask), or BadInput naming the
+    first that is not."""
+    holder: dict[int, str] = {}
+    for text, token_id in vocab.items():
+        if type(token_id) is not int or token_id < 0:
+            raise BadInput(f"{path}: token {text!r} has id {token_id!r}, not a whole number >= 0")
+        first = holder.setdefault(token_id, text)
+        if first != text:
+            raise BadInput(f"{path}: tokens {first!r} and {text!r} both have id {token_id}")
+    return vocab
 
 
 # --- Token bytes -------------------------------------------------------------------------

@@ -9,9 +9,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import MissingData
+from harness.errors import BadInput, MissingData
 
 Encoder = Callable[[str], list[int]]
+
+# The most ids a vocabulary may have: 16x the largest in use (Gemma's 262,144), and what
+# every engine's per-token tables (a mask bit, an automaton column, a trie node) stay
+# within a few hundred MiB at. A file or option that declares an id past it is refused
+# before anything is allocated for it, rather than building a table of billions of ids.
+MAX_IDS = 1 << 22
+
+
+def check_ids(count: int, where: str) -> int:
+    """`count`, the ids a vocabulary would have, or BadInput naming `where` past
+    `MAX_IDS`."""
+    if count > MAX_IDS:
+        raise BadInput(
+            f"{where}: {count:,} ids, more than tokensieve takes ({MAX_IDS:,}; the largest "
+            "vocabularies in use have about 262,000)"
+        )
+    return count
 
 
 @dataclass(eq=False)
@@ -99,6 +116,7 @@ def describe(vocab: Vocabulary) -> dict[str, Any]:
         "name": vocab.name,
         "size": vocab.size,
         "special_ids": len(vocab.special_ids),
+        "holes": holes(vocab),
         "eos_id": vocab.eos_id,
         "eos_bytes": repr(vocab.tokens[vocab.eos_id]),
         "invalid_utf8_tokens": sum(1 for i in ordinary if not is_utf8(vocab.tokens[i])),
@@ -119,3 +137,9 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def holes(vocab: Vocabulary) -> int:
+    """Ids that are padding: special, with no bytes (a file's ids in no table, or the
+    ids `--vocab-size` adds)."""
+    return sum(1 for i in vocab.special_ids if not vocab.tokens[i])

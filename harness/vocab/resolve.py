@@ -17,14 +17,16 @@ one line naming it, before any work starts; `load` builds the vocabulary.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import urllib.parse
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from harness.errors import BadInput, UnknownName
 from harness.vocab import builtin
-from harness.vocab.model import Vocabulary
+from harness.vocab.model import Vocabulary, check_ids
 from harness.vocab.synthetic import SYNTHETIC_MIN_SIZE, subset, synthetic
 
 _SYNTHETIC = re.compile(r"^synthetic-(\d+)-(\d+)$")
@@ -90,10 +92,14 @@ def check(ref: str) -> None:
     base, options = _split(ref)
     if "size" in options and not options["size"].isdigit():
         raise BadInput(f"vocabulary {ref!r}: size must be a whole number")
+    if "size" in options:
+        check_ids(int(options["size"]), f"vocabulary {ref!r}: size")
     if is_path(base):
-        from harness.vocab import files
+        from harness.vocab import files, tiktoken_file
 
         files.detect(Path(base).expanduser())
+        if "split" in options:
+            tiktoken_file.check_split_pattern(options["split"], f"vocabulary {base}")
         return
     if options.keys() - {"size"}:
         raise BadInput(f"vocabulary {ref!r}: eos, specials and split apply to tokenizer files")
@@ -101,10 +107,12 @@ def check(ref: str) -> None:
     if subset_of:
         if int(subset_of.group(2)) < 1:
             raise BadInput(f"vocabulary {ref!r}: a subset needs at least 1 id")
+        check_ids(int(subset_of.group(2)), f"vocabulary {ref!r}")
         check(subset_of.group(1))
         return
     made = _SYNTHETIC.match(base)
     if made:
+        check_ids(int(made.group(1)), f"vocabulary {ref!r}")
         if int(made.group(1)) < SYNTHETIC_MIN_SIZE:
             raise BadInput(
                 f"vocabulary {ref!r}: a synthetic vocabulary needs at least "
@@ -138,7 +146,13 @@ def _base(base: str, options: dict[str, str]) -> Vocabulary:
         )
     subset_of = _SUBSET.match(base)
     if subset_of:
-        return subset(_base(subset_of.group(1), {}), int(subset_of.group(2)))
+        whole, n = _base(subset_of.group(1), {}), int(subset_of.group(2))
+        if n >= whole.size:
+            raise BadInput(
+                f"vocabulary {base!r}: {subset_of.group(1)} has {whole.size:,} ids, so its "
+                f"first {n:,} are all of it; name it without [:N]"
+            )
+        return subset(whole, n)
     made = _SYNTHETIC.match(base)
     if made:
         return synthetic(int(made.group(1)), int(made.group(2)))
@@ -158,3 +172,45 @@ def pad(vocab: Vocabulary, size: int) -> Vocabulary:
         tokens=[*vocab.tokens, *(b"" for _ in extra)],
         special_ids=vocab.special_ids | frozenset(extra),
     )
+
+
+def fingerprints(refs: Iterable[str]) -> dict[str, str]:
+    """Each reference that names files (a tokenizer file, its special tokens) -> the
+    SHA-256 of their contents, so a run can tell later whether they changed."""
+    out = {}
+    for ref in refs:
+        paths = _files_of(ref)
+        if paths:
+            out[ref] = _digest(paths)
+    return out
+
+
+def changed_files(stored: Mapping[str, str]) -> list[str]:
+    """The files of `stored` (from `fingerprints`) whose contents differ now, or that are
+    gone, by path."""
+    changed = []
+    for ref, digest in stored.items():
+        paths = _files_of(ref)
+        try:
+            now = _digest(paths)
+        except OSError:
+            now = None
+        if now != digest:
+            changed.append(" and ".join(str(p) for p in paths) or ref)
+    return changed
+
+
+def _files_of(ref: str) -> list[Path]:
+    base, options = _split(ref)
+    if not is_path(base):
+        return []
+    return [Path(base).expanduser(), *(Path(p) for k, p in options.items() if k == "specials")]
+
+
+def _digest(paths: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        with path.open("rb") as file:
+            for chunk in iter(lambda: file.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

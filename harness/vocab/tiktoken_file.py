@@ -19,7 +19,7 @@ from pathlib import Path
 from harness.errors import BadInput
 from harness.vocab.builtin import O200K_PAT_STR
 from harness.vocab.cache import Parsed
-from harness.vocab.model import Encoder
+from harness.vocab.model import Encoder, check_ids
 
 # From tiktoken_ext/openai_public.py, cl100k_base() (local to that function, which downloads
 # its ranks when called, so it is restated here; a test checks it still matches). o200k's
@@ -108,6 +108,7 @@ def parse(path: Path, text: bytes, specials: dict[str, int], specials_path: Path
     """Ranks at their ids, specials at theirs; `eos_id` is -1: rank files name no EOS."""
     table = ranks(path, text)
     size = max([*table.values(), *specials.values()]) + 1
+    check_ids(size, f"{path} (its largest rank or special id is {size - 1:,})")
     tokens: list[bytes | None] = [None] * size
     for token, rank in table.items():
         tokens[rank] = token
@@ -124,6 +125,26 @@ def parse(path: Path, text: bytes, specials: dict[str, int], specials_path: Path
         eos_id=-1,
         special_ids=frozenset(specials.values()) | holes,
     )
+
+
+def check_split_pattern(pattern: str, where: str) -> None:
+    """BadInput naming `where` unless tiktoken compiles `pattern` (checked on a one-token
+    encoding, before any file is parsed: a pattern that does not compile would otherwise
+    surface only when a token path is drawn, buried in a cell's metrics)."""
+    import tiktoken
+
+    if not pattern:
+        raise BadInput(f"{where}: the split pattern is empty")
+    try:
+        tiktoken.Encoding(
+            name="tokensieve-split-check",
+            pat_str=pattern,
+            mergeable_ranks={b"a": 0},
+            special_tokens={},
+        )
+    except ValueError as error:
+        message = " ".join(str(error).split())
+        raise BadInput(f"{where}: the split pattern does not compile: {message}") from None
 
 
 def encoder(path: Path, text: bytes, pattern: str) -> Encoder:

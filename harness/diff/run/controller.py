@@ -113,14 +113,16 @@ class DiffRun:
         executor: str = "local",
         scheduler: str | None = None,
         page: Callable[[dict[str, Any], str], str] | None = None,
+        command: str | None = None,
     ) -> None:
         """`user_entries`: the user's own specs (`harness.corpora.user`), diffed after the
         corpus sets' and stored with the run, so a resumed run needs no file. `log` takes
         the progress lines (default: standard output); `quiet` leaves out the summary.
         `executor`/`scheduler`: where the cells run (`harness.cluster`); a
         resumed run may change them. `page(data, run)`: the HTML of `diff.html`, written
-        at the end (none without it). The run's lock is held from here until `run`
-        returns (released here if this fails)."""
+        at the end (none without it). `command`: the one that continues the run after an
+        interruption (default diff). The run's lock is held from here until `run` returns
+        (released here if this fails)."""
         self.quiet = quiet
         self.executor = executor
         self.scheduler = scheduler
@@ -129,7 +131,7 @@ class DiffRun:
         self.out_dir = out_dir
         self.page = page
         self.log = log or (lambda text: print(text, flush=True))
-        self.owner = RunSession(store, RunKind.DIFF, run, self.log)
+        self.owner = RunSession(store, RunKind.DIFF, run, self.log, command)
         stored = self.owner.claim(resume)
         try:
             self.options = options if stored is None else DiffOptions.from_json(stored.options)
