@@ -7,15 +7,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness import engines
 from harness.diff.findings import repro
 from harness.diff.run.service import CellOutcome, dialect_part
-from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
+from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.diff.walk.dialects import (
+    ANY_DEPTH,
+    MAX_RECURSION,
+    compared_in_dialect,
+    dialect_lane,
+    read_by,
+)
 from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine
+from harness.language import converter
 from harness.spec import Spec
 from harness.vocab import synthetic
 
@@ -228,3 +237,139 @@ def test_xgrammar_reading_several_all_of_subschemas_as_any_value_is_named() -> N
     single = {"type": "object", "allOf": parts[:1], "required": ["a"]}
     rules = {d.rule for d in _lane(engine, single).diff.disagreements if d.verdict == "bug"}
     assert "allof-widened" not in rules, rules
+
+
+# --- listed strings (`enum`, `const`) in each declared dialect ---------------------------
+
+# Listed strings holding what a JSON text may have to escape: `"`, `\`, control characters
+# (short forms and not), U+007F, `/`, non-ASCII (two-byte, astral, C1 and U+2028).
+LISTED = (
+    '"""\nx',
+    'a"b',
+    "a\\b",
+    "t\tn\nr\rb\bf\f",
+    "a\x00\x01\x1fb",
+    "a\x7fb",
+    "é/ü",
+    "😀",
+    "\x85\u2028",
+)
+SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# One token per byte (and EOS): the engine reads each candidate text byte by byte.
+BYTES = tiny_vocabulary([bytes([b]) for b in range(256)])
+
+
+def _u(c: str, upper: bool = False) -> str:
+    """`c` as `\\uXXXX` (a surrogate pair above the BMP)."""
+    n = ord(c)
+    units = [n] if n < 0x10000 else [0xD800 + ((n - 0x10000) >> 10), 0xDC00 + (n & 0x3FF)]
+    return "".join(("\\u%04X" if upper else "\\u%04x") % u for u in units)
+
+
+def _least(c: str, escape_del: bool = False, upper: bool = False) -> str:
+    """`c` escaped only where it must be (and U+007F with `escape_del`): short forms, else
+    `\\u00xx`."""
+    if c in SHORT:
+        return SHORT[c]
+    return _u(c, upper) if ord(c) < 0x20 or (escape_del and c == "\x7f") else c
+
+
+def _spellings(value: str) -> list[str]:
+    """Quoted spellings of the string `value`, each of which JSON allows (but the last,
+    everything raw): escapes where they must be, U+007F escaped or not, `\\u` escapes in
+    either case instead of the short forms, every non-ASCII or every character escaped,
+    `/` as `\\/`."""
+    spellers = [
+        _least,
+        lambda c: _least(c, True),
+        lambda c: _least(c, True, True),
+        lambda c: _u(c) if c in SHORT or ord(c) < 0x20 or c == "\x7f" else c,
+        lambda c: _u(c, True) if c in SHORT or ord(c) < 0x20 or c == "\x7f" else c,
+        lambda c: _least(c, True) if ord(c) < 0x80 else _u(c),
+        _u,
+        lambda c: "\\/" if c == "/" else _least(c, True),
+        lambda c: c,
+    ]
+    return sorted({'"' + "".join(map(f, value)) + '"' for f in spellers})
+
+
+def _engine_accepts(compiled: Any, text: str) -> bool:
+    m = compiled.matcher()
+    return all(m.advance(b + 1) for b in text.encode()) and bool(m.is_accepting())
+
+
+def _reference_accepts(dfa: Any, text: str) -> bool:
+    state = dfa.walk(dfa.initial_state, text.encode())
+    return state is not None and bool(dfa.is_accepting(state))
+
+
+# Every registered adapter that declares its JSON dialect.
+DIALECT_ENGINES = [e.name for e in engines.all_engines() if compared_in_dialect(e)]
+
+
+def test_every_engine_with_a_dialect_is_checked_on_listed_strings() -> None:
+    assert {"llguidance", "xgrammar"} <= set(DIALECT_ENGINES)
+
+
+@pytest.mark.parametrize("name", DIALECT_ENGINES)
+def test_listed_strings_are_spelled_as_the_engine_writes_them(name: str) -> None:
+    """An `enum` or `const` string that needs escapes: the reference regex of the engine's
+    dialect (the differ's, over the schema as the engine reads it) takes exactly the
+    spellings the engine's matcher takes, and the engine takes one at least. xgrammar
+    0.2.8 writes one (`"` `\\` `\\n`... short, other control characters and U+007F as
+    `\\u00xx`); free-strings-only once wrote none for it, so the differ called the
+    engine's escapes there unclassified bugs."""
+    engine = engines.get(name)
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"{name} unavailable: {why}")
+    prepared = engine.prepare(BYTES)
+    wrong = []
+    for keyword in ("enum", "const"):
+        for value in LISTED:
+            listed = [value, "z"] if keyword == "enum" else value
+            schema = {
+                "type": "object",
+                "properties": {"e": {keyword: listed}},
+                "required": ["e"],
+                "additionalProperties": False,
+            }
+            text = json.dumps(schema)
+            compiled = engine.compile(prepared, Spec.schema(f"test/listed-{keyword}", text))
+            dialect = engine.policies.json_dialect
+            regex = converter.in_dialect(read_by(engine, text), dialect, ANY_DEPTH, MAX_RECURSION)
+            dfa = tokensdfa.ByteDfa(regex)
+            taken = []
+            for spelled in _spellings(value):
+                instance = '{"e":' + spelled + "}"
+                theirs = _engine_accepts(compiled, instance)
+                taken += [spelled] if theirs else []
+                if theirs != _reference_accepts(dfa, instance):
+                    wrong.append((keyword, value, spelled, f"{name}: {theirs}"))
+            assert taken, f"{name} writes {keyword} {value!r} in none of {_spellings(value)}"
+    assert wrong == [], wrong
+
+
+def test_xgrammar_escaped_listed_strings_are_no_finding() -> None:
+    """The issue's schema: an `enum` whose strings hold `"`, `\\`, control characters and
+    U+007F after a free string (and an optional `const`). The reference in xgrammar's
+    dialect once had no alternative for them, and the differ reported xgrammar's
+    `{"k":"","e":"\\` as `unclassified`. What remains are the free string's lone
+    surrogates, known bugs."""
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    schema: dict[str, object] = {
+        "type": "object",
+        "properties": {
+            "k": {"type": "string"},
+            "e": {"enum": ['"""\nx', "b\\c", "t\tu\x01\x7f", "é😀"]},
+            "c": {"const": 'q"\x7f'},
+        },
+        "required": ["k", "e"],
+    }
+    outcome = _lane(engine, schema)
+    rules = {d.rule for d in outcome.diff.disagreements if d.verdict == "bug"}
+    assert rules <= {"lone-surrogate-escape", "utf8-surrogate"}, rules
+    assert outcome.diff.states["xgrammar"] > 40

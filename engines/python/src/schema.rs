@@ -39,8 +39,9 @@ fn named<T: Copy>(what: &str, got: &str, table: &[(&str, T)]) -> PyResult<T> {
 /// tokens, runs of at most `max_whitespace_run` if given); `draft` for a schema without
 /// `$schema`; `formats` "assert" or "annotate"; `escapes` "all", "required" or
 /// "minimal" (llguidance's: U+007F escaped too, `"` and `\` only as `\"` and `\\`),
-/// "raw" (none) or "free-strings-only" (every escape in unconstrained strings, none in
-/// constrained ones: xgrammar);
+/// "raw" (none; an `enum` or `const` listing a string that needs one is refused) or
+/// "free-strings-only" (every escape in unconstrained strings, none in constrained ones,
+/// `enum` and `const` strings in one spelling, as "canonical-del-escaped" keys: xgrammar);
 /// `numbers` "decimal", "exponent-where-exact" or "exponent-when-unbounded"; `integers`
 /// "decimal" (`3.0` is an integer) or "no-fraction"; `negative_zero` "allowed",
 /// "unbounded-only" (no `-0`, `-0.0` on bounded numbers, as llguidance) or

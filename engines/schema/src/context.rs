@@ -8,8 +8,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::dialect::{Dialect, Draft};
-use crate::emitting::spell::Speller;
+use serde_json::Value;
+
+use crate::dialect::{Dialect, Draft, Escapes, Keys};
+use crate::emitting::spell::{must_escape, Speller};
+use crate::error::SchemaError;
 use crate::languages::automaton::Dfa;
 use crate::languages::ecma::{self, Refusal};
 use crate::languages::formats::{self, Format};
@@ -208,8 +211,45 @@ impl Ctx {
             .clone()
     }
 
+    /// Refuses (`Unsupported`, naming `keyword` at `ptr`) listed values (`enum`,
+    /// `const`) holding a string the dialect cannot write: under [`Escapes::Raw`], one
+    /// with `"`, `\` or a control character, as a string or (keys written as strings) as
+    /// a key of an object value. Every other mode writes every string, so a listed
+    /// value is never silently left out of the language.
+    pub fn writable(&self, values: &[Value], keyword: &str, ptr: &str) -> Result<(), SchemaError> {
+        if self.dialect.escapes != Escapes::Raw {
+            return Ok(());
+        }
+        let keys = self.dialect.keys == Keys::AsStrings;
+        match values.iter().find_map(|v| unwritable(v, keys)) {
+            Some(s) => Err(SchemaError::unsupported(
+                keyword,
+                ptr,
+                format!("the listed string {s:?} needs an escape, and the dialect writes none"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Whether the decoded string `s` is in the language `x`.
     pub fn matches(&mut self, x: &Rx, s: &str) -> Step<bool> {
         Ok(self.dfa(x)?.accepts(s))
+    }
+}
+
+/// A string in `v` that needs an escape (`keys`: its objects' keys too).
+fn unwritable(v: &Value, keys: bool) -> Option<&str> {
+    let needs = |s: &str| s.chars().any(|c| must_escape().contains(c as u32));
+    match v {
+        Value::String(s) => needs(s).then_some(s.as_str()),
+        Value::Array(a) => a.iter().find_map(|x| unwritable(x, keys)),
+        Value::Object(o) => o.iter().find_map(|(k, x)| {
+            if keys && needs(k) {
+                Some(k.as_str())
+            } else {
+                unwritable(x, keys)
+            }
+        }),
+        _ => None,
     }
 }

@@ -104,12 +104,17 @@ pub enum Escapes {
     /// `"`, `\`, U+0000-U+001F and U+007F are: `"` and `\` only as `\"` and `\\`, the
     /// others as their short form (`\b \f \n \r \t`) or as `\u00XX`.
     Minimal,
-    /// No escapes at all: a string cannot hold `"`, `\` or a control character.
+    /// No escapes at all: a string cannot hold `"`, `\` or a control character. An
+    /// `enum` or `const` that lists such a string (or, with [`Keys::AsStrings`], an
+    /// object with such a key) is refused, naming the keyword and its schema's pointer:
+    /// the value has no text in the dialect.
     Raw,
     /// Every escape (as `All`) in strings the schema leaves unconstrained, none (as
-    /// `Raw`) in strings with any constraint (pattern, format, length, enum), undeclared
-    /// keys that a key language limits (`patternProperties`, `propertyNames`) included:
-    /// xgrammar.
+    /// `Raw`) in strings with a constraint (pattern, format, length, excluded values),
+    /// undeclared keys that a key language limits (`patternProperties`, `propertyNames`)
+    /// included; a listed string (`enum`, `const`) in one spelling, as
+    /// [`Keys::CanonicalDelEscaped`] writes a key (`"`, `\` and control characters
+    /// escaped, U+007F as `\u007f`, every other character raw): xgrammar.
     FreeStringsOnly,
     /// As `Minimal` for what must be escaped (U+007F included), and every character may
     /// be escaped as `\uXXXX` (pairs above the BMP) or its short form, but never `\/`:
@@ -169,7 +174,8 @@ pub enum Keys {
     /// `\\"` `\\\\`, `\\b \\f \\n \\r \\t` in short form, other control characters as
     /// `\\u00xx` (lower-case hex); llguidance.
     Canonical,
-    /// As `Canonical`, and U+007F as `\\u007f` too (xgrammar).
+    /// As `Canonical`, and U+007F as `\\u007f` too (xgrammar, which writes its listed
+    /// strings so too: [`Escapes::FreeStringsOnly`]).
     CanonicalDelEscaped,
 }
 

@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{check, check_in, refused};
-use tokensdfa_schema::{Dialect, Escapes, Keys};
+use common::{check, check_in, refused, Tree};
+use tokensdfa_schema::{compile, Dialect, Escapes, Keys, SchemaError};
 
 #[test]
 fn strings_count_characters_not_escapes() {
@@ -82,6 +82,78 @@ fn escapes_only_in_free_strings() {
     check_in(&d, named, &[r#"{"ab":1}"#], &[r#"{"\u0061b":1}"#]);
     let free = r#"{"type":"object","properties":{"x":{"type":"integer"}},"additionalProperties":{"type":"integer"}}"#;
     check_in(&d, free, &[r#"{"\u0061b":1}"#, r#"{"x":1,"a\tb":2}"#], &[]);
+}
+
+#[test]
+fn listed_strings_take_one_spelling_where_constrained_strings_take_no_escape() {
+    // xgrammar 0.2.8 writes an `enum` or `const` string as a JSON literal: `"` `\` and
+    // `\b \f \n \r \t` short, other control characters and U+007F as `\u00xx`, the rest
+    // raw; these values were once left out, as raw strings that cannot hold them
+    let d = Dialect {
+        escapes: Escapes::FreeStringsOnly,
+        ..Dialect::default()
+    };
+    let s = r#"{"type":"object","properties":{"k":{"type":"string"},
+        "e":{"enum":["\"\"\"\nx","b\\c","t\t\u0001\u001f\u007f/é😀",3]},
+        "c":{"const":"q\"\b"}},"required":["k","e","c"]}"#;
+    let text = |e: &str, c: &str| format!(r#"{{"k":"","e":{e},"c":{c}}}"#);
+    let c = r#""q\"\b""#;
+    let good = [
+        text(r#""\"\"\"\nx""#, c),
+        text(r#""b\\c""#, c),
+        text("\"t\\t\\u0001\\u001f\\u007f/é😀\"", c),
+        text("3", c),
+    ];
+    let bad = [
+        text(r#""\u0022\"\"\nx""#, c),
+        text(r#""\"\"\"\u000ax""#, c),
+        text("\"\"\"\"\nx\"", c),
+        text(r#""b\u005cc""#, c),
+        text("\"t\\u0009\\u0001\\u001f\\u007f/é😀\"", c),
+        text("\"t\\t\\u0001\\u001F\\u007f/é😀\"", c),
+        text("\"t\\t\\u0001\\u001f\\u007F/é😀\"", c),
+        text("\"t\\t\\u0001\\u001f\u{7f}/é😀\"", c),
+        text("\"t\\t\\u0001\\u001f\\u007f\\/é😀\"", c),
+        text("\"t\\t\\u0001\\u001f\\u007f/\\u00e9😀\"", c),
+        text(r#""b\\c""#, r#""q\"\u0008""#),
+    ];
+    let good: Vec<&str> = good.iter().map(String::as_str).collect();
+    let bad: Vec<&str> = bad.iter().map(String::as_str).collect();
+    check_in(&d, s, &good, &bad);
+    let tree = Tree::new(s, &d).unwrap();
+    assert!(good.iter().all(|t| tree.accepts(t)) && !bad.iter().any(|t| tree.accepts(t)));
+    // the other constraints still choose among the listed values
+    let short = r#"{"type":"string","enum":["a\"","\n"],"maxLength":1}"#;
+    check_in(&d, short, &[r#""\n""#], &[r#""a\"""#, r#""\u000a""#]);
+}
+
+#[test]
+fn listed_strings_without_escapes_are_refused_where_the_dialect_writes_none() {
+    let raw = Dialect {
+        escapes: Escapes::Raw,
+        ..Dialect::default()
+    };
+    let at = |schema: &str, d: &Dialect| match compile(schema, d).expect_err(schema) {
+        SchemaError::Unsupported {
+            keyword, pointer, ..
+        } => (keyword, pointer),
+        e => panic!("{schema}: {e}"),
+    };
+    let listed = r#"{"properties":{"e":{"enum":["a","b\"c"]}}}"#;
+    assert_eq!(at(listed, &raw), ("enum".into(), "/properties/e".into()));
+    let key = r#"{"items":{"const":[{"k\n":1}]}}"#;
+    assert_eq!(at(key, &raw), ("const".into(), "/items".into()));
+    let canonical = Dialect {
+        keys: Keys::Canonical,
+        ..raw.clone()
+    };
+    check_in(&canonical, key, &[r#"[[{"k\n":1}]]"#], &["[[{\"k\n\":1}]]"]);
+    check_in(
+        &raw,
+        r#"{"enum":["a/é\u007f",1]}"#,
+        &["\"a/é\u{7f}\"", "1"],
+        &[],
+    );
 }
 
 #[test]

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use crate::context::{Ctx, Fail, Step};
 use crate::dialect::{Escapes, Numbers, Whitespace};
+use crate::emitting::spell::canonical;
 use crate::languages::charset::CharSet;
 use crate::languages::numbers::{real_range, signed_exponent_form};
 use crate::languages::rx::{self, Rx};
 use crate::shapes::merge::intersect;
-use crate::shapes::scalars::{num_rx, str_lang};
+use crate::shapes::scalars::{admits, num_rx, str_lang};
 use crate::shapes::shape::{ArrCons, Shape, ShapeRef, StrCons};
 use tokensdfa_core::counted::{finite, upper, Counted};
 
@@ -167,12 +168,13 @@ impl<'c> Emitter<'c> {
         rx::concat([rx::lit("\""), self.ctx.speller.spell(x), rx::lit("\"")])
     }
 
-    /// A string literal in `x` that the schema constrains (a string value with any
-    /// constraint, or an undeclared key a key language limits: `patternProperties`,
-    /// `propertyNames`, a key a complement asks for). Under [`Escapes::FreeStringsOnly`]
-    /// it takes no escape: xgrammar 0.2.8 refuses `{"\u0061b":1}` under
-    /// `patternProperties: {"^[a-z]+$": ...}` and under a `propertyNames` pattern, and
-    /// takes it where the keys are free.
+    /// A string literal in `x` that the schema constrains (a string value with a
+    /// pattern, format, length or excluded values, or an undeclared key a key language
+    /// limits: `patternProperties`, `propertyNames`, a key a complement asks for). Under
+    /// [`Escapes::FreeStringsOnly`] it takes no escape: xgrammar 0.2.8 refuses
+    /// `{"\u0061b":1}` under `patternProperties: {"^[a-z]+$": ...}` and under a
+    /// `propertyNames` pattern, and takes it where the keys are free. (A listed string
+    /// value has its own spelling there: [`Emitter::string`].)
     pub fn quoted_constrained(&mut self, x: &Rx) -> Rx {
         if self.ctx.dialect.escapes != Escapes::FreeStringsOnly || rx::is_never(x) {
             return self.quoted(x);
@@ -180,7 +182,15 @@ impl<'c> Emitter<'c> {
         rx::concat([rx::lit("\""), self.ctx.raw_speller.spell(x), rx::lit("\"")])
     }
 
+    /// The texts of the strings `c` admits: free strings as [`Emitter::quoted`],
+    /// constrained ones as [`Emitter::quoted_constrained`], but listed values (`enum`,
+    /// `const`) under [`Escapes::FreeStringsOnly`] as [`Emitter::listed_strings`].
     pub fn string(&mut self, c: &StrCons) -> Step<Rx> {
+        if let Some(values) = &c.values {
+            if self.ctx.dialect.escapes == Escapes::FreeStringsOnly {
+                return self.listed_strings(c, values);
+            }
+        }
         let as_tree = self.ctx.tree;
         let x = str_lang(self.ctx, c, as_tree)?;
         Ok(if c.is_any() {
@@ -188,6 +198,22 @@ impl<'c> Emitter<'c> {
         } else {
             self.quoted_constrained(&x)
         })
+    }
+
+    /// The listed strings (`enum`, `const`) of `c` that its other constraints admit,
+    /// under [`Escapes::FreeStringsOnly`]: each in its one spelling, [`canonical`] with
+    /// U+007F escaped. xgrammar 0.2.8 writes a listed value as a JSON literal: `"`, `\`
+    /// and `\b \f \n \r \t` in short form, other control characters and U+007F as
+    /// `\u00xx` (lower-case hex), every other character raw (`/` and `é` too); it takes
+    /// no other spelling (`\u0022`, `\u000a`, `\u007F`, `\/`, `\u00e9`, a raw U+007F).
+    fn listed_strings(&mut self, c: &StrCons, values: &[String]) -> Step<Rx> {
+        let mut alts = Vec::new();
+        for v in values {
+            if admits(self.ctx, c, v)? {
+                alts.push(rx::lit(&format!("\"{}\"", canonical(v, true))));
+            }
+        }
+        Ok(rx::alt(alts))
     }
 
     /// Any value nesting at most `depth` containers.

@@ -14,7 +14,11 @@
 //!   any of the forms above;
 //! - with [`Escapes::Minimal`] (llguidance's strings): U+007F cannot be raw either, and
 //!   only those characters are escaped: `"` and `\` only as `\"` and `\\`, the others as
-//!   their short form if they have one or as `\u00XX`.
+//!   their short form if they have one or as `\u00XX`;
+//! - with [`Escapes::Raw`] none, and with [`Escapes::FreeStringsOnly`] all for strings
+//!   the schema leaves free, none for constrained ones. (A listed value, `enum` or
+//!   `const`, is not spelled here under those two: `FreeStringsOnly` writes it in its
+//!   one [`canonical`] spelling, and `Raw` refuses one that needs an escape.)
 //!
 //! A lone surrogate escape (`\uD800` not followed by a low one, or a low one alone)
 //! denotes no Unicode scalar and is outside every language here: each spelling decodes
@@ -140,7 +144,8 @@ impl Speller {
     }
 }
 
-/// The one spelling of `s` a canonical [`crate::Dialect::keys`] writes (without quotes);
+/// The one spelling of `s` a canonical [`crate::Dialect::keys`] writes (without quotes),
+/// and, with `escape_del`, a listed value under [`Escapes::FreeStringsOnly`];
 /// `escape_del`: U+007F as `\u007f`, else raw.
 pub fn canonical(s: &str, escape_del: bool) -> String {
     let mut out = String::with_capacity(s.len());

@@ -104,6 +104,7 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
     let mut shape = ctx.shape(s).map_err(|f| fail_at(ptr, f))?;
     let since_draft6 = ctx.draft >= Draft::Draft6;
     if let Some(v) = m.get("const").filter(|_| since_draft6) {
+        ctx.writable(std::slice::from_ref(v), "const", ptr)?;
         let c = values_shape(ctx, std::slice::from_ref(v), ptr)?;
         shape = intersect(ctx, &shape, &c).map_err(|f| fail_at(ptr, f))?;
     }
@@ -111,6 +112,7 @@ pub fn own(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> 
         let list = v
             .as_array()
             .ok_or_else(|| SchemaError::invalid(&child(ptr, "enum"), "must be an array"))?;
+        ctx.writable(list, "enum", ptr)?;
         let e = values_shape(ctx, list, ptr)?;
         shape = intersect(ctx, &shape, &e).map_err(|f| fail_at(ptr, f))?;
     }
