@@ -289,6 +289,15 @@ def test_schema_example_reaches_accepting(name: str) -> None:
     assert matcher.is_accepting() and VOCAB.eos_id in _allowed(mask, VOCAB)
 
 
+@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+def test_jump_forward_flag_is_what_the_matchers_do(name: str) -> None:
+    """`Engine.jump_forward` (what `tokensieve jumpforward` measures, and which engines it
+    skips with a line saying so) holds exactly where the matchers answer `forced_text`."""
+    engine = _available(name)
+    matcher = engine.compile(_prepared(engine), Spec.regex("test/forced", "abc[0-9]")).matcher()
+    assert (matcher.forced_text() is not None) == engine.jump_forward
+
+
 def test_wrong_mask_buffer_is_project_error() -> None:
     engine = _available("llguidance")
     compiled = engine.compile(_prepared(engine), Spec.regex("test/digits", "[0-9]+"))
