@@ -243,8 +243,10 @@ def test_jumpforward_resume_without_a_run_is_one_line(tmp_path: Path) -> None:
     import sys
 
     from harness.cli import main
+    from harness.store import Store
 
     for extra, expected in (
+        ([], "--resume: no results database at "),  # nothing created (issue 41)
         ([], "--resume: no jumpforward run recorded in "),
         (["--run", "nope"], "no jumpforward run 'nope' to resume in "),
     ):
@@ -256,3 +258,4 @@ def test_jumpforward_resume_without_a_run_is_one_line(tmp_path: Path) -> None:
             sys.stderr = saved
         lines = err.getvalue().strip().splitlines()
         assert code == 2 and len(lines) == 1 and expected in lines[0], lines
+        Store(tmp_path / "results.sqlite").close()  # a store without the run, from here on
