@@ -29,7 +29,7 @@ BENCH_TIMEOUT ?= 30
 BENCH_FLAGS ?=
 
 .PHONY: setup build test test-rust test-python bench fuzz lint clean gate dashboard diff \
-	browser-deps docs
+	browser-deps docs wheel wheel-check
 
 setup: $(VENV)/.linked
 
@@ -86,6 +86,22 @@ test: test-rust test-python
 bench: build
 	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES) \
 		--limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) --scaling $(BENCH_FLAGS)
+
+# The wheel and the sdist maturin builds, into dist/: `pip install dist/tokensieve-*.whl`.
+wheel: setup
+	rm -rf dist
+	$(DEPS)/bin/maturin build --release --sdist --out dist --interpreter $(DEPS)/bin/python
+
+# tokensieve as a user installs it (CI runs it): the wheel in a fresh virtual environment
+# with only the llguidance and vocabulary extras, from PyPI, then `tokensieve check`,
+# `engines` and `export` from a scratch directory (tests/installed_check.py says what).
+WHEEL_VENV ?= dist/venv
+wheel-check: wheel
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install --quiet --upgrade pip
+	$(WHEEL_VENV)/bin/pip install --quiet "$$(ls dist/*.whl)[llguidance,vocabs]"
+	$(PYTHON) tests/installed_check.py $(WHEEL_VENV)
 
 # The regression gate CI runs after the tests: side-by-side ratios against
 # benchmarks/thresholds.toml (see docs/guides/ci-gate.md).

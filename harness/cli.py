@@ -19,6 +19,7 @@ from harness.errors import TokensieveError
 COMMANDS = (
     "bench",
     "report",
+    "export",
     "compare",
     "diff",
     "jumpforward",

@@ -35,13 +35,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.corpora import paths
 from harness.engines.base import Compiled, Engine
 from harness.errors import MissingData, TokensieveError
-from harness.figures import geometric_mean, percentile
+from harness.figures import percentile
+from harness.frames import geometric_mean
+from harness.frames import percentile as frame_percentile
 from harness.language import converter
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -140,13 +143,17 @@ class Measurements:
 
 
 def _geomean_ratio(samples: dict[tuple[str, str], list[int]], num: str, den: str) -> float | None:
-    """Geometric mean over specs of median(num) / median(den)."""
-    ratios = []
-    for spec in sorted({spec for _, spec in samples}):
-        a, b = samples.get((num, spec)), samples.get((den, spec))
-        if a and b:
-            ratios.append(statistics.median(a) / max(1, statistics.median(b)))
-    return geometric_mean(ratios)
+    """Geometric mean over specs of median(num) / median(den), grouped as a frame (the
+    medians of each engine's samples per spec, `harness.frames.geometric_mean`)."""
+    frame = pd.DataFrame(
+        [(engine, spec, ns) for (engine, spec), values in samples.items() for ns in values],
+        columns=["engine", "spec", "ns"],
+    )
+    medians = frame.groupby(["spec", "engine"])["ns"].median().unstack("engine")
+    if num not in medians or den not in medians:
+        return None
+    both = medians[[num, den]].dropna()
+    return geometric_mean(both[num] / both[den].clip(lower=1))
 
 
 def _p(values: Sequence[int], q: float) -> float | None:
@@ -334,10 +341,12 @@ def run_gate(
 
 def _state_ratio(fills: Sequence[int], copies: Sequence[int], q: float) -> float | None:
     """Quantile `q` over states of (fill / copy) measured in the same window: load that
-    slows one state's window slows its copies as much, and cancels out."""
+    slows one state's window slows its copies as much, and cancels out. Nearest rank,
+    as every figure (`harness.frames.percentile`)."""
     if not fills or not copies:
         return None
-    return percentile([f / max(1, c) for f, c in zip(fills, copies, strict=True)], q)
+    states = pd.DataFrame({"fill": fills, "copy": copies})
+    return frame_percentile(states["fill"] / states["copy"].clip(lower=1), q)
 
 
 def gate(

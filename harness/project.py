@@ -1,6 +1,7 @@
-"""Where the project's own files are: the checkout (or installed tree) the harness runs
-from. A leaf, so that every layer can name a file of the project without importing the
-layer that reads it."""
+"""Where the project's own files are: the checkout the harness runs from, or where the
+wheel installed it (`harness/` and `corpora/` side by side in site-packages: maturin
+places the files it includes at the wheel's root). A leaf, so that every layer can name a
+file of the project without importing the layer that reads it."""
 
 from __future__ import annotations
 

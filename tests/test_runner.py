@@ -43,7 +43,8 @@ VOCAB = "synthetic-1000-0"
 SET = "outlines-bench"
 EXTRA = (
     "faulty=test_runner:FaultyEngine,badprep=test_runner:BadPrepEngine,"
-    "missing=test_runner:MissingEngine,slow=test_runner:SlowEngine"
+    "missing=test_runner:MissingEngine,slow=test_runner:SlowEngine,"
+    "absent=test_runner:AbsentEngine"
 )
 
 
@@ -98,10 +99,20 @@ class BadPrepEngine(NaiveEngine):
 
 
 class MissingEngine(NaiveEngine):
+    """An engine whose package is there but fails to import (a broken install)."""
+
     name = "missing"
 
     def version(self) -> str:
         raise ImportError("No module named 'missing_package'")
+
+
+class AbsentEngine(NaiveEngine):
+    """An engine whose package is not installed at all, with the extra that installs it."""
+
+    name = "absent"
+    extra = "absent-extra"
+    module = "tokensieve_no_such_package"
 
 
 class SlowEngine(NaiveEngine):
@@ -131,7 +142,7 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, str, fl
     mp.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), str(ROOT)]))
     store = Store(tmp_path_factory.mktemp("reports") / "results.sqlite")
     options = Options(
-        engines=("faulty", "badprep", "missing"),
+        engines=("faulty", "badprep", "missing", "absent"),
         vocabs=(VOCAB,),
         sets=(SET,),
         timeout=4.0,
@@ -198,6 +209,25 @@ def test_preparation_failures_cover_the_whole_group(faulty_run: tuple[Store, str
     missing = _statuses(store, run, "missing")
     assert {c.status for c in missing.values()} == {"error"}
     assert all("missing_package" in (c.message or "") for c in missing.values())
+
+
+def test_an_engine_not_installed_is_unsupported_with_its_install_line(
+    faulty_run: tuple[Store, str, float], extra_engines: dict[str, str]
+) -> None:
+    """Its cells end `unsupported` with the one command that installs it, decided before
+    any worker starts; `tokensieve engines` lists it the same way."""
+    store, run, _ = faulty_run
+    absent = _statuses(store, run, "absent")
+    assert len(absent) == 9 and {c.status for c in absent.values()} == {"unsupported"}
+    line = "tokensieve_no_such_package is not installed; install it with: pip install "
+    assert all(line + "'tokensieve[absent-extra]'" in (c.message or "") for c in absent.values())
+    assert not [p for p in store.preparations(run) if p.engine == "absent"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "engines"],
+        capture_output=True, text=True, env=extra_engines, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    (row,) = [x for x in listed.stdout.splitlines() if x.startswith("absent ")]
+    assert "unavailable: " + line + "'tokensieve[absent-extra]'" in row
 
 
 def test_the_run_stays_within_its_limits(faulty_run: tuple[Store, str, float]) -> None:

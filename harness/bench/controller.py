@@ -357,7 +357,12 @@ class Runner:
         return out
 
     def _prechecked(self, cell: CellPlan) -> CellResult | None:
-        """The result of a schema cell the shared converter already decided, if any."""
+        """The result of a cell decided before any worker: its engine's package is not
+        installed (`unsupported`, with the command that installs it), or the shared
+        converter already decided its schema."""
+        missing = engines.get(cell.engine).not_installed()
+        if missing is not None:
+            return CellResult(Status.UNSUPPORTED, f"engine {cell.engine} unavailable: {missing}")
         spec = self._by_id[cell.spec_id]
         if spec.kind != "json_schema" or not self._via_regex(cell.engine):
             return None

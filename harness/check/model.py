@@ -142,6 +142,9 @@ class CheckResult:
     run: str
     reports_dir: str
     specs: list[SpecResult] = field(default_factory=list)
+    # engines asked for that could not run here -> why (with the command that installs
+    # an engine whose package is absent)
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     def outcomes(self) -> list[tuple[str, str, str]]:
         """(spec id, engine, outcome) for every result."""

@@ -83,6 +83,7 @@ def table(result: CheckResult) -> str:
         parts.append(text_table(HEADER, [row(e) for e in spec.engines], left=2))
         parts += [f"  {e.engine}: {why}" for e in spec.engines if (why := _why(e))]
         parts.append(spec.verdict)
+    parts += [f"\nengine {name} unavailable: {why}" for name, why in result.unavailable.items()]
     return "\n".join(parts)
 
 
@@ -98,6 +99,9 @@ def markdown(result: CheckResult) -> str:
         lines.append("|" + "---|" * len(HEADER))
         lines += ["| " + " | ".join(_md_cell(c) for c in row(e)) + " |" for e in spec.engines]
         lines += ["", f"Verdict: {_md_cell(spec.verdict)}", ""]
+    lines += [
+        f"Engine {_md_cell(n)} unavailable: {_md_cell(w)}" for n, w in result.unavailable.items()
+    ]
     return "\n".join(lines)
 
 

@@ -91,7 +91,7 @@ def check(
     its session recorded as interrupted and `check --resume --run NAME` printed."""
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
-    chosen = _available(engines_ or DEFAULT_ENGINES, err)
+    chosen, skipped = _available(engines_ or DEFAULT_ENGINES, err)
     options = Options(
         engines=tuple(chosen),
         vocabs=(vocab,),
@@ -103,7 +103,9 @@ def check(
         scheduler=scheduler,
     )
     name = run or time.strftime(f"{PREFIX}%Y%m%d-%H%M%S")
-    return _run(reports_dir, name, entries, options, err, on_result, resume=False)
+    result = _run(reports_dir, name, entries, options, err, on_result, resume=False)
+    result.unavailable = skipped
+    return result
 
 
 def resume(
@@ -178,18 +180,21 @@ def _run(
     return _result(vocab, name, reports_dir, entries, chosen, cells, diff, versions)
 
 
-def _available(names: Sequence[str], err: IO[str]) -> list[str]:
-    out = []
+def _available(names: Sequence[str], err: IO[str]) -> tuple[list[str], dict[str, str]]:
+    """(the engines that can run, the others -> why not: for an engine whose package is
+    not installed, with the command that installs it), each skipped one said on `err`."""
+    out, skipped = [], {}
     for name in names:
         engines.check(name)
         ok, why = engines.get(name).available()
         if ok:
             out.append(name)
         else:
+            skipped[name] = why
             print(f"check: engine {name} skipped: {why}", file=err)
     if not out:
         raise BadInput("check: no engine available")
-    return out
+    return out, skipped
 
 
 def _bench(

@@ -12,9 +12,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "engines",
         help="list engines, versions and availability",
-        description="List every engine adapter: version, availability (or why not), "
-        "capabilities and declared policies. Imports each engine's package (xgrammar "
-        "imports torch, which takes seconds).",
+        description="List every engine adapter (with any $TOKENSIEVE_EXTRA_ENGINES): "
+        "version, availability (or why not: an engine whose package is not installed "
+        "names the command that installs it), capabilities and declared policies. "
+        "Imports each engine's package (xgrammar imports torch, which takes seconds).",
     )
     parser.set_defaults(func=run)
 
@@ -36,7 +37,7 @@ def describe(engine: Engine) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     rows = [["engine", "version", "json schema", "\\d\\w\\s", "json ws", "forced text", "status"]]
-    rows += [describe(engine) for engine in engines.all_engines()]
+    rows += [describe(engines.get(name)) for name in engines.names()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())

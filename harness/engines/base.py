@@ -9,6 +9,7 @@ Runner, differ and report only ever see this interface, never an engine's own AP
 
 from __future__ import annotations
 
+import importlib.util
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
@@ -188,6 +189,11 @@ class Engine(ABC):
     # whether its matchers say what text the spec forces (`Matcher.forced_text` answers
     # bytes, never None): the engines `tokensieve jumpforward` measures
     jump_forward: bool = False
+    # the extra of the tokensieve package that installs its package (`pip install
+    # 'tokensieve[EXTRA]'`) and the module it imports; None for the engines built into
+    # tokensieve
+    extra: str | None = None
+    module: str | None = None
 
     @abstractmethod
     def version(self) -> str: ...
@@ -200,12 +206,34 @@ class Engine(ABC):
         return False
 
     def available(self) -> tuple[bool, str]:
-        """(True, "") or (False, why not) — never raises."""
+        """(True, "") or (False, why not) — never raises. An engine whose package is not
+        installed says so with the one command that installs it."""
+        missing = self.not_installed()
+        if missing is not None:
+            return False, missing
         try:
             self.version()
+        except ImportError as exc:
+            return False, self.missing(exc)
         except Exception as exc:  # an absent package must not break `tokensieve engines`
             return False, f"{type(exc).__name__}: {exc}"
         return True, ""
+
+    def not_installed(self) -> str | None:
+        """Why the engine cannot run when its package is not installed (with the command
+        that installs it), else None; asks the import system without importing, so a
+        controller can tell at once without paying for the package (xgrammar's torch)."""
+        if self.module is None or importlib.util.find_spec(self.module) is not None:
+            return None
+        return self.missing(ModuleNotFoundError(name=self.module))
+
+    def missing(self, exc: ImportError) -> str:
+        """Why the engine cannot run when importing its package failed, and the command
+        that installs it."""
+        what = f"{exc.name} is not installed" if exc.name else " ".join(str(exc).split())
+        if self.extra is None:
+            return what
+        return f"{what}; install it with: pip install 'tokensieve[{self.extra}]'"
 
     @abstractmethod
     def prepare(self, vocab: Vocabulary) -> Any:

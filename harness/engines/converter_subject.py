@@ -24,6 +24,8 @@ NAME = "outlines-core-converter"
 
 class OutlinesConverterSubject(NaiveEngine):
     name = NAME
+    extra = "outlines"
+    module = "outlines_core"
     capabilities = Capabilities(
         regex=False,
         json_schema="native",

@@ -329,6 +329,8 @@ def accepts(text):
 
 class FormatronEngine(Engine):
     name = NAME
+    extra = "formatron"
+    module = "formatron"
     capabilities = Capabilities(
         regex=True,
         json_schema="native",

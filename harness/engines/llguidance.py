@@ -260,6 +260,8 @@ def accepts(text):
 
 class LLGuidanceEngine(Engine):
     name = NAME
+    extra = "llguidance"
+    module = "llguidance"
     jump_forward = True
     capabilities = Capabilities(
         regex=True,

@@ -253,6 +253,8 @@ def accepts(text):
 
 class LMFormatEnforcerEngine(Engine):
     name = NAME
+    extra = "lm-format-enforcer"
+    module = "lmformatenforcer"
     capabilities = Capabilities(
         regex=True,
         json_schema="native",

@@ -138,6 +138,8 @@ def engine_advance(token):
 
 class OutlinesCoreEngine(Engine):
     name = NAME
+    extra = "outlines"
+    module = "outlines_core"
     capabilities = Capabilities(
         regex=True,
         json_schema="via-regex",

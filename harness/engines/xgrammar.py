@@ -202,6 +202,8 @@ def accepts(text):
 
 class XGrammarEngine(Engine):
     name = NAME
+    extra = "xgrammar"
+    module = "xgrammar"
     jump_forward = True
     capabilities = Capabilities(
         regex=True,

@@ -1,7 +1,8 @@
 """Two runs compared (`tokensieve compare RUN_A RUN_B`): what got faster or slower from A
 to B, beyond noise.
 
-Cells are matched on (engine, spec, vocabulary) and compared where both are `ok`. For
+Cells are matched on (engine, spec, vocabulary) and compared where both are `ok`, as
+frames (`harness.frames`: the same columns `tokensieve export` writes). For
 each metric the ratio B / A of the two medians is computed (< 1: B is faster). A change
 counts as beyond noise when the ratio is outside [1/T, T] (T = --threshold, 1.25) and
 also outside both runs' own spread for that cell (p90 / p50 of its steps, or of its
@@ -11,32 +12,28 @@ absolute difference is above --floor-us (sub-0.1 ms jitter is scheduler noise).
 
 from __future__ import annotations
 
-import math
 import sys
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import IO
 
-from harness.figures import fmt_ns, geometric_mean
+import pandas as pd
+
+from harness.figures import fmt_ns
+from harness.frames import cells_of, geometric_mean
 from harness.report.text import text_table
 from harness.store import Cell, Store
 
 METRICS = ("compile", "ttfm", "mask p50", "advance p50")
-
-
-def reading(cell: Cell, metric: str) -> tuple[float, float] | None:
-    """(median, p90) of `metric` in `cell`; p90 == median for single-shot metrics."""
-    m = cell.metrics
-    if metric == "compile" and len(m.compile_samples_ns) >= 3:
-        samples = sorted(m.compile_samples_ns)
-        return float(m.compile_ns or 0), float(samples[math.ceil(0.9 * len(samples)) - 1])
-    if metric in ("compile", "ttfm"):
-        value = m.compile_ns if metric == "compile" else m.ttfm_ns
-        return None if value is None else (float(value), float(value))
-    summary = m.fill if metric == "mask p50" else m.advance
-    if not summary.get("n"):
-        return None
-    return float(summary["p50"]), float(summary["p90"])
+# metric -> (its median, its spread's p90) among the columns of `harness.frames` cells: the
+# p90 of a compile's samples where a fast compile was repeated, else the compile itself;
+# time to first mask is one shot, its own spread
+READINGS = {
+    "compile": ("compile_ns", "compile_p90_ns"),
+    "ttfm": ("ttfm_ns", "ttfm_ns"),
+    "mask p50": ("mask_p50_ns", "mask_p90_ns"),
+    "advance p50": ("advance_p50_ns", "advance_p90_ns"),
+}
+SINGLE_SHOT = ("compile", "ttfm")
 
 
 @dataclass(frozen=True)
@@ -54,49 +51,85 @@ class Change:
         return self.b / self.a
 
 
+def _keyed(cells: list[Cell]) -> pd.DataFrame:
+    """The cells' frame with each row's position, its engine's base name and whether it is
+    the run's only release of that engine."""
+    frame = cells_of(cells)
+    frame["row"] = range(len(frame))
+    frame["base"] = frame["engine"].str.partition("@")[0]
+    frame["single"] = frame.groupby("base")["engine"].transform("nunique") == 1
+    return frame
+
+
+def pairs(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """B's cells with their match in A (columns suffixed `_a`, `_b`): on (engine, spec,
+    vocabulary); an engine run at another release in B (`NAME@VERSION`, or the pinned
+    NAME) matches NAME's cells in A when each run has one release of it."""
+    keys = ["engine", "spec", "vocab"]
+    direct = b.merge(a, on=keys, suffixes=("_b", "_a"))
+    rest = b[~b["row"].isin(direct["row_b"]) & b["single"]]
+    by_base = rest.merge(
+        a[a["single"]].drop(columns="engine"), on=["base", "spec", "vocab"], suffixes=("_b", "_a")
+    )
+    return pd.concat([direct, by_base], ignore_index=True).sort_values("row_b", kind="stable")
+
+
+def _metric_changes(
+    ok: pd.DataFrame, metric: str, threshold: float, floor_ns: float
+) -> pd.DataFrame:
+    """One metric of the pairs both ok where both runs measured it: ratio B / A, and
+    whether it is within noise (see the module)."""
+    value, spread = READINGS[metric]
+    va, vb = ok[f"{value}_a"].astype("float64"), ok[f"{value}_b"].astype("float64")
+    sa, sb = ok[f"{spread}_a"].astype("float64"), ok[f"{spread}_b"].astype("float64")
+    usable = (va > 0) & (vb > 0)
+    limit = pd.concat([sa / va, sb / vb], axis=1).max(axis=1).clip(lower=threshold)
+    ratio = vb / va
+    small = (vb - va).abs() < floor_ns if metric in SINGLE_SHOT else False
+    noisy = small | ((1 / limit <= ratio) & (ratio <= limit))
+    out = pd.DataFrame(
+        {"row_b": ok["row_b"], "engine": ok["engine"], "vocab": ok["vocab"], "spec": ok["spec"],
+         "metric": metric, "a": va, "b": vb, "noisy": noisy}
+    )  # fmt: skip
+    return out[usable]
+
+
 def changes(
     cells_a: list[Cell], cells_b: list[Cell], threshold: float, floor_ns: float
 ) -> tuple[list[Change], list[tuple[Cell, Cell]]]:
-    """(every comparable metric of every matched ok cell, status changes). Cells match on
-    (engine, spec, vocabulary); an engine run at another release in B (`NAME@VERSION`, or
-    the pinned NAME) matches NAME's cells in A when each run has one release of it, so two
-    runs that differ only in an engine's release compare cell by cell."""
-    by_key = {c.key: c for c in cells_a}
-    by_base = {(_base(c.engine), c.spec_id, c.vocab): c for c in cells_a if _single(cells_a, c)}
-    out: list[Change] = []
-    status_changes: list[tuple[Cell, Cell]] = []
-    for b in cells_b:
-        a = by_key.get(b.key)
-        if a is None and _single(cells_b, b):
-            a = by_base.get((_base(b.engine), b.spec_id, b.vocab))
-        if a is None:
-            continue
-        if a.status != b.status:
-            status_changes.append((a, b))
-            continue
-        if a.status != "ok":
-            continue
-        for metric in METRICS:
-            ra, rb = reading(a, metric), reading(b, metric)
-            if ra is None or rb is None or ra[0] <= 0 or rb[0] <= 0:
-                continue
-            limit = max(threshold, ra[1] / ra[0], rb[1] / rb[0])
-            ratio = rb[0] / ra[0]
-            single = metric in ("compile", "ttfm")
-            small = single and abs(rb[0] - ra[0]) < floor_ns
-            noisy = small or (1 / limit <= ratio <= limit)
-            out.append(Change(b.engine, b.vocab, b.spec_id, metric, ra[0], rb[0], noisy))
-    return out, status_changes
+    """(every comparable metric of every matched ok cell, status changes), computed on the
+    two runs' frames (`pairs` matches them)."""
+    matched = pairs(_keyed(cells_a), _keyed(cells_b))
+    moved = matched[matched["status_a"] != matched["status_b"]]
+    status_changes = [
+        (cells_a[i], cells_b[j]) for i, j in zip(moved["row_a"], moved["row_b"], strict=True)
+    ]
+    ok = matched[(matched["status_a"] == "ok") & (matched["status_b"] == "ok")]
+    parts = [_metric_changes(ok, m, threshold, floor_ns) for m in METRICS]
+    found = pd.concat(parts, ignore_index=True) if len(ok) else pd.DataFrame()
+    if found.empty:
+        return [], status_changes
+    found["order"] = found["metric"].map(METRICS.index)
+    found = found.sort_values(["row_b", "order"], kind="stable")
+    return [
+        Change(r.engine, r.vocab, r.spec, r.metric, float(r.a), float(r.b), bool(r.noisy))
+        for r in found.itertuples()
+    ], status_changes
 
 
 def _base(engine: str) -> str:
     return engine.partition("@")[0]
 
 
-def _single(cells: list[Cell], cell: Cell) -> bool:
-    """Whether `cell`'s engine is the only release of its engine among `cells`."""
-    base = _base(cell.engine)
-    return len({c.engine for c in cells if _base(c.engine) == base}) == 1
+def ratio_means(found: list[Change]) -> pd.DataFrame:
+    """Per (engine, vocabulary) in order of appearance, the geometric mean of B / A of
+    each metric over the cells ok in both (NaN where none)."""
+    frame = pd.DataFrame(
+        [(c.engine, c.vocab, c.metric, c.ratio) for c in found],
+        columns=["engine", "vocab", "metric", "ratio"],
+    )
+    means = frame.groupby(["engine", "vocab", "metric"], sort=False)["ratio"].agg(geometric_mean)
+    return means.unstack("metric").reindex(columns=list(METRICS))
 
 
 def compare(
@@ -141,18 +174,12 @@ def compare(
                 for c in picked
             ]
             print_(text_table(header, rows, left=0))
-    groups: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for c in found:
-        groups[(c.engine, c.vocab)][c.metric].append(c.ratio)
-    if groups:
+    if found:
         print_("\nper engine, geometric mean of B / A over the cells ok in both:")
-        rows = []
-        for (engine, vocab), per in groups.items():
-            cells = [engine, vocab]
-            for metric in METRICS:
-                gm = geometric_mean(per.get(metric, []))
-                cells.append("-" if gm is None else f"{gm:.2f}")
-            rows.append(cells)
+        rows = [
+            [engine, vocab, *("-" if pd.isna(gm) else f"{gm:.2f}" for gm in means)]
+            for (engine, vocab), means in ratio_means(found).iterrows()
+        ]
         print_(text_table(("engine", "vocab", *METRICS), rows))
     if status_changes:
         print_("\nstatus changes:")

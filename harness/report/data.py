@@ -2,19 +2,23 @@
 store (`RunData`), and the per-(engine, vocabulary) figures every table and the console
 summary show (`Summary`), and the run's sessions added up (`SessionTotals`).
 
-Definitions: percentiles are by nearest rank over the `ok` cells; mask latency pools
-every timed step of every `ok` cell; memory is `CellMetrics.memory` (the engine's own
-figure, else the worker's resident-set growth), and a summary's memory kind is "engine"
-or "rss" when all its cells agree, else "mixed".
+Definitions (`harness.frames.groups`, the one place they are computed): percentiles are
+by nearest rank over the `ok` cells; mask latency pools every timed step of every `ok`
+cell; memory is `CellMetrics.memory` (the engine's own figure, else the worker's
+resident-set growth), and a summary's memory kind is "engine" or "rss" when all its
+cells agree, else "mixed".
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from harness.figures import percentile, summarize
+import numpy as np
+import pandas as pd
+
+from harness.figures import percentile
+from harness.frames import cells_of, engine_summary, steps_of
 from harness.results.status import FAILED, STATUSES
 from harness.store import Cell, Preparation, Run, Session, Store
 
@@ -128,40 +132,42 @@ class Summary:
         return sum(self.counts.get(s, 0) for s in FAILED)
 
 
-def summarize_cells(engine: str, vocab: str, cells: Sequence[Cell]) -> Summary:
-    good = ok(cells)
-    memories = [c.metrics.memory for c in good]
-    measured = [(m, kind) for m, kind in memories if m is not None]
-    kinds = {kind for _, kind in measured}
-    compiles = known(c.metrics.compile_ns for c in good)
+def summaries(data: RunData, cells: Sequence[Cell] | None = None) -> list[Summary]:
+    """One summary per (engine, vocabulary) of `cells` (default: the main study), by
+    vocabulary then engine, in run order: `harness.frames.engine_summary` of their
+    frames, the one definition a notebook computes too."""
+    cells = data.main if cells is None else cells
+    frame = engine_summary(cells_of(cells), steps_of(cells))
+    return [
+        _summary(e, v, frame.loc[(e, v)])
+        for v in data.vocabs
+        for e in data.engines
+        if (e, v) in frame.index
+    ]
+
+
+def _known(value: object) -> float | None:
+    """A figure of the summary frame as Python has it (an int stays an int), None where
+    it is missing (NaN in the frame)."""
+    if value is None or pd.isna(value):
+        return None
+    return value.item() if isinstance(value, np.generic) else value  # type: ignore[return-value]
+
+
+def _summary(engine: str, vocab: str, row: pd.Series) -> Summary:
     return Summary(
         engine=engine,
         vocab=vocab,
-        specs=len(cells),
-        counts={s: sum(1 for c in cells if c.status == s) for s in STATUSES},
-        compile_p50=p(compiles, 0.5),
-        compile_p99=p(compiles, 0.99),
-        ttfm_p50=p(known(c.metrics.ttfm_ns for c in good), 0.5),
-        mask=summarize(fills(good)),
-        advance_p50=p([v for c in good for v in c.metrics.advance_ns], 0.5),
-        memory=p([m for m, _ in measured], 0.5),
-        memory_kind="engine" if kinds == {"engine"} else "rss" if kinds == {"rss"} else "mixed",
-        states_p50=p(known(c.metrics.num_states for c in good), 0.5),
-        truncated=sum(1 for c in good if c.metrics.truncated),
-        refused_paths=sum(int(c.metrics.refused_paths or 0) for c in good),
+        specs=int(row["specs"]),
+        counts={s: int(row[s]) for s in STATUSES},
+        compile_p50=_known(row["compile_p50"]),
+        compile_p99=_known(row["compile_p99"]),
+        ttfm_p50=_known(row["ttfm_p50"]),
+        mask=row["mask"],
+        advance_p50=_known(row["advance_p50"]),
+        memory=_known(row["memory"]),
+        memory_kind=str(row["memory_kind"]),
+        states_p50=_known(row["states_p50"]),
+        truncated=int(row["truncated"]),
+        refused_paths=int(row["refused_paths"]),
     )
-
-
-def summaries(data: RunData, cells: Sequence[Cell] | None = None) -> list[Summary]:
-    """One summary per (engine, vocabulary) of `cells` (default: the main study), by
-    vocabulary then engine, in run order."""
-    cells = data.main if cells is None else cells
-    by_key: dict[tuple[str, str], list[Cell]] = defaultdict(list)
-    for c in cells:
-        by_key[(c.engine, c.vocab)].append(c)
-    return [
-        summarize_cells(e, v, by_key[(e, v)])
-        for v in data.vocabs
-        for e in data.engines
-        if (e, v) in by_key
-    ]
