@@ -1,5 +1,6 @@
 """The verdict: which engine to use, per corpus set and vocabulary, computed from a run's
-`ok` cells (`verdicts`) and said in sentences at the top of the report (`section`).
+`ok` cells (`verdicts`, on the cells and steps frames of `harness.frames`, with its
+nearest-rank percentile) and said in sentences at the top of the report (`section`).
 
 For each group of cells (one corpus set, the part of a spec id before its first `/`, on
 one vocabulary; and all sets together on each vocabulary when the run has several):
@@ -63,9 +64,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from harness.diff.findings.records import CellRow, FailureRow, bugs_of
+from harness.frames import cells_of, percentile, steps_of
 from harness.report.columns import Column, ms, us, write_csv
-from harness.report.data import RunData, known, ok, p
+from harness.report.data import RunData
 from harness.results.status import FAILED, STATUSES
 from harness.store import Cell
 
@@ -226,101 +230,122 @@ def _best(figures: list[Figure]) -> tuple[Figure, Figure | None] | None:
     return order[0], (order[1] if len(order) > 1 else None)
 
 
-def _memory_figures(by_engine: dict[str, list[Cell]]) -> tuple[list[Figure], list[str]]:
+def _memory_figures(pooled: pd.DataFrame, ranked: Sequence[str]) -> tuple[list[Figure], list[str]]:
     """(the memory figures ranked, the engines left out: without a size of their own
     for every compared spec while another engine has one; see the module's rule)."""
     own: list[Figure] = []
     rss: list[Figure] = []
     unmeasured: list[str] = []
-    for engine, cells in by_engine.items():
-        measured = [c.metrics.memory for c in cells]
-        values = [m for m, _ in measured if m is not None]
-        if len(values) != len(cells) or not values:
+    for engine in ranked:
+        cells = pooled[pooled["engine"] == engine]
+        measured = cells[cells["memory_bytes"].notna()]
+        if len(measured) != len(cells) or measured.empty:
             unmeasured.append(engine)
             continue
-        kinds = {kind for _, kind in measured}
+        kinds = set(measured["memory_kind"])
         target = own if kinds == {"engine"} else rss
-        target.append(Figure(engine, p(values, 0.5) or 0.0, len(values), "/".join(sorted(kinds))))
+        value = percentile(measured["memory_bytes"], 0.5) or 0.0
+        target.append(Figure(engine, value, len(measured), "/".join(sorted(kinds))))
     if own:
         return own, [f.engine for f in rss] + unmeasured
     return rss, unmeasured
 
 
-def _cell_value(measure: str, cell: Cell) -> float | None:
-    """A cell's own figure at `measure`, what the paired comparison reads: its time to
-    first mask, the p99 of its fills, its memory."""
-    m = cell.metrics
-    if measure == TTFM:
-        return None if m.ttfm_ns is None else float(m.ttfm_ns)
-    if measure == MASK_P99:
-        return p(m.fill_ns, 0.99)
-    return m.memory[0]
+# a cell's own figure at each measure, what the paired comparison reads: its time to
+# first mask, the p99 of its own fills, its memory (columns of harness.frames cells)
+_CELL_FIGURE = {TTFM: "ttfm_ns", MASK_P99: "mask_p99_ns", MEMORY: "memory_bytes"}
 
 
-def _paired(measure: str, best: Sequence[Cell], runner_up: Sequence[Cell]) -> Paired:
+def _paired(measure: str, best: pd.DataFrame, runner_up: pd.DataFrame) -> Paired:
     """The best engine's cells against the runner-up's on the specs both have the figure
     for (see `Paired`)."""
-    mine = {c.spec_id: v for c in best if (v := _cell_value(measure, c)) is not None}
-    theirs = {c.spec_id: v for c in runner_up if (v := _cell_value(measure, c)) is not None}
-    shared = [(mine[s], theirs[s]) for s in sorted(mine.keys() & theirs.keys())]
-    ahead = [(a, b) for a, b in shared if a < b]
-    clear = sum(1 for a, b in ahead if b >= CLEAR_RATIO * a)
+    column = _CELL_FIGURE[measure]
+    mine = best.dropna(subset=[column]).set_index("spec")[column]
+    theirs = runner_up.dropna(subset=[column]).set_index("spec")[column]
+    shared = pd.concat([mine, theirs], axis=1, join="inner", keys=["a", "b"]).astype(float)
+    ahead = shared[shared["a"] < shared["b"]]
+    clear = int((ahead["b"] >= CLEAR_RATIO * ahead["a"]).sum())
     return Paired(len(shared), len(ahead), clear)
+
+
+def _in_order(cells: pd.DataFrame, engines: Sequence[str]) -> list[str]:
+    """The engines that have cells: the run's order, then the others as they come."""
+    present = list(dict.fromkeys(cells["engine"]))
+    return [e for e in engines if e in present] + [e for e in present if e not in engines]
+
+
+def _figures(
+    pooled: pd.DataFrame, fills: pd.DataFrame, ranked: Sequence[str]
+) -> dict[str, list[Figure]]:
+    """The time to first mask (median) and mask p99 (pooled fills) of each ranked engine."""
+    ttfm, masks = [], []
+    for engine in ranked:
+        values = pooled.loc[pooled["engine"] == engine, "ttfm_ns"].dropna()
+        if len(values):
+            ttfm.append(Figure(engine, percentile(values, 0.5) or 0.0, len(values)))
+        steps = fills.loc[fills["engine"] == engine, "ns"]
+        if len(steps):
+            masks.append(Figure(engine, percentile(steps, 0.99) or 0.0, len(steps)))
+    return {TTFM: ttfm, MASK_P99: masks}
 
 
 def judge(corpus: str, vocab: str, cells: Sequence[Cell], engines: Sequence[str]) -> Group:
     """The verdict of one group from its cells (main study), engines in run order."""
-    specs = sorted({c.spec_id for c in cells})
-    by_engine: dict[str, list[Cell]] = {e: [] for e in engines}
-    for c in cells:
-        by_engine.setdefault(c.engine, []).append(c)
+    return judge_frames(corpus, vocab, cells_of(cells), steps_of(cells), engines)
+
+
+def judge_frames(
+    corpus: str, vocab: str, cells: pd.DataFrame, steps: pd.DataFrame, engines: Sequence[str]
+) -> Group:
+    """The verdict of one group from its cells and their steps (`harness.frames`, main
+    study), engines in run order."""
+    specs = sorted(set(cells["spec"]))
+    order = _in_order(cells, engines)
     standings = [
-        Standing(e, len(found), dict(Counter(c.status for c in found)))
-        for e, found in by_engine.items()
-        if found
+        Standing(e, int((cells["engine"] == e).sum()), _counts(cells[cells["engine"] == e]))
+        for e in order
     ]
-    ok_specs = {e: {c.spec_id for c in ok(found)} for e, found in by_engine.items() if found}
+    good = cells[cells["status"] == "ok"]
+    ok_specs = {e: set(good.loc[good["engine"] == e, "spec"]) for e in order}
     ranked, compared = _ranked(ok_specs, len(specs))
     group = Group(corpus, vocab, len(specs), standings, ranked, compared)
-    chosen = set(compared)
-    pooled = {e: [c for c in ok(by_engine[e]) if c.spec_id in chosen] for e in ranked}
-    ttfm = [
-        Figure(e, p(values, 0.5) or 0.0, len(values))
-        for e, cs in pooled.items()
-        if (values := known(c.metrics.ttfm_ns for c in cs))
-    ]
-    masks = [
-        Figure(e, p(values, 0.99) or 0.0, len(values))
-        for e, cs in pooled.items()
-        if (values := [v for c in cs for v in c.metrics.fill_ns])
-    ]
-    memory, group.unranked_memory = _memory_figures(pooled)
-    for measure, figures in ((TTFM, ttfm), (MASK_P99, masks), (MEMORY, memory)):
-        found = _best(figures)
+    pooled = good[good["engine"].isin(ranked) & good["spec"].isin(compared)]
+    keys = ["engine", "spec", "vocab"]
+    fills = steps[steps["kind"] == "fill"].merge(pooled[keys], on=keys, how="inner")
+    figures = _figures(pooled, fills, ranked)
+    figures[MEMORY], group.unranked_memory = _memory_figures(pooled, ranked)
+    for measure in (TTFM, MASK_P99, MEMORY):
+        found = _best(figures[measure])
         if found is None:
             continue
         best, runner_up = found
         paired = Paired()
         if runner_up is not None:
-            paired = _paired(measure, pooled[best.engine], pooled[runner_up.engine])
+            mine = pooled[pooled["engine"] == best.engine]
+            paired = _paired(measure, mine, pooled[pooled["engine"] == runner_up.engine])
         group.claims.append(Claim(corpus, vocab, measure, best, runner_up, paired))
     return group
+
+
+def _counts(cells: pd.DataFrame) -> dict[str, int]:
+    """Cells by status, in the order the statuses first appear."""
+    return {str(k): int(v) for k, v in cells["status"].value_counts(sort=False).items()}
 
 
 def verdicts(data: RunData, diff: dict[str, Any] | None = None) -> list[Group]:
     """Every group of the run's main study: per vocabulary (run order), all sets first
     when the run has several, then each set (sorted); bugs from `diff` (a `diff.json`
-    dict) when given."""
-    by_group: dict[tuple[str, str], list[Cell]] = defaultdict(list)
-    for c in data.main:
-        by_group[(corpus_of(c.spec_id), c.vocab)].append(c)
+    dict) when given. The groups are the cells frame's (`harness.frames`)."""
+    cells, steps = cells_of(data.main), steps_of(data.main)
     out: list[Group] = []
     for vocab in data.vocabs:
-        sets = sorted(corpus for corpus, v in by_group if v == vocab)
+        mine = cells[cells["vocab"] == vocab]
+        sets = sorted(set(mine["corpus"]))
         if len(sets) > 1:
-            every = [c for c in data.main if c.vocab == vocab]
-            out.append(judge(ALL_SETS, vocab, every, data.engines))
-        out.extend(judge(s, vocab, by_group[(s, vocab)], data.engines) for s in sets)
+            out.append(judge_frames(ALL_SETS, vocab, mine, steps, data.engines))
+        for corpus in sets:
+            one = mine[mine["corpus"] == corpus]
+            out.append(judge_frames(corpus, vocab, one, steps, data.engines))
     if diff is not None:
         for group in out:
             group.bugs = bugs_in(diff, group.corpus, group.vocab)
