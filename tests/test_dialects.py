@@ -373,3 +373,119 @@ def test_xgrammar_escaped_listed_strings_are_no_finding() -> None:
     rules = {d.rule for d in outcome.diff.disagreements if d.verdict == "bug"}
     assert rules <= {"lone-surrogate-escape", "utf8-surrogate"}, rules
     assert outcome.diff.states["xgrammar"] > 40
+
+
+# --- listed arrays and objects (`enum`, `const`) in xgrammar's dialect -------------------
+
+# Listed containers, each with texts of its value: compact, with whitespace inside
+# (anywhere, nested too) and around, reordered keys, strings spelled otherwise.
+LISTED_CONTAINERS: tuple[tuple[object, tuple[str, ...]], ...] = (
+    ([1, 2], ("[1,2]", "[1, 2]", "[ 1,2]", "[1,2 ]", "[\n1,2]", " [1,2] ", "[2,1]")),
+    (
+        {"a": 1, "b": "x"},
+        (
+            '{"a":1,"b":"x"}',
+            '{"a": 1,"b":"x"}',
+            '{ "a":1,"b":"x"}',
+            '{"a":1 ,"b":"x"}',
+            '{"a":1,"b":"x" }',
+            ' {"a":1,"b":"x"}\t',
+            '{"b":"x","a":1}',
+        ),
+    ),
+    (
+        [{"a": [1, {"b": None}]}, [], {}, True],
+        (
+            '[{"a":[1,{"b":null}]},[],{},true]',
+            '[{"a":[1,{"b":null}]},[ ],{},true]',
+            '[{"a":[1,{"b":null}]},[],{ },true]',
+            '[{"a":[1, {"b":null}]},[],{},true]',
+            '[{"a" :[1,{"b":null}]},[],{},true]',
+            '[{"a":[1,{"b":null}]},[],{},\ttrue]',
+        ),
+    ),
+    (
+        ['a"b\n\x7f/é'],
+        (
+            '["a\\"b\\n\\u007f/é"]',
+            '["a\\"b\\n\x7f/é"]',
+            '["a\\"b\\n\\u007F/é"]',
+            '["a\\u0022b\\n\\u007f/é"]',
+            '[ "a\\"b\\n\\u007f/é"]',
+        ),
+    ),
+    (
+        {'k"\n': "v"},
+        ('{"k\\"\\n":"v"}', '{"k\\u0022\\n":"v"}', '{"k\\"\\u000a":"v"}', '{"k\\"\\n": "v"}'),
+    ),
+)
+
+
+def test_xgrammar_listed_containers_are_written_as_xgrammar_writes_them() -> None:
+    """An `enum` or `const` array or object: xgrammar 0.2.8 writes one compact literal
+    (no whitespace anywhere inside, nested containers included; keys in schema order;
+    strings in their one spelling), whitespace around it allowed. The reference in its
+    dialect once took the dialect's whitespace inside them, and the differ reported
+    xgrammar's refusal of `[1, 2]` as a bug. Each text is checked in a property and at
+    the root, under `enum` and `const`."""
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    prepared = engine.prepare(BYTES)
+    dialect = engine.policies.json_dialect
+    wrong = []
+    for value, texts in LISTED_CONTAINERS:
+        for keyword, listed in (("enum", [value, "z"]), ("const", value)):
+            inner = {keyword: listed}
+            wrapped = {
+                "type": "object",
+                "properties": {"e": inner},
+                "required": ["e"],
+                "additionalProperties": False,
+            }
+            for schema, frame in ((wrapped, '{"e":%s}'), (inner, "%s")):
+                text = json.dumps(schema)
+                compiled = engine.compile(prepared, Spec.schema("test/listed-container", text))
+                regex = converter.in_dialect(
+                    read_by(engine, text), dialect, ANY_DEPTH, MAX_RECURSION
+                )
+                dfa = tokensdfa.ByteDfa(regex)
+                for t in texts:
+                    instance = frame % t
+                    theirs = _engine_accepts(compiled, instance)
+                    if theirs != _reference_accepts(dfa, instance):
+                        wrong.append((text, instance, f"xgrammar: {theirs}"))
+                assert _engine_accepts(compiled, frame % texts[0]), (text, texts[0])
+    assert wrong == [], wrong
+
+
+def test_xgrammar_keys_a_property_names_lists_are_spelled_as_listed_strings() -> None:
+    """`propertyNames: {"enum": [...]}` (or `const`): xgrammar 0.2.8 writes each key as
+    a JSON literal (`root_name ::= ("\\"k\\\\\\"\\\\n\\\\u007f\\"")`), in the one spelling
+    of listed strings. The reference once spelled them as keys a language limits, with
+    no escape, and left out the keys that need one."""
+    engine = engines.get("xgrammar")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"xgrammar unavailable: {why}")
+    prepared = engine.prepare(BYTES)
+    wrong = []
+    for keyword in ("enum", "const"):
+        for value in LISTED:
+            listed = [value, "z"] if keyword == "enum" else value
+            schema = {"type": "object", "propertyNames": {keyword: listed}}
+            text = json.dumps(schema)
+            compiled = engine.compile(prepared, Spec.schema("test/listed-names", text))
+            dialect = engine.policies.json_dialect
+            regex = converter.in_dialect(read_by(engine, text), dialect, ANY_DEPTH, MAX_RECURSION)
+            dfa = tokensdfa.ByteDfa(regex)
+            taken = []
+            for spelled in _spellings(value):
+                for instance in ("{" + spelled + ":1}", "{ " + spelled + " :[]}"):
+                    theirs = _engine_accepts(compiled, instance)
+                    taken += [spelled] if theirs else []
+                    if theirs != _reference_accepts(dfa, instance):
+                        wrong.append((keyword, value, instance, f"xgrammar: {theirs}"))
+            assert taken, f"xgrammar writes key {value!r} in none of {_spellings(value)}"
+    assert wrong == [], wrong

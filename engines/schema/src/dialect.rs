@@ -114,7 +114,10 @@ pub enum Escapes {
     /// undeclared keys that a key language limits (`patternProperties`, `propertyNames`)
     /// included; a listed string (`enum`, `const`) in one spelling, as
     /// [`Keys::CanonicalDelEscaped`] writes a key (`"`, `\` and control characters
-    /// escaped, U+007F as `\u007f`, every other character raw): xgrammar.
+    /// escaped, U+007F as `\u007f`, every other character raw), and so are the keys a
+    /// `propertyNames` lists with no `patternProperties` beside it; a listed array or
+    /// object as one compact literal, no whitespace inside it (nested ones included)
+    /// whatever the [`Whitespace`]: xgrammar.
     FreeStringsOnly,
     /// As `Minimal` for what must be escaped (U+007F included), and every character may
     /// be escaped as `\uXXXX` (pairs above the BMP) or its short form, but never `\/`:

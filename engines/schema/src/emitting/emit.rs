@@ -51,6 +51,7 @@ const MAX_CONTAINS: usize = 6;
 const MAX_SPLITS: u64 = 32;
 
 /// The separators of the dialect.
+#[derive(Clone)]
 pub struct Tokens {
     /// Whitespace allowed just inside brackets and braces.
     pub ws: Rx,
@@ -105,7 +106,9 @@ impl Tokens {
 
 pub struct Emitter<'c> {
     pub ctx: &'c mut Ctx,
+    /// The separators in force: `spaced`, or none at all inside a compact container.
     pub tok: Tokens,
+    spaced: Tokens,
     memo: HashMap<*const Shape, (ShapeRef, Rx)>,
     any: HashMap<u32, Rx>,
     /// States of the `uniqueItems` automata built so far ([`crate::emitting::unique`]).
@@ -117,6 +120,7 @@ impl<'c> Emitter<'c> {
         let tok = Tokens::new(ctx.dialect.whitespace);
         Emitter {
             ctx,
+            spaced: tok.clone(),
             tok,
             memo: HashMap::new(),
             any: HashMap::new(),
@@ -150,14 +154,28 @@ impl<'c> Emitter<'c> {
             parts.push(self.string(c)?);
         }
         for c in &s.arrays {
-            parts.push(self.array(c)?);
+            parts.push(self.separated(c.compact, |e| e.array(c))?);
         }
         for c in &s.objects {
-            parts.push(self.object(c)?);
+            parts.push(self.separated(c.compact, |e| e.object(c))?);
         }
         let x = rx::alt(parts);
         self.memo.insert(key, (s.clone(), x.clone()));
         Ok(x)
+    }
+
+    /// `f` with the dialect's separators, or with no whitespace at all for a `compact`
+    /// container (a listed array or object, [`crate::shapes::shape::ArrCons::compact`]).
+    fn separated(&mut self, compact: bool, f: impl FnOnce(&mut Self) -> Step<Rx>) -> Step<Rx> {
+        let tok = if compact {
+            Tokens::new(Whitespace::None)
+        } else {
+            self.spaced.clone()
+        };
+        let outer = std::mem::replace(&mut self.tok, tok);
+        let x = f(self);
+        self.tok = outer;
+        x
     }
 
     /// A string literal whose decoded value is in the character-level language `x`.
@@ -174,7 +192,8 @@ impl<'c> Emitter<'c> {
     /// [`Escapes::FreeStringsOnly`] it takes no escape: xgrammar 0.2.8 refuses
     /// `{"\u0061b":1}` under `patternProperties: {"^[a-z]+$": ...}` and under a
     /// `propertyNames` pattern, and takes it where the keys are free. (A listed string
-    /// value has its own spelling there: [`Emitter::string`].)
+    /// value has its own spelling there, [`Emitter::string`], and so does a key a
+    /// `propertyNames` lists, `Emitter::region_key`.)
     pub fn quoted_constrained(&mut self, x: &Rx) -> Rx {
         if self.ctx.dialect.escapes != Escapes::FreeStringsOnly || rx::is_never(x) {
             return self.quoted(x);

@@ -19,7 +19,7 @@
 //! [`MAX_REGIONS`]: crate::shapes::keyspace::MAX_REGIONS
 
 use crate::context::{Fail, Step};
-use crate::dialect::Keys;
+use crate::dialect::{Escapes, Keys};
 use crate::emitting::emit::Emitter;
 use crate::emitting::keys::not_in;
 use crate::emitting::spell::canonical;
@@ -298,10 +298,30 @@ impl Emitter<'_> {
                 // lazy index compiles the regex, not the automaton: refused, as text
                 return Err(too_large(TooLarge));
             }
-            let key = self.quoted_constrained(&key);
+            let key = self.region_key(o, &key)?;
             alts.push(rx::concat([key, self.tok.colon.clone(), v]));
         }
         Ok((!alts.is_empty()).then(|| rx::alt(alts)))
+    }
+
+    /// The quoted keys of a key region `keys`: constrained strings
+    /// ([`Emitter::quoted_constrained`]), but under [`Escapes::FreeStringsOnly`] keys a
+    /// `propertyNames` lists ([`ObjCons::listed_names`]) with no `patternProperties`
+    /// beside it each in its one spelling, as listed strings: xgrammar 0.2.8 writes them
+    /// as JSON literals (`"k\"\n\u007f"`). (With patterns it reads no `propertyNames`.)
+    fn region_key(&mut self, o: &ObjCons, keys: &Rx) -> Step<Rx> {
+        let spelled = self.ctx.dialect.escapes == Escapes::FreeStringsOnly
+            && o.rules.iter().all(|r| r.patterns.is_empty());
+        let Some(names) = o.listed_names.as_ref().filter(|_| spelled) else {
+            return Ok(self.quoted_constrained(keys));
+        };
+        let mut alts = Vec::new();
+        for k in names {
+            if self.ctx.matches(keys, k)? {
+                alts.push(rx::lit(&format!("\"{}\"", canonical(k, true))));
+            }
+        }
+        Ok(rx::alt(alts))
     }
 }
 

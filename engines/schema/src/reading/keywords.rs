@@ -18,7 +18,7 @@ use rustc_hash::FxHashSet as HashSet;
 use serde_json::{Map, Value};
 
 use crate::context::Ctx;
-use crate::dialect::{Draft, Formats};
+use crate::dialect::{Draft, Escapes, Formats};
 use crate::error::SchemaError;
 use crate::languages::decimal::Decimal;
 use crate::languages::formats;
@@ -390,17 +390,27 @@ fn object(r: &mut Reader, ctx: &mut Ctx, m: &Map<String, Value>, ptr: &str) -> R
                 rx: lang,
                 label: "propertyNames".into(),
             });
+            c.listed_names = listed_strings(&s);
         }
     }
     Ok(c)
 }
 
-/// The shape whose instances are exactly the given values (`enum`, `const`).
+/// The strings `s` lists, if every string it admits is listed (`enum`, `const`).
+fn listed_strings(s: &Shape) -> Option<Vec<String>> {
+    let lists: Option<Vec<&Vec<String>>> = s.strings.iter().map(|c| c.values.as_ref()).collect();
+    Some(lists?.into_iter().flatten().cloned().collect())
+}
+
+/// The shape whose instances are exactly the given values (`enum`, `const`); under
+/// [`Escapes::FreeStringsOnly`] its arrays and objects are `compact`, written with no
+/// whitespace inside (xgrammar 0.2.8 writes a listed value as one JSON literal).
 pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef> {
     let mut s = Shape::never();
     let mut strings = Vec::new();
     // Numbers already listed, so a long `enum` is deduplicated in linear time.
     let mut numbers = HashSet::default();
+    let compact = ctx.dialect.escapes == Escapes::FreeStringsOnly;
     for v in values {
         match v {
             Value::Null => s.null = true,
@@ -429,6 +439,7 @@ pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef>
                     max: Some(n),
                     contains: vec![],
                     unique: None,
+                    compact,
                 });
             }
             Value::Object(o) => {
@@ -441,6 +452,7 @@ pub fn values_shape(ctx: &mut Ctx, values: &[Value], ptr: &str) -> Res<ShapeRef>
                     c.required.push(k.clone());
                 }
                 c.listed = c.props.len();
+                c.compact = compact;
                 c.rules.push(KeyRule {
                     patterns: vec![],
                     additional: ctx.never(),

@@ -83,6 +83,7 @@ fn array(c: &ArrCons, h: &mut FxHasher) {
     c.prefix.iter().for_each(|p| shape(p, h));
     shape(&c.items, h);
     (c.min, c.max, c.unique.is_some(), c.contains.len()).hash(h);
+    c.compact.hash(h);
     for k in &c.contains {
         shape(&k.shape, h);
         (k.min, k.max).hash(h);
@@ -96,6 +97,7 @@ fn object(c: &ObjCons, h: &mut FxHasher) {
         shape(value, h);
     }
     (c.listed, &c.required, c.min, c.max, c.rules.len()).hash(h);
+    (c.compact, &c.listed_names).hash(h);
     for rule in &c.rules {
         rule.patterns.len().hash(h);
         for (l, value) in &rule.patterns {

@@ -187,6 +187,7 @@ fn meet_arr(ctx: &mut Ctx, a: &ArrCons, b: &ArrCons) -> Step<Option<ArrCons>> {
         max: min_max(a.max, b.max),
         contains: concat_unique(&a.contains, &b.contains),
         unique: a.unique.clone().or_else(|| b.unique.clone()),
+        compact: a.compact || b.compact,
     };
     Ok((!arr_is_empty(&c)).then_some(c))
 }
@@ -260,6 +261,8 @@ fn meet_obj(ctx: &mut Ctx, a: &ObjCons, b: &ObjCons) -> Step<Vec<ObjCons>> {
         max: min_max(a.max, b.max),
         names: concat_unique(&a.names, &b.names),
         some: [a.some.as_slice(), b.some.as_slice()].concat(),
+        compact: a.compact || b.compact,
+        listed_names: a.listed_names.clone().or_else(|| b.listed_names.clone()),
     };
     // a key one side declares and the other does not may be the other side's witness
     let fresh = |side: &ObjCons, other: &ObjCons| -> Vec<String> {

@@ -105,6 +105,9 @@ pub struct ArrCons {
     pub contains: Vec<Contains>,
     /// `uniqueItems: true`, and where it stands.
     pub unique: Option<Site>,
+    /// A listed value (`enum`, `const`) the dialect writes compactly, with no
+    /// whitespace inside: [`crate::dialect::Escapes::FreeStringsOnly`] (xgrammar).
+    pub compact: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,6 +135,12 @@ pub struct ObjCons {
     /// each entry, some key not in `props`, in the entry's language, whose value is in
     /// the entry's shape (and meets the key rules, as every undeclared key's does).
     pub some: Vec<Witness>,
+    /// A listed value written with no whitespace inside, as [`ArrCons::compact`].
+    pub compact: bool,
+    /// The strings a `propertyNames` lists (`enum`, `const`), where it only lists them:
+    /// a superset of the undeclared keys `names` admits, which a dialect may spell as it
+    /// spells listed strings ([`crate::dialect::Escapes::FreeStringsOnly`]).
+    pub listed_names: Option<Vec<String>>,
 }
 
 /// A key that must be among an object's undeclared ones: its language and its value's
@@ -237,6 +246,7 @@ impl ArrCons {
             max: None,
             contains: vec![],
             unique: None,
+            compact: false,
         }
     }
 
@@ -247,6 +257,7 @@ impl ArrCons {
             && self.max.is_none()
             && self.contains.is_empty()
             && self.unique.is_none()
+            && !self.compact
     }
 
     /// The shape of the item at `i`.
@@ -266,6 +277,8 @@ impl ObjCons {
             max: None,
             names: vec![],
             some: vec![],
+            compact: false,
+            listed_names: None,
         }
     }
 
