@@ -19,7 +19,7 @@ clock = time.perf_counter_ns
 QUANTILES: dict[str, float] = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
 
 
-def percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float] | np.ndarray, q: float) -> float:
     """Nearest-rank percentile of `values` (which need not be sorted); q in [0, 1]: the
     value at rank ceil(q * n) of the sorted values, which is numpy's `inverted_cdf`
     method (the one definition `harness.frames` and a notebook use too; a test holds it
@@ -36,7 +36,7 @@ def _nearest_rank(data: np.ndarray, q: float) -> float:
     return int(value) if np.issubdtype(data.dtype, np.integer) else float(value)
 
 
-def summarize(values: Sequence[float]) -> dict[str, float]:
+def summarize(values: Sequence[float] | np.ndarray) -> dict[str, float]:
     """n, mean, p50, p90, p99 and max of `values`; {"n": 0} when there are none."""
     if len(values) == 0:
         return {"n": 0}

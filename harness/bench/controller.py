@@ -114,6 +114,7 @@ class Runner:
             self.owner.release()
             raise
         self._by_id = {s.id: s for s in [*self.specs, *self.scaling]}
+        self._plan: list[CellPlan] | None = None
 
     @property
     def meta(self) -> RunMeta:
@@ -170,8 +171,11 @@ class Runner:
         return max(1, min(self.options.jobs, len(group_cells(cells))))
 
     def plan(self) -> list[CellPlan]:
-        full = vocabularies.load(self.options.vocabs[0]).size if self.options.scaling else 0
-        return plan_cells(self.options, self.specs, self.scaling, full)
+        """The run's cells (planned once: the announcement and the run both ask)."""
+        if self._plan is None:
+            full = vocabularies.load(self.options.vocabs[0]).size if self.options.scaling else 0
+            self._plan = plan_cells(self.options, self.specs, self.scaling, full)
+        return self._plan
 
     # --- running ---------------------------------------------------------------------
 

@@ -20,40 +20,35 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from harness import figures
 from harness.results.status import STATUSES
 
-SUMMARY_QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+
+def _present(values: Sequence[float] | np.ndarray | pd.Series) -> np.ndarray:
+    """The values that are not missing, as integers where they all are (so a percentile
+    is one of them, an int), else floats."""
+    series = pd.Series(values).dropna()
+    integers = pd.api.types.is_integer_dtype(series.dtype)
+    return series.to_numpy(dtype="int64" if integers else "float64")
 
 
 def percentile(values: Sequence[float] | np.ndarray | pd.Series, q: float) -> float | None:
-    """Nearest-rank percentile `q` (in [0, 1]) of the values that are not missing (an
-    int where they are integers: it is one of them); None when there are none."""
-    series = pd.Series(values).dropna()
-    if series.empty:
-        return None
-    integers = pd.api.types.is_integer_dtype(series.dtype)
-    data = series.to_numpy(dtype="int64" if integers else "float64")
-    value = np.quantile(data, q, method="inverted_cdf")
-    return int(value) if integers else float(value)
+    """Nearest-rank percentile `q` (in [0, 1]) of the values that are not missing
+    (`harness.figures.percentile`, the one definition); None when there are none."""
+    data = _present(values)
+    return figures.percentile(data, q) if data.size else None
 
 
 def geometric_mean(values: Sequence[float] | pd.Series) -> float | None:
-    """Geometric mean of the positive values; None when there are none."""
-    data = pd.Series(values, dtype="float64")
-    positive = data[data > 0]
-    return float(np.exp(np.log(positive).mean())) if len(positive) else None
+    """Geometric mean of the positive values (`harness.figures.geometric_mean`); None
+    when there are none."""
+    return figures.geometric_mean(_present(values).tolist())
 
 
 def pooled(values: pd.Series) -> dict[str, float]:
-    """n, mean, p50, p90, p99 and max of pooled step times; {"n": 0} without any."""
-    data = values.dropna().to_numpy(dtype="float64")
-    if data.size == 0:
-        return {"n": 0}
-    out: dict[str, float] = {"n": int(data.size), "mean": float(data.mean())}
-    for name, q in SUMMARY_QUANTILES.items():
-        out[name] = float(np.quantile(data, q, method="inverted_cdf"))
-    out["max"] = float(data.max())
-    return out
+    """n, mean, p50, p90, p99 and max of pooled step times (`harness.figures.summarize`);
+    {"n": 0} without any."""
+    return figures.summarize(_present(values))
 
 
 def _memory_kind(kinds: pd.Series) -> str:

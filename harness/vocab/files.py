@@ -28,7 +28,7 @@ from harness.cache import cache_root
 from harness.errors import BadInput
 from harness.vocab import cache, gguf_file, hf, sentencepiece, tiktoken_file
 from harness.vocab.cache import Parsed
-from harness.vocab.model import Encoder, Vocabulary
+from harness.vocab.model import Encoder, Vocabulary, holes
 
 FORMATS = ("tokenizer.json", "tiktoken", "sentencepiece", "gguf")
 _EXTENSIONS = dict(zip((".json", ".tiktoken", ".model", ".gguf"), FORMATS, strict=True))
@@ -276,10 +276,10 @@ def _say_if_sparse(path: Path, parsed: Parsed) -> None:
     they become padding (empty special ids no engine may allow), which is right for a
     model whose logits are wider than its tokenizer and a sign of a damaged file
     otherwise. Said when the file is parsed, not on every load from the cache."""
-    holes = sum(1 for i in parsed.special_ids if not parsed.tokens[i])
-    if holes * 100 > len(parsed.tokens):
+    padding = holes(parsed.tokens, parsed.special_ids)
+    if padding * 100 > len(parsed.tokens):
         print(
-            f"tokensieve: warning: {path}: {holes:,} of its {len(parsed.tokens):,} ids are in "
+            f"tokensieve: warning: {path}: {padding:,} of its {len(parsed.tokens):,} ids are in "
             "no table of the file; they are padding, which no engine may allow",
             file=sys.stderr,
         )

@@ -5,7 +5,7 @@ vocabularies that have no tokenizer of their own, and `describe` for `tokensieve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,7 +116,7 @@ def describe(vocab: Vocabulary) -> dict[str, Any]:
         "name": vocab.name,
         "size": vocab.size,
         "special_ids": len(vocab.special_ids),
-        "holes": holes(vocab),
+        "holes": holes(vocab.tokens, vocab.special_ids),
         "eos_id": vocab.eos_id,
         "eos_bytes": repr(vocab.tokens[vocab.eos_id]),
         "invalid_utf8_tokens": sum(1 for i in ordinary if not is_utf8(vocab.tokens[i])),
@@ -139,7 +139,7 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-def holes(vocab: Vocabulary) -> int:
+def holes(tokens: Sequence[bytes], special_ids: Iterable[int]) -> int:
     """Ids that are padding: special, with no bytes (a file's ids in no table, or the
     ids `--vocab-size` adds)."""
-    return sum(1 for i in vocab.special_ids if not vocab.tokens[i])
+    return sum(1 for i in special_ids if not tokens[i])
