@@ -42,6 +42,12 @@ class EngineError(TokensieveError):
         super().__init__(f"{engine}: runtime error on {spec_id}: {message}")
 
 
+class WorkBudget(EngineError):
+    """An engine stopped a call past its own work budget (the grammar reference's Earley
+    items per step): the cell ends as `timeout`, as if killed at its time limit, and
+    the run goes on."""
+
+
 class EngineUnavailable(TokensieveError):
     """The engine's package is missing or failed to import."""
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from harness.engines.base import Compiled, Engine, is_allowed
-from harness.errors import EngineError, SpecError, UnsupportedSpec
+from harness.errors import EngineError, SpecError, UnsupportedSpec, WorkBudget
 from harness.figures import clock, summarize
 from harness.process.memory import rss
 from harness.results.metrics import CellMetrics, CellResult
@@ -165,6 +165,8 @@ def measure_cell(
         engine_memory = compiled.memory_bytes()
     except UnsupportedSpec as exc:
         return CellResult(Status.UNSUPPORTED, exc.message), None
+    except WorkBudget as exc:
+        return CellResult(Status.TIMEOUT, str(exc)), None
     except (SpecError, EngineError) as exc:
         return CellResult(Status.ERROR, str(exc)), None
     except MemoryError:

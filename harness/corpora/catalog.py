@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
-from harness.corpora import maskbench
+from harness.corpora import grammars, maskbench
 from harness.corpora.entry import Entry, schema_entry, unique
 from harness.errors import MissingData, UnknownName
 from harness.language.regex_syntax import python_regex, regex_features
@@ -31,7 +31,7 @@ T = TypeVar("T")
 class SetInfo:
     name: str
     kind: SpecKind
-    origin: str  # "regex-file", "schema-dir", "packages" or "maskbench"
+    origin: str  # "regex-file", "schema-dir", "packages", "maskbench" or "grammars"
     source: str
     description: str
     path: str | None = None
@@ -64,6 +64,8 @@ def entries(
         return _schemastore()
     if info.origin == "maskbench":
         return maskbench.entries(maskbench.directory(corpus_dir), strict=strict)
+    if info.origin == "grammars":
+        return grammars.entries()
     raise ValueError(f"manifest: set {name} has unknown origin {info.origin!r}")
 
 

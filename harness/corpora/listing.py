@@ -72,7 +72,7 @@ def list_sets(args: Any) -> int:
             valid = sum(len(e.valid) for e in found)
             invalid = sum(len(e.invalid) for e in found)
             lines.append(f"instances: {valid} valid, {invalid} invalid")
-            if not args.no_convert:
+            if not args.no_convert and info.kind == "json_schema":
                 lines.append(f"to regex ({converter.current()}): {_conversion_line(found)}")
         if vocab is not None:
             counted = _paths_line(found, vocab, args)
@@ -111,6 +111,10 @@ def show_spec(args: Any) -> int:
     if spec.kind == "regex":
         print(f"features: {', '.join(sorted(spec.features)) or 'none'}")
         print(f"pattern:  {_clip(spec.text, args.full)}")
+    elif spec.kind == "grammar":
+        print(f"notation: {spec.notation}")
+        print(f"grammar:  {_clip(spec.text, args.full)}")
+        print(f"instances: {len(entry.valid)} valid, {len(entry.invalid)} invalid")
     else:
         print(f"schema:   {_clip(spec.text, args.full)}")
         print(f"instances: {len(entry.valid)} valid, {len(entry.invalid)} invalid")
@@ -126,7 +130,7 @@ def show_spec(args: Any) -> int:
     if vocab_name is None:
         print(f"texts (seed {seed}; --vocab NAME tokenizes them):")
         for i, (value, source) in enumerate(drawn.items):
-            text = value if spec.kind == "regex" else paths.serialize(value, args.layout)
+            text = value if spec.kind != "json_schema" else paths.serialize(value, args.layout)
             print(f"  #{i} {source:<15} {text!r}")
         return 0
     vocab = vocabularies.load(vocab_name)

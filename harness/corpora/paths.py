@@ -105,9 +105,10 @@ def _tokenize(
     spec: Spec, vocab: Vocabulary, texts: Sequence[tuple[Any, Source]], layout: Layout
 ) -> list[TokenPath]:
     out = []
-    lay: Layout = "verbatim" if spec.kind == "regex" else layout
+    verbatim = spec.kind != "json_schema"  # regex and grammar texts are used as drawn
+    lay: Layout = "verbatim" if verbatim else layout
     for value, source in texts:
-        text = str(value) if spec.kind == "regex" else serialize(value, layout)
+        text = str(value) if verbatim else serialize(value, layout)
         ids = tuple(vocab.encode(text))
         exact = vocab.decode(ids) == text.encode("utf-8")
         out.append(TokenPath(spec.id, text, ids, source, lay, exact))
@@ -131,8 +132,8 @@ def paths_for(
     when the reference cannot be built (tokensdfa missing, schema not convertible, regex
     feature unsupported).
     """
-    if spec.kind == "regex":
-        layout = "verbatim"  # regex texts are used as drawn
+    if spec.kind != "json_schema":
+        layout = "verbatim"  # regex and grammar texts are used as drawn
     elif layout not in SCHEMA_LAYOUTS:
         raise ValueError(f"layout must be one of {SCHEMA_LAYOUTS} for a schema")
     n = DEFAULT_N[spec.kind] if n is None else n

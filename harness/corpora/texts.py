@@ -27,7 +27,7 @@ from harness.cache import cache_dir, read_json, write_json_atomic
 from harness.corpora import judge
 from harness.corpora.entry import compact_json
 from harness.corpora.schema_order import schema_order
-from harness.language import converter
+from harness.language import converter, grammar
 from harness.language.converter import convert_schema
 from harness.language.regex_syntax import python_regex
 from harness.process import Service
@@ -36,7 +36,7 @@ from harness.spec import Spec
 
 Source = Literal["example", "hypothesis", "maskbench-valid", "generated"]
 
-DEFAULT_N = {"regex": 8, "json_schema": 4}
+DEFAULT_N = {"regex": 8, "json_schema": 4, "grammar": 6}
 # Bump when the way texts or paths are produced changes, so old cache files are ignored.
 FORMAT = 3  # 3: instances judged by `judge` (ECMA-262 patterns, exact multipleOf)
 # Draws per wanted text: duplicates and filtered-out draws are common for small languages.
@@ -397,6 +397,27 @@ def _schema_texts(spec: Spec, seed: int, n: int) -> Texts:
     return Texts(tuple(out), tuple(notes))
 
 
+def _grammar_texts(spec: Spec, seed: int, n: int) -> Texts:
+    """Half the grammar's examples (its labelled and derived sentences), half sentences
+    derived from it with `seed` (`harness.language.grammar.samples`)."""
+    examples = list(dict.fromkeys(spec.examples))
+    head = examples[: (n + 1) // 2]
+    out: list[tuple[Any, Source]] = [(x, "example") for x in head]
+    assert spec.notation is not None
+    drawn = grammar.samples(spec.text, spec.notation, n * DRAW_FACTOR, seed + 1)
+    out += [(s, "generated") for s in dict.fromkeys(drawn) if s not in examples][: n - len(out)]
+    out += [(x, "example") for x in examples[len(head) :]][: max(0, n - len(out))]
+    notes = () if out else ("the grammar derives no text the front end can draw",)
+    return Texts(tuple(out), notes)
+
+
+_DRAW: dict[str, Callable[[Spec, int, int], Texts]] = {
+    "regex": _regex_texts,
+    "json_schema": _schema_texts,
+    "grammar": _grammar_texts,
+}
+
+
 def texts_for(spec: Spec, seed: int = 0, n: int | None = None) -> Texts:
     """Up to `n` path texts of `spec` before layout, cached on disk: hypothesis draws
     cost far more than tokenizing, and they do not depend on the vocabulary."""
@@ -419,7 +440,7 @@ def texts_for(spec: Spec, seed: int = 0, n: int | None = None) -> Texts:
     if isinstance(hit, dict) and hit.get("key") == key:
         items = tuple((item["value"], item["source"]) for item in hit["texts"])
         return Texts(items, tuple(hit.get("notes", ())))
-    texts = _regex_texts(spec, seed, n) if spec.kind == "regex" else _schema_texts(spec, seed, n)
+    texts = _DRAW[spec.kind](spec, seed, n)
     record = {
         "key": key,
         "texts": [{"value": v, "source": s} for v, s in texts.items],

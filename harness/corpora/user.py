@@ -6,9 +6,11 @@ Accepted files:
 - a MaskBench-format file (`{"schema": ..., "tests": [{"data": ..., "valid": ...}]}`);
 - a directory: its `*.json` files, each a schema or a MaskBench-format file;
 - a file of regexes, one a line (`#` starts a comment line; blank lines are skipped);
-- a JSON list or a JSONL file of entries `{id?, regex | schema, valid?: [...],
-  invalid?: [...]}` (valid/invalid: labelled instances of a schema, or example strings of
-  a regex).
+- a grammar file, by its suffix: `.gbnf` (llama.cpp), `.lark` (Lark), `.ebnf`
+  (llama.cpp-style EBNF of transformers-cfg and xgrammar);
+- a JSON list or a JSONL file of entries `{id?, regex | schema | grammar, notation?,
+  valid?: [...], invalid?: [...]}` (valid/invalid: labelled instances of a schema, or
+  example strings of a regex or a grammar; `notation` names a grammar's, default gbnf).
 
 Every spec gets a stable id in the set `user`: `user/<file stem>#<n>` by its position
 (1-based), or `user/<file stem>/<id>` when the entry names one; `--regex` patterns are
@@ -22,17 +24,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness import nesting
 from harness.corpora.entry import Entry, distinct, schema_entry
 from harness.errors import BadInput
+from harness.language import grammar
 from harness.language.regex_syntax import regex_features
-from harness.spec import Spec
+from harness.spec import NOTATIONS, Notation, Spec
 
 SET = "user"
-ENTRY_KEYS = frozenset({"id", "regex", "schema", "valid", "invalid"})
+ENTRY_KEYS = frozenset({"id", "regex", "schema", "grammar", "notation", "valid", "invalid"})
+# What an entry is: exactly one of these keys.
+ENTRY_KINDS = ("regex", "schema", "grammar")
 _NAME = re.compile(r"[^A-Za-z0-9._+-]")
 # A file of regexes, one a line. Any other suffix is refused, not read as regexes: a
 # grammar (.gbnf, .lark, .ebnf) read line by line would become one "regex" per rule.
@@ -94,10 +100,14 @@ def load_path(path: Path, stem: str | None = None) -> list[Entry]:
         return _json_file(path, stem)
     if suffix in REGEX_SUFFIXES:
         return _regex_lines(path, stem)
+    notation = grammar.notation_of(path)
+    if notation is not None:
+        return [grammar_entry(f"{SET}/{stem}", _read(path), notation, str(path))]
     raise BadInput(
         f"{path}: unknown kind of spec file {path.suffix or '(no extension)'!r}; known: "
         f".json (a JSON schema, a MaskBench file or a list of entries), .jsonl (entries), "
-        f"{', '.join(REGEX_SUFFIXES)} (regexes, one a line), or a directory of .json files"
+        f"{', '.join(REGEX_SUFFIXES)} (regexes, one a line), "
+        f"{', '.join(grammar.SUFFIXES)} (a grammar), or a directory of .json files"
     )
 
 
@@ -151,9 +161,10 @@ def _json_file(path: Path, stem: str) -> list[Entry]:
         return [_entry(item, f"{path} entry {n}", stem, n) for n, item in enumerate(data, 1)]
     if isinstance(data, dict) and "schema" in data and set(data) <= MASKBENCH_KEYS:
         return [_maskbench_entry(data, path, stem)]
-    if isinstance(data, dict) and {"regex", "schema"} & set(data) and set(data) <= ENTRY_KEYS:
-        # one entry, not a schema: no JSON Schema keyword is `regex` or `schema`, nor
-        # `valid`/`invalid`, so an object of only entry keys naming either is an entry
+    if isinstance(data, dict) and set(ENTRY_KINDS) & set(data) and set(data) <= ENTRY_KEYS:
+        # one entry, not a schema: no JSON Schema keyword is `regex`, `schema` or
+        # `grammar`, nor `valid`/`invalid`, so an object of only entry keys naming one
+        # of them is an entry
         return [_entry(data, str(path), stem, 1)]
     if isinstance(data, dict | bool):
         return [_schema(f"{SET}/{stem}", data, str(path), (), ())]
@@ -184,20 +195,31 @@ def _regex_lines(path: Path, stem: str) -> list[Entry]:
 
 def _entry(item: Any, where: str, stem: str, n: int) -> Entry:
     if not isinstance(item, dict):
-        raise BadInput(f"{where}: an entry must be an object with `regex` or `schema`")
+        raise BadInput(f"{where}: an entry must be an object with `regex`, `schema` or `grammar`")
     unknown = sorted(set(item) - ENTRY_KEYS)
     if unknown:
         raise BadInput(
             f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(ENTRY_KEYS))})"
         )
-    if ("regex" in item) == ("schema" in item):
-        raise BadInput(f"{where}: an entry needs exactly one of `regex` or `schema`")
+    if sum(key in item for key in ENTRY_KINDS) != 1:
+        raise BadInput(f"{where}: an entry needs exactly one of `regex`, `schema` or `grammar`")
+    if "notation" in item and "grammar" not in item:
+        raise BadInput(f"{where}: `notation` belongs to a `grammar` entry")
     name = f"{stem}/{_NAME.sub('_', str(item['id']))}" if "id" in item else f"{stem}#{n}"
     valid, invalid = _instances(item, where)
     if "regex" in item:
         if not isinstance(item["regex"], str):
             raise BadInput(f"{where}: `regex` must be a string")
         return regex_entry(f"{SET}/{name}", item["regex"], where, valid, invalid)
+    if "grammar" in item:
+        text, notation = item["grammar"], item.get("notation", "gbnf")
+        if not isinstance(text, str):
+            raise BadInput(f"{where}: `grammar` must be a string (the grammar's text)")
+        if notation not in NOTATIONS:
+            raise BadInput(
+                f"{where}: unknown grammar notation {notation!r}; known: {', '.join(NOTATIONS)}"
+            )
+        return grammar_entry(f"{SET}/{name}", text, notation, where, valid, invalid)
     return _schema(f"{SET}/{name}", item["schema"], where, valid, invalid)
 
 
@@ -236,6 +258,30 @@ def regex_entry(
     if bad is not None:
         raise BadInput(f"{where}: example {bad!r} does not match the regex")
     spec = Spec.regex(spec_id, pattern, features=regex_features(pattern), examples=examples)
+    return Entry(spec, source=where, valid=valid, invalid=invalid)
+
+
+def grammar_entry(
+    spec_id: str,
+    text: str,
+    notation: Notation,
+    where: str,
+    valid: tuple[Any, ...] = (),
+    invalid: tuple[Any, ...] = (),
+) -> Entry:
+    """An entry for a grammar, refused (BadInput naming `where` and the line) when the
+    front end of its notation finds it no grammar, or a valid example is not a sentence
+    of it. A construct the front end does not implement is not refused here: engines may
+    read it, and each cell says `unsupported` where one cannot."""
+    found = grammar.problem(text, notation)
+    if found is not None:
+        raise BadInput(f"{where}: {found}")
+    if not all(isinstance(v, str) for v in (*valid, *invalid)):
+        raise BadInput(f"{where}: the examples of a grammar must be strings")
+    bad = grammar.rejected(text, notation, list(valid))
+    if bad is not None:
+        raise BadInput(f"{where}: example {bad!r} is not a sentence of the grammar")
+    spec = Spec.grammar(spec_id, text, notation, examples=tuple(valid))
     return Entry(spec, source=where, valid=valid, invalid=invalid)
 
 
@@ -304,8 +350,7 @@ def to_json(entries: Iterable[Entry]) -> list[dict[str, Any]]:
 def from_json(items: Iterable[dict[str, Any]]) -> tuple[Entry, ...]:
     out = []
     for item in items:
-        spec = Spec.from_json(item["spec"])
-        spec = Spec(spec.id, spec.kind, spec.text, spec.features, tuple(item["examples"]))
+        spec = replace(Spec.from_json(item["spec"]), examples=tuple(item["examples"]))
         out.append(
             Entry(spec, item["source"], valid=tuple(item["valid"]), invalid=tuple(item["invalid"]))
         )

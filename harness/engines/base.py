@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harness.spec import Spec
+from harness.spec import Notation, Spec
 from harness.vocab import Vocabulary
 
 
@@ -40,6 +40,9 @@ class Capabilities:
     # the longest regex (characters) it is given; None: no limit. Engines that build a
     # whole automaton up front set one: larger regexes are beyond any compile budget
     max_regex_chars: int | None = None
+    # the grammar notations it reads (a grammar in another one reaches it through this
+    # project's writers, `harness.language.grammar.convert`); empty: no grammars at all
+    grammars: tuple[Notation, ...] = ()
 
 
 class Policy(StrEnum):

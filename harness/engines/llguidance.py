@@ -267,6 +267,8 @@ class LLGuidanceEngine(Engine):
         regex=True,
         json_schema="native",
         unsupported_features=frozenset({"lookaround", "backreference"}),
+        # Lark (its dialect); GBNF and EBNF through its own converter (`gbnf_to_lark`)
+        grammars=("lark", "gbnf", "ebnf"),
     )
     policies = Policies(
         mask=(Policy.CANONICAL_FORCED,),
@@ -297,6 +299,8 @@ class LLGuidanceEngine(Engine):
         check_features(self, spec)
         if spec.kind == "regex":
             grammar = LLMatcher.grammar_from_regex(spec.text)
+        elif spec.kind == "grammar":
+            grammar = _grammar(self, spec)
         else:
             try:
                 grammar = LLMatcher.grammar_from_json_schema(spec.text, overrides=JSON_OPTIONS)
@@ -311,3 +315,19 @@ class LLGuidanceEngine(Engine):
         if native.is_error():
             raise compile_failure(self, spec, native.get_error())
         return LLGuidanceCompiled(prepared, grammar, native, spec.id)
+
+
+def _grammar(engine: Engine, spec: Spec) -> str:
+    """llguidance's grammar of a grammar spec: Lark as given, GBNF and EBNF through
+    llguidance's own converter (`llguidance.grammar_from`, which reads either), whose
+    failures are the engine's."""
+    from llguidance import LLMatcher, grammar_from
+
+    try:
+        if spec.notation == "lark":
+            return str(LLMatcher.grammar_from_lark(spec.text))
+        return str(grammar_from("gbnf", spec.text))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # its converter's ValueError, a panic
+        raise compile_failure(engine, spec, f"{type(exc).__name__}: {exc}") from exc

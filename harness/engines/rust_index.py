@@ -14,7 +14,7 @@ import numpy as np
 
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, SchemaPolicy
 from harness.engines.support import check_features, check_regex_size
-from harness.errors import EngineError, SpecError, UnsupportedSpec
+from harness.errors import EngineError, SpecError, UnsupportedSpec, WorkBudget
 from harness.language import reference
 from harness.language.converter import schema_to_regex
 from harness.language.reference import EAGER_REGEX_LIMIT
@@ -55,7 +55,7 @@ class IndexMatcher(Matcher):
         try:
             self._index.fill_mask(self._state, out)
         except (TypeError, ValueError) as exc:
-            raise EngineError(self._name, self._spec_id, str(exc)) from exc
+            raise self._failure(exc) from exc
 
     def advance(self, token_id: int) -> bool:
         # EOS ends the output; the index has no state after it, so it is refused here as in
@@ -65,7 +65,7 @@ class IndexMatcher(Matcher):
         try:
             nxt = self._index.next_state(self._state, token_id)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise EngineError(self._name, self._spec_id, str(exc)) from exc
+            raise self._failure(exc) from exc
         if nxt is None:
             return False
         self._state = nxt
@@ -73,6 +73,13 @@ class IndexMatcher(Matcher):
 
     def is_accepting(self) -> bool:
         return bool(self._index.is_accepting(self._state))
+
+    def _failure(self, exc: Exception) -> EngineError:
+        """The error of a failed call: past the grammar reference's work budget it is
+        WorkBudget (the cell's `timeout`), otherwise the index's message."""
+        if isinstance(exc, reference.tokensdfa().BudgetError):
+            return WorkBudget(self._name, self._spec_id, " ".join(str(exc).split()))
+        return EngineError(self._name, self._spec_id, str(exc))
 
     def reset(self) -> None:
         self._state = self._initial

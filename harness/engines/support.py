@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from harness.errors import EngineError, SpecError, TokensieveError, UnsupportedSpec
+from harness.language import grammar
 from harness.language.reference import spec_is_valid
-from harness.spec import Spec
+from harness.spec import Notation, Spec
 
 # xgrammar prefixes its messages with "[hh:mm:ss] /path/file.cc:NN: ", noise in a report.
 _LOG_PREFIX = re.compile(r"^\[\d\d:\d\d:\d\d\] \S+:\d+: ")
@@ -30,8 +31,8 @@ def clean_message(message: str) -> str:
 
 
 def check_features(engine: Any, spec: Spec) -> None:
-    """Refuse, before compiling, a spec that is not text or declares a feature the engine
-    cannot handle.
+    """Refuse, before compiling, a spec that is not text, a grammar for an engine that
+    reads none, or a spec declaring a feature the engine cannot handle.
 
     Some engines do not fail on such specs but silently ignore the feature (xgrammar drops
     a look-ahead inside a JSON-schema pattern), which would make a wrong language look
@@ -44,6 +45,8 @@ def check_features(engine: Any, spec: Spec) -> None:
         raise SpecError(
             engine.name, spec.id, f"not valid Unicode text ({exc.reason} at {exc.start})"
         ) from None
+    if spec.kind == "grammar" and not engine.capabilities.grammars:
+        raise UnsupportedSpec(engine.name, spec.id, "this engine reads no grammars")
     missing = spec.features & engine.capabilities.unsupported_features
     if missing:
         raise UnsupportedSpec(engine.name, spec.id, f"uses {', '.join(sorted(missing))}")
@@ -58,6 +61,23 @@ def check_regex_size(engine: Any, spec: Spec, regex: str) -> None:
             spec.id,
             f"regex of {len(regex):,} characters exceeds this engine's {limit:,}-character limit",
         )
+
+
+def grammar_in(engine: Any, spec: Spec, target: Notation) -> str:
+    """The text of grammar `spec` in `target`, a notation the engine reads: the spec's
+    own where it reads that (GBNF and EBNF are one family: an EBNF reader takes GBNF),
+    else what this project's writers make of it. A grammar the writers cannot say in
+    `target` is unsupported for the engine."""
+    assert spec.notation is not None
+    family = {"gbnf": "gbnf", "ebnf": "gbnf", "lark": "lark"}
+    if family[spec.notation] == family[target]:
+        return spec.text
+    try:
+        return grammar.convert(spec.text, spec.notation, target)
+    except ValueError as exc:  # the extension's GrammarError or LimitError
+        raise UnsupportedSpec(
+            engine.name, spec.id, f"tokensieve's {target} writer: {clean_message(str(exc))}"
+        ) from exc
 
 
 def compile_failure(engine: Any, spec: Spec, message: str) -> TokensieveError:

@@ -33,7 +33,13 @@ from harness.engines.base import (
     Policy,
     SchemaPolicy,
 )
-from harness.engines.support import MaskBuffer, check_features, compile_failure, tail_mask
+from harness.engines.support import (
+    MaskBuffer,
+    check_features,
+    compile_failure,
+    grammar_in,
+    tail_mask,
+)
 from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import Vocabulary
@@ -210,6 +216,8 @@ class XGrammarEngine(Engine):
         json_schema="native",
         # \d \w \s ("unicode-classes" in the corpus) compile, as ASCII classes: a policy.
         unsupported_features=frozenset({"lookaround", "backreference", "inline-flags"}),
+        # its EBNF is llama.cpp's GBNF with extensions; Lark through our GBNF writer
+        grammars=("gbnf", "ebnf"),
     )
     policies = Policies(
         mask=(Policy.ASCII_CLASSES,),
@@ -254,6 +262,9 @@ class XGrammarEngine(Engine):
         try:
             if spec.kind == "regex":
                 compiled = prepared.compiler.compile_regex(spec.text)
+            elif spec.kind == "grammar":
+                text = grammar_in(self, spec, "ebnf")
+                compiled = prepared.compiler.compile_grammar(text, root_rule_name="root")
             else:
                 compiled = prepared.compiler.compile_json_schema(
                     spec.text, any_whitespace=ANY_WHITESPACE

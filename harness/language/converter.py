@@ -45,14 +45,14 @@ from typing import TYPE_CHECKING, Any
 
 from harness.cache import cache_dir, read_json, write_json_atomic
 from harness.errors import BadInput, SpecError, UnsupportedSpec
-from harness.language import reference
+from harness.language import grammar, reference
 from harness.process import Service
 from harness.results import Status
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
 if TYPE_CHECKING:  # imported where it converts, so that an unbuilt extension costs only ours
-    import tokensdfa
+    from harness.language.reference import TokenIndex
 
 OURS = "ours"
 OUTLINES = "outlines-core"
@@ -372,6 +372,8 @@ def schema_to_regex(spec: Spec, engine: str = "naive", name: str | None = None) 
     engine that asked (the failure belongs to its cell), and the converter's reason."""
     if spec.kind == "regex":
         return spec.text
+    if spec.kind == "grammar":
+        raise UnsupportedSpec(engine, spec.id, "a grammar is not a regular language: no regex")
     if spec.converted is not None and name in (None, current()):
         return spec.converted
     found = convert_schema(spec.text, name)
@@ -383,9 +385,11 @@ def schema_to_regex(spec: Spec, engine: str = "naive", name: str | None = None) 
     raise UnsupportedSpec(engine, spec.id, message)
 
 
-def reference_index(spec: Spec, vocab: Vocabulary) -> tokensdfa.NaiveIndex:
+def reference_index(spec: Spec, vocab: Vocabulary) -> TokenIndex:
     """The naive reference index of `spec` over `vocab`: a schema through the converter in
-    use, then `reference.build`."""
+    use, then `reference.build`; a grammar's Earley reference (`grammar.build`)."""
+    if spec.kind == "grammar":
+        return grammar.build(spec, reference.native_vocabulary(vocab))
     return reference.build(
         schema_to_regex(spec), reference.native_vocabulary(vocab), reference.NAME, spec.id
     )
@@ -394,15 +398,15 @@ def reference_index(spec: Spec, vocab: Vocabulary) -> tokensdfa.NaiveIndex:
 def with_regex(spec: Spec) -> Spec:
     """`spec` carrying the regex of the converter in use (a schema it handles), so a
     worker receives the regex with the schema and never converts again."""
-    if spec.kind == "regex" or spec.converted is not None:
+    if spec.kind != "json_schema" or spec.converted is not None:
         return spec
     regex = convert_schema(spec.text).regex
     return spec if regex is None else dataclasses.replace(spec, converted=regex)
 
 
 def conversion_status(spec: Spec) -> ConversionStatus:
-    """How the converter in use fares on `spec` (a regex spec is `ok`)."""
-    if spec.kind == "regex":
+    """How the converter in use fares on `spec` (a regex or grammar spec is `ok`)."""
+    if spec.kind != "json_schema":
         return ConversionStatus.OK
     return convert_schema(spec.text).status
 
@@ -420,6 +424,8 @@ def accepts(text):
     # the language tokensieve's own compiler builds for the schema, walked byte by byte
     # through a lazy index over a vocabulary of one token per byte (plus EOS)
     import tokensdfa
+
+    from harness.language.reference import TokenIndex
 
     regex = tokensdfa.schema_to_regex(
         json.dumps(SCHEMA),

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the extension is imported only when used (`tokensdfa()`): u
     import tokensdfa as tdfa
 
     # An index the extension builds: the naive reference, TokensDFA's eager or lazy one.
-    TokenIndex: TypeAlias = tdfa.NaiveIndex | tdfa.Index | tdfa.LazyIndex
+    TokenIndex: TypeAlias = tdfa.NaiveIndex | tdfa.Index | tdfa.LazyIndex | tdfa.NaiveGrammarIndex
 
 
 class Walkable(Protocol):
@@ -151,5 +151,23 @@ def _valid(kind: str, text: str) -> bool:
 
 
 def spec_is_valid(spec: Spec) -> bool:
-    """Whether the reference's parser reads `spec` (see the module doc)."""
+    """Whether the reference's parser reads `spec` (see the module doc). A grammar is
+    valid when the front end of its notation reads it or refuses only a construct it
+    does not implement (the notation has it; an engine may too)."""
+    if spec.kind == "grammar":
+        return _valid_grammar(spec.text, str(spec.notation))
     return _valid(spec.kind, spec.text)
+
+
+@lru_cache(maxsize=1024)
+def _valid_grammar(text: str, notation: str) -> bool:
+    module = tokensdfa()
+    try:
+        module.grammar_summary(text, notation)
+    except module.UnsupportedGrammarError:
+        return True
+    except module.GrammarError:
+        return False
+    except ValueError:  # a size bound of the front end: nothing says the grammar is wrong
+        return True
+    return True

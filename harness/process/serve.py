@@ -27,7 +27,7 @@ import sys
 import traceback
 from typing import IO, Any
 
-from harness.errors import TokensieveError, UnsupportedSpec
+from harness.errors import TokensieveError, UnsupportedSpec, WorkBudget
 from harness.results.status import Status
 
 
@@ -35,6 +35,8 @@ def error_reply(exc: BaseException) -> dict[str, Any]:
     """The error reply for an exception raised by a service, classified by its type."""
     if isinstance(exc, UnsupportedSpec):
         status, message = Status.UNSUPPORTED, str(exc)
+    elif isinstance(exc, WorkBudget):
+        status, message = Status.TIMEOUT, str(exc)
     elif isinstance(exc, MemoryError):
         status, message = Status.OOM, f"MemoryError: {exc}".rstrip(": ")
     elif isinstance(exc, TokensieveError):

@@ -1,6 +1,7 @@
-//! Python bindings of `tokensdfa-core` (the indexes) and `tokensdfa-schema` (the JSON
-//! schema compiler), imported as the module `tokensdfa`, typed by `tokensdfa.pyi` beside
-//! this crate's `Cargo.toml`.
+//! Python bindings of `tokensdfa-core` (the indexes), `tokensdfa-schema` (the JSON
+//! schema compiler) and `tokensdfa-grammar` (grammar front ends, writers and the
+//! context-free reference, in `grammar`), imported as the module `tokensdfa`, typed by
+//! `tokensdfa.pyi` beside this crate's `Cargo.toml`.
 //!
 //! Only conversion lives here: Python values in, core calls (with the GIL released while
 //! building), results and errors out. Masks are written straight into the caller's int32
@@ -9,7 +10,9 @@
 //! A regex (or, for `schema_to_regex`, a JSON schema) that cannot be compiled raises one
 //! of three `ValueError` subclasses, by the core's error kind: `PatternError`
 //! (malformed), `UnsupportedPatternError` (a feature the core lacks) and `LimitError` (a
-//! size limit was hit). Other bad arguments raise `ValueError` itself.
+//! size limit was hit). Other bad arguments raise `ValueError` itself. Grammars have
+//! their own kinds (`GrammarError`, `UnsupportedGrammarError`, `BudgetError`; see
+//! `grammar`).
 
 use numpy::PyReadwriteArray1;
 use pyo3::create_exception;
@@ -152,10 +155,15 @@ macro_rules! token_automaton_methods {
     };
 }
 
+mod grammar;
 mod indexes;
 mod schema;
 mod vocab;
 
+use grammar::{
+    grammar_accepts, grammar_samples, grammar_summary, grammar_to_gbnf, grammar_to_lark,
+    BudgetError, GrammarError, PyNaiveGrammarIndex, UnsupportedGrammarError,
+};
 use indexes::{PyByteDfa, PyIndex, PyLazyIndex, PyNaiveIndex};
 use schema::schema_to_regex;
 use vocab::PyVocabulary;
@@ -172,11 +180,17 @@ fn check_pattern(regex: &str) -> PyResult<()> {
 fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_pattern, m)?)?;
     m.add_function(wrap_pyfunction!(schema_to_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_to_lark, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_to_gbnf, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_accepts, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_samples, m)?)?;
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;
     m.add_class::<PyIndex>()?;
     m.add_class::<PyLazyIndex>()?;
     m.add_class::<PyByteDfa>()?;
+    m.add_class::<PyNaiveGrammarIndex>()?;
     let py = m.py();
     m.add("PatternError", py.get_type::<PatternError>())?;
     m.add(
@@ -184,6 +198,12 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<UnsupportedPatternError>(),
     )?;
     m.add("LimitError", py.get_type::<LimitError>())?;
+    m.add("GrammarError", py.get_type::<GrammarError>())?;
+    m.add(
+        "UnsupportedGrammarError",
+        py.get_type::<UnsupportedGrammarError>(),
+    )?;
+    m.add("BudgetError", py.get_type::<BudgetError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("JSON_SLICES", core::JSON_SLICES.to_vec())?;
     Ok(())

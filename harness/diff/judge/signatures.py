@@ -199,7 +199,7 @@ def _eos_allowed_before_match(view: StateView) -> str | None:
 
 
 def _final_state_exit(view: StateView) -> str | None:
-    if not _only_drops(view):
+    if not _only_drops(view) or view.dfa is None:
         return None
     start = view.dfa.walk(view.dfa.initial_state, view.prefix)
     if start is None:
@@ -261,7 +261,7 @@ def _utf8_surrogate(view: StateView) -> str | None:
 
 
 def _utf8_overapproximation(view: StateView) -> str | None:
-    if not _only_adds(view):
+    if not _only_adds(view) or view.dfa is None:
         return None
     dfa = view.dfa
     for t in view.engine_only:

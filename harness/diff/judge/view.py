@@ -67,7 +67,7 @@ class StateView:
     accepting_expected: bool
     accepting_actual: bool
     forced: bytes  # bytes the reference forces from here ("" if none)
-    dfa: ByteDfa  # of the reference regex
+    dfa: ByteDfa | None  # of the reference regex (None for a grammar: no byte DFA)
     # the same regex with `.` matching newline too, or None where it cannot be built
     dotall_dfa: ByteDfa | None
     policy_reference: dict[str, Answer | None]

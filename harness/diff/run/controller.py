@@ -267,9 +267,10 @@ class DiffRun:
     def _request(self, spec: Spec, voc: Vocabulary, row: CellRow) -> CellRequest:
         """The cell's request; why it has no mask diff or no corpus paths goes to `row`."""
         o = self.options
-        regex: str | None
+        regex: str | None = None
         try:
-            regex = converter.schema_to_regex(spec)
+            if spec.kind != "grammar":  # a grammar's reference is its own (Earley)
+                regex = converter.schema_to_regex(spec)
         except TokensieveError as exc:
             regex = None  # no reference language; the native engines still face instances
             row.note = f"no mask diff: {exc}"

@@ -65,11 +65,18 @@ class DiffService:
         self.ready = {e.name: e.version() for e in self.engines}
         self._refs: tuple[tuple[str, str], References] | None = None
 
-    def references(self, spec_id: str, regex: str) -> References:
-        """The References of (spec, regex), kept for the next part of the same cell."""
-        if self._refs is None or self._refs[0] != (spec_id, regex):
+    def references(self, spec: Spec, regex: str | None) -> References | None:
+        """The References of (spec, regex), kept for the next part of the same cell: a
+        grammar's Earley reference, a regex's naive index; None for a schema with no
+        converted regex."""
+        if spec.kind != "grammar" and regex is None:
+            return None
+        key = (spec.id, regex or spec.text)
+        if self._refs is None or self._refs[0] != key:
             self._refs = None  # free the last cell's before building the next
-            self._refs = ((spec_id, regex), References(regex, self.vocab, spec_id))
+            grammar = spec if spec.kind == "grammar" else None
+            refs = References(regex or "", self.vocab, spec.id, grammar=grammar)
+            self._refs = (key, refs)
         return self._refs[1]
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +103,7 @@ class DiffService:
             r.plan,
             r.minimize,
             r.instances,
-            refs=None if r.regex is None else self.references(spec.id, r.regex),
+            refs=self.references(spec, r.regex),
             check_exact=r.check_exact,
             reference_instances=r.reference_instances,
             minimize_budget_s=budget,
@@ -146,7 +153,7 @@ def diff_cell(
     compile the schema themselves (tokensdfa-lazy takes, as a tree, schemas whose regex
     text passes the size limit; nothing else checks it there). Raises SpecError or
     UnsupportedSpec when the reference cannot build the regex."""
-    if regex is None:
+    if regex is None and spec.kind != "grammar":
         outcome = CellOutcome(SpecDiff(spec.id, voc.name, ""))
         outcome.diff.skipped = {e.name: "no converted regex: instances only" for e in chosen}
         if instances is not None:
@@ -154,10 +161,13 @@ def diff_cell(
                 spec, voc, chosen, prepared, instances, None, own_compilers=True
             )
         return outcome
-    refs = refs or References(regex, voc, spec.id)
+    grammar = spec if spec.kind == "grammar" else None
+    refs = refs or References(regex or "", voc, spec.id, grammar=grammar)
     skipped: dict[str, str] = {}
     compiled = _compile_all(chosen, prepared, spec, skipped)
-    result = Differ(spec.id, regex, voc, compiled, refs, check_exact=check_exact).run(plan)
+    # a grammar's reference has no TokensDFA exact to check against
+    exact = check_exact and grammar is None
+    result = Differ(spec.id, regex or "", voc, compiled, refs, check_exact=exact).run(plan)
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
     if instances is not None and spec.kind == "json_schema":

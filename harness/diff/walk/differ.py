@@ -247,7 +247,7 @@ class Differ:
             actual=actual,
             accepting_expected=accepting,
             accepting_actual=engine_acc,
-            forced=bytes(self.refs.exact.forced_bytes(exact_state)),
+            forced=self._forced(exact_state),
             dfa=self.refs.dfa,
             dotall_dfa=self.refs.dotall_dfa
             if b"\n" in b"".join(self.vocab.tokens[t] for t in extra)
@@ -260,6 +260,12 @@ class Differ:
             models=self._models_at(ids),
         )
 
+    def _forced(self, exact_state: int) -> bytes:
+        """The text the reference forces from here (TokensDFA exact's; a grammar's
+        reference computes none: empty)."""
+        forced = getattr(self.refs.exact, "forced_bytes", None)
+        return b"" if forced is None else bytes(forced(exact_state))
+
     def _models_at(self, ids: list[int]) -> Models:
         """The leftmost-first model (built on the first disagreement), and for a schema
         in an engine's dialect the deeper references' answers at this state
@@ -271,6 +277,8 @@ class Differ:
 
     @cached_property
     def _leftmost(self) -> LeftmostFirst | None:
+        if self.refs.grammar is not None:
+            return None  # leftmost-first is a regex engine's reading
         return LeftmostFirst.build(self.refs.regex)
 
     def _policy_views(self, lane: Lane, ids: list[int]) -> dict[str, Answer | None]:

@@ -1,4 +1,5 @@
-"""The reference indexes of one regex over one vocabulary, as the differ needs them."""
+"""The reference indexes of one regex (or one grammar) over one vocabulary, as the
+differ needs them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from harness.diff.judge.view import Answer, ByteDfa
 from harness.engines.base import Engine, Policy
+from harness.language import grammar as language_grammar
 from harness.language import reference
 from harness.language.regex_syntax import (
     ascii_classes,
@@ -16,6 +18,7 @@ from harness.language.regex_syntax import (
     regex_features,
     uses_class_escapes,
 )
+from harness.spec import Spec
 from harness.vocab import Vocabulary
 
 
@@ -70,6 +73,7 @@ class References:
         spec_id: str = "<regex>",
         deeper: Deeper | None = None,
         readings: dict[str, Reading] | None = None,
+        grammar: Spec | None = None,
     ) -> None:
         """Raises SpecError or UnsupportedSpec (naming the reference) when the reference
         cannot read or build `regex`: there is then no language to compare with.
@@ -77,14 +81,30 @@ class References:
         regex with unconstrained values and recursive `$ref`s nested k levels deeper, or
         None where it cannot be written (`values-nested-deeper`). `readings`, for such a
         schema, give by name the regex of the schema read another way that a signature
-        compares with (`allof-widened`), or None where that reading changes nothing."""
+        compares with (`allof-widened`), or None where that reading changes nothing.
+
+        With `grammar` (a grammar spec; `regex` is then empty) the reference is the
+        grammar's Earley index (`harness.language.grammar.build`), which also stands in
+        for TokensDFA exact (nothing to check it against) and forces no text; there is
+        no byte DFA, so the signatures that read one do not apply."""
         tokensdfa = reference.tokensdfa()
         self.regex = regex
         self.vocab = vocab
         self.native_vocab = reference.native_vocabulary(vocab)
-        self.naive: NaiveIndex = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
-        self.exact: ExactIndex = tokensdfa.Index(regex, self.native_vocab)
-        self.dfa: ByteDfa = tokensdfa.ByteDfa(regex)
+        self.grammar = grammar
+        self.dfa: ByteDfa | None
+        self.naive: NaiveIndex
+        # TokensDFA exact (its forced text read by triage), or a grammar's reference
+        self.exact: ExactIndex | NaiveIndex
+        if grammar is not None:
+            index = language_grammar.build(grammar, self.native_vocab)
+            self.naive = index
+            self.exact = index
+            self.dfa = None
+        else:
+            self.naive = reference.build(regex, self.native_vocab, reference.NAME, spec_id)
+            self.exact = tokensdfa.Index(regex, self.native_vocab)
+            self.dfa = tokensdfa.ByteDfa(regex)
         self.deeper = deeper
         self.readings = dict(readings or {})
         self._deeper: dict[int, TokenIndex | None] = {}
@@ -96,7 +116,7 @@ class References:
     def dotall_dfa(self) -> ByteDfa | None:
         """The byte DFA of the regex with `.` matching newline (for triage)."""
         tokensdfa = reference.tokensdfa()
-        if not self._dotall_built:
+        if not self._dotall_built and self.grammar is None:
             self._dotall_built = True
             try:
                 self._dotall = tokensdfa.ByteDfa(f"(?s:{self.regex})")

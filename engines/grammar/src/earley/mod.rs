@@ -1,0 +1,138 @@
+//! The byte-level Earley recognizer with regular terminals.
+//!
+//! ## Items and sets
+//!
+//! A trimmed [`Grammar`] is compiled ([`Compiled`]) into one flat array of *dotted
+//! positions*: each alternative's symbols followed by an end marker, so an item's
+//! alternative and dot are one number, `pos`. An [`Item`] is `(pos, origin, dfa)`: the
+//! dot at `pos`, the alternative started at byte `origin`, and, when the symbol after
+//! the dot is a terminal, the state of that terminal's minimized live-pruned
+//! [`ByteDfa`] after the bytes of it read so far (0, its start, when none). A [`Set`]
+//! holds the items at one byte position, deduplicated, closed under:
+//!
+//! - *prediction*: dot before rule `B` adds `B`'s alternatives with origin here; if `B`
+//!   is nullable the dot also moves over it (Aycock–Horspool, so no completion with
+//!   origin here is ever needed: such a rule derived the empty string and is nullable);
+//! - *terminal acceptance*: dot before terminal `X` whose DFA state accepts (a nullable
+//!   terminal at its start, or a match just read) also moves the dot over `X`;
+//! - *completion*: dot at the end, origin `j` earlier: every item of set `j` waiting on
+//!   the rule moves its dot over it (each closed set keeps its waiting items sorted by
+//!   rule).
+//!
+//! *Scanning* a byte steps every terminal item's DFA; those not `DEAD` seed the next set
+//! (keeping the terminal open for longer matches; acceptance is the closure's).
+//!
+//! ## Contract
+//!
+//! On a trimmed grammar every item in the set after prefix `p` lies on some derivation
+//! of a sentence starting with `p` (DFA states are live, rules productive), so the set
+//! after `p` is non-empty iff `p` is a viable prefix, and `p` is a sentence iff the set
+//! holds a completed start alternative with origin 0 ([`Set::accepting`]). Left and
+//! right recursion, nullable cycles and ambiguity need nothing special: items are
+//! deduplicated per set, and every set is finite.
+//!
+//! ## Sharing
+//!
+//! Completion reads earlier sets by origin, so a chart is a sequence of sets. A closed
+//! set is immutable: token-level states share their prefix's sets (`Arc<Set>`), and a
+//! trie walk reads them through a [`Chart`] (shared sets below, its own stack of
+//! reusable sets above), pushing and popping one set per byte. Every item created
+//! counts against a budget ([`Earley`]), so no call runs unbounded.
+
+mod set;
+
+pub(crate) use set::{Chart, Earley, Item, Set};
+
+use tokensdfa_core::ByteDfa;
+
+use crate::ir::{Grammar, Symbol};
+
+/// What follows the dot at a dotted position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    Rule(u32),
+    Terminal(u32),
+    /// The end of an alternative of this rule.
+    End(u32),
+}
+
+/// A trimmed grammar laid out for the recognizer.
+pub(crate) struct Compiled {
+    /// Per dotted position, the symbol after the dot.
+    pub next: Vec<Next>,
+    /// Per rule, the dotted positions its alternatives start at.
+    pub alts: Vec<Vec<u32>>,
+    pub nullable: Vec<bool>,
+    pub dfas: Vec<ByteDfa>,
+    pub start: u32,
+}
+
+impl Compiled {
+    /// `grammar` must be trimmed and `dfas` its terminals' DFAs.
+    pub fn new(grammar: &Grammar, dfas: Vec<ByteDfa>) -> Compiled {
+        let mut next = Vec::new();
+        let mut alts = Vec::with_capacity(grammar.rules.len());
+        for (r, rule) in grammar.rules.iter().enumerate() {
+            let mut starts = Vec::with_capacity(rule.alternatives.len());
+            for alt in &rule.alternatives {
+                starts.push(next.len() as u32);
+                next.extend(alt.iter().map(|s| match *s {
+                    Symbol::Rule(q) => Next::Rule(q),
+                    Symbol::Terminal(t) => Next::Terminal(t),
+                }));
+                next.push(Next::End(r as u32));
+            }
+            alts.push(starts);
+        }
+        let nullable = nullable_rules(grammar, &dfas);
+        Compiled {
+            next,
+            alts,
+            nullable,
+            dfas,
+            start: grammar.start,
+        }
+    }
+
+    /// The items the recognizer starts from: the start rule's alternatives at origin 0.
+    pub fn initial_items(&self) -> impl Iterator<Item = Item> + '_ {
+        self.alts[self.start as usize].iter().map(|&pos| Item {
+            pos,
+            origin: 0,
+            dfa: 0,
+        })
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.next.len() * std::mem::size_of::<Next>()
+            + self.alts.iter().map(|a| a.len() * 4 + 24).sum::<usize>()
+            + self.nullable.len()
+            + self.dfas.iter().map(ByteDfa::memory_bytes).sum::<usize>()
+    }
+}
+
+/// Rules deriving the empty string; a terminal counts as nullable when its regex
+/// matches the empty string.
+fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa]) -> Vec<bool> {
+    let mut nullable = vec![false; grammar.rules.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (r, rule) in grammar.rules.iter().enumerate() {
+            if nullable[r] {
+                continue;
+            }
+            let empty = rule.alternatives.iter().any(|alt| {
+                alt.iter().all(|s| match *s {
+                    Symbol::Rule(q) => nullable[q as usize],
+                    Symbol::Terminal(t) => dfas[t as usize].is_accepting(0),
+                })
+            });
+            if empty {
+                nullable[r] = true;
+                changed = true;
+            }
+        }
+    }
+    nullable
+}

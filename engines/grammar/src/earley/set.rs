@@ -1,0 +1,249 @@
+//! Earley sets, the chart view over them, and the two steps: closing a set and scanning
+//! a byte into the next (see the parent module for the algorithm).
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+use tokensdfa_core::dfa::DEAD;
+
+use super::{Compiled, Next};
+use crate::error::Error;
+
+/// The dot at `pos` in an alternative started at byte `origin`; `dfa`: the state of the
+/// terminal after the dot (0 unless the dot is before a terminal with bytes read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Item {
+    pub pos: u32,
+    pub origin: u32,
+    pub dfa: u32,
+}
+
+/// The closed items at one byte position.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Set {
+    items: Vec<Item>,
+    /// Indices of the items whose dot is before a terminal.
+    scanning: Vec<u32>,
+    /// `(rule, item index)` of the items whose dot is before a rule, sorted.
+    waiting: Vec<(u32, u32)>,
+    accepting: bool,
+}
+
+impl Set {
+    /// Whether a start alternative is complete with origin 0: the prefix is a sentence.
+    pub fn accepting(&self) -> bool {
+        self.accepting
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<Item>()
+            + self.scanning.capacity() * 4
+            + self.waiting.capacity() * 8
+            + std::mem::size_of::<Set>()
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
+        self.scanning.clear();
+        self.waiting.clear();
+        self.accepting = false;
+    }
+
+    fn waiting_on(&self, rule: u32) -> &[(u32, u32)] {
+        let lo = self.waiting.partition_point(|&(r, _)| r < rule);
+        let hi = self.waiting.partition_point(|&(r, _)| r <= rule);
+        &self.waiting[lo..hi]
+    }
+}
+
+/// The sets before a position: shared closed sets (`base`), then a stack of this
+/// walk's own sets, reused between trie branches (`pool` keeps popped ones' buffers).
+pub(crate) struct Chart<'a> {
+    base: &'a [Arc<Set>],
+    own: Vec<Set>,
+    pool: Vec<Set>,
+}
+
+impl<'a> Chart<'a> {
+    /// `base` must be non-empty: at least the initial set.
+    pub fn new(base: &'a [Arc<Set>]) -> Self {
+        Chart {
+            base,
+            own: Vec::new(),
+            pool: Vec::new(),
+        }
+    }
+
+    /// Number of sets: one more than the bytes read.
+    pub fn len(&self) -> usize {
+        self.base.len() + self.own.len()
+    }
+
+    fn get(&self, i: usize) -> &Set {
+        if i < self.base.len() {
+            &self.base[i]
+        } else {
+            &self.own[i - self.base.len()]
+        }
+    }
+
+    pub fn last(&self) -> &Set {
+        self.get(self.len() - 1)
+    }
+
+    /// Drop own sets down to `len` sets in all (never below the base).
+    pub fn truncate(&mut self, len: usize) {
+        while self.len() > len.max(self.base.len()) {
+            let s = self.own.pop().unwrap();
+            self.pool.push(s);
+        }
+    }
+
+    /// The own sets, in order (what a new token-level state keeps).
+    pub fn into_own(self) -> Vec<Set> {
+        self.own
+    }
+}
+
+/// The recognizer over one compiled grammar, with its item budget for one call.
+pub(crate) struct Earley<'g> {
+    g: &'g Compiled,
+    seen: FxHashSet<Item>,
+    /// Items created so far in this call, and the most allowed.
+    pub created: usize,
+    budget: usize,
+}
+
+impl<'g> Earley<'g> {
+    pub fn new(g: &'g Compiled, budget: usize) -> Self {
+        Earley {
+            g,
+            seen: FxHashSet::default(),
+            created: 0,
+            budget,
+        }
+    }
+
+    /// The initial set: the start rule predicted at origin 0, closed.
+    pub fn initial(&mut self) -> Result<Set, Error> {
+        let mut set = Set::default();
+        self.seen.clear();
+        for item in self.g.initial_items() {
+            self.add(&mut set, item)?;
+        }
+        let chart = Chart::new(&[]);
+        self.close(&chart, 0, &mut set)?;
+        Ok(set)
+    }
+
+    /// Scan `byte` from the chart's last set and push the closed result; returns false
+    /// (pushing nothing) when it is empty: the prefix is dead.
+    pub fn push_byte(&mut self, chart: &mut Chart<'_>, byte: u8) -> Result<bool, Error> {
+        let mut set = chart.pool.pop().unwrap_or_default();
+        set.clear();
+        self.seen.clear();
+        let prev = chart.last();
+        for &k in &prev.scanning {
+            let it = prev.items[k as usize];
+            let Next::Terminal(t) = self.g.next[it.pos as usize] else {
+                unreachable!("a scanning item is before a terminal")
+            };
+            let next = self.g.dfas[t as usize].next(it.dfa, byte);
+            if next != DEAD {
+                self.add(&mut set, Item { dfa: next, ..it })?;
+            }
+        }
+        if set.items.is_empty() {
+            chart.pool.push(set);
+            return Ok(false);
+        }
+        let here = chart.len() as u32;
+        self.close(chart, here, &mut set)?;
+        chart.own.push(set);
+        Ok(true)
+    }
+
+    fn add(&mut self, set: &mut Set, item: Item) -> Result<(), Error> {
+        if self.seen.insert(item) {
+            set.items.push(item);
+            self.created += 1;
+            if self.created > self.budget {
+                return Err(Error::Budget(format!(
+                    "one step of the grammar reference needed {} Earley items, more than the \
+                     budget of {} (raise item_budget, or simplify the grammar)",
+                    self.created, self.budget
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Close `set`, the set at position `here` (the chart holds the sets before it):
+    /// prediction, terminal acceptance and completion until nothing new, then index it.
+    fn close(&mut self, chart: &Chart<'_>, here: u32, set: &mut Set) -> Result<(), Error> {
+        let g = self.g;
+        let mut k = 0;
+        while k < set.items.len() {
+            let it = set.items[k];
+            k += 1;
+            let advanced = Item {
+                pos: it.pos + 1,
+                origin: it.origin,
+                dfa: 0,
+            };
+            match g.next[it.pos as usize] {
+                Next::Rule(b) => {
+                    for &pos in &g.alts[b as usize] {
+                        let origin = here;
+                        self.add(
+                            set,
+                            Item {
+                                pos,
+                                origin,
+                                dfa: 0,
+                            },
+                        )?;
+                    }
+                    if g.nullable[b as usize] {
+                        self.add(set, advanced)?;
+                    }
+                }
+                Next::Terminal(t) => {
+                    if g.dfas[t as usize].is_accepting(it.dfa) {
+                        self.add(set, advanced)?;
+                    }
+                }
+                Next::End(lhs) => {
+                    if lhs == g.start && it.origin == 0 {
+                        set.accepting = true;
+                    }
+                    if it.origin < here {
+                        let from = chart.get(it.origin as usize);
+                        for &(_, w) in from.waiting_on(lhs) {
+                            let wi = from.items[w as usize];
+                            let pos = wi.pos + 1;
+                            let origin = wi.origin;
+                            self.add(
+                                set,
+                                Item {
+                                    pos,
+                                    origin,
+                                    dfa: 0,
+                                },
+                            )?;
+                        }
+                    }
+                }
+            }
+        }
+        for (i, it) in set.items.iter().enumerate() {
+            match g.next[it.pos as usize] {
+                Next::Rule(b) => set.waiting.push((b, i as u32)),
+                Next::Terminal(_) => set.scanning.push(i as u32),
+                Next::End(_) => {}
+            }
+        }
+        set.waiting.sort_unstable();
+        Ok(())
+    }
+}

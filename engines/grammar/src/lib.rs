@@ -1,0 +1,38 @@
+//! # tokensdfa-grammar
+//!
+//! Context-free grammars for constrained decoding, over bytes.
+//!
+//! ## Layout
+//!
+//! - `ir`: [`Grammar`], the one representation: rules over regular terminals;
+//! - `error`: [`Error`], one line each, naming the line and construct;
+//! - `read`: the front ends, one per notation (GBNF and llama.cpp-style EBNF share one
+//!   reader; Lark has its own, with its `common` library), [`read`];
+//! - `write`: writers from a [`Grammar`] to Lark and to GBNF text, so every grammar
+//!   reaches every engine in the notation it reads;
+//! - `transform`: `%ignore` made explicit, trimming (unproductive and unreachable symbols
+//!   removed; an empty language refused);
+//! - `earley`: the byte-level Earley recognizer with regular terminals;
+//! - `index`: [`NaiveGrammarIndex`], the exact reference over a vocabulary's token trie;
+//! - `sample`: [`Sampler`], random sentences (the corpus's derived instances).
+//!
+//! ## Public surface
+//!
+//! [`read`] a text in a [`Notation`] into a [`Grammar`]; [`to_lark`] and [`to_gbnf`]
+//! write one; [`NaiveGrammarIndex`] is the reference the differ holds grammar engines to.
+
+mod earley;
+mod error;
+mod index;
+mod ir;
+mod read;
+mod sample;
+mod transform;
+mod write;
+
+pub use error::Error;
+pub use index::{GrammarOptions, NaiveGrammarIndex};
+pub use ir::{Grammar, Notation, Rule, Symbol, Terminal};
+pub use read::read;
+pub use sample::{SampleOptions, Sampler};
+pub use write::{to_gbnf, to_lark};

@@ -1,0 +1,298 @@
+//! Grammar-to-grammar rewrites the reference (and the writers) read through.
+//!
+//! - [`Grammar::expand_ignore`]: Lark's `%ignore` made explicit. Lark's dynamic lexer
+//!   (`lark/parsers/xearley.py`, the scannerless Earley parser) tries every ignore
+//!   terminal at every position `i` of the text; where one matches, it carries the items
+//!   still waiting for a terminal (`to_scan`) past the match, and also the start rule's
+//!   completed items ("if we're ignoring up to the end of the file"). At position 0 the
+//!   items waiting for a terminal are the predicted ones, so ignores are accepted before
+//!   the first terminal, between any two, and after the last (also when the start rule
+//!   derives the empty string: the completed start item is carried). We read that as:
+//!   any number of ignore matches before every terminal occurrence and at the end. It is
+//!   made explicit with a fresh rule `IGN ::= "" | X IGN` (one alternative per ignore
+//!   terminal `X`) put before every terminal occurrence, and a fresh start rule
+//!   `START ::= S IGN`. (Lark matches an ignore terminal greedily, one match per
+//!   position, where this reading takes every length its regex matches; they agree for
+//!   the usual whitespace and comment terminals.)
+//! - [`Grammar::trimmed`]: unproductive symbols (a terminal whose regex matches nothing,
+//!   a rule that derives no finite string) and the alternatives using them dropped, then
+//!   the unreachable rules and terminals; what is left is renumbered. On a trimmed
+//!   grammar every Earley item is part of some sentence, which is what makes "the set is
+//!   non-empty" mean "the prefix is viable". An empty language is refused, naming the
+//!   start rule and the rules that only recurse.
+
+use tokensdfa_core::ByteDfa;
+
+use crate::error::Error;
+use crate::ir::{Grammar, Rule, Symbol};
+
+impl Grammar {
+    /// The grammar with `%ignore` made explicit (see the module doc); `ignore` is empty
+    /// in the result. Without ignore terminals, a clone.
+    pub fn expand_ignore(&self) -> Grammar {
+        if self.ignore.is_empty() {
+            return self.clone();
+        }
+        let ign = self.rules.len() as u32;
+        let mut rules: Vec<Rule> = self
+            .rules
+            .iter()
+            .map(|r| Rule {
+                name: r.name.clone(),
+                alternatives: r
+                    .alternatives
+                    .iter()
+                    .map(|alt| {
+                        let mut out = Vec::with_capacity(alt.len() * 2);
+                        for &s in alt {
+                            if let Symbol::Terminal(_) = s {
+                                out.push(Symbol::Rule(ign));
+                            }
+                            out.push(s);
+                        }
+                        out
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut alternatives = vec![vec![]];
+        for &t in &self.ignore {
+            alternatives.push(vec![Symbol::Terminal(t), Symbol::Rule(ign)]);
+        }
+        rules.push(Rule {
+            name: self.fresh_name("__ignore"),
+            alternatives,
+        });
+        rules.push(Rule {
+            name: self.fresh_name("__start"),
+            alternatives: vec![vec![Symbol::Rule(self.start), Symbol::Rule(ign)]],
+        });
+        Grammar {
+            start: ign + 1,
+            rules,
+            terminals: self.terminals.clone(),
+            ignore: Vec::new(),
+        }
+    }
+
+    /// A rule name no rule has yet: `base`, else `base_2`, `base_3`, ...
+    fn fresh_name(&self, base: &str) -> String {
+        let taken = |n: &str| self.rules.iter().any(|r| r.name == n);
+        if !taken(base) {
+            return base.to_string();
+        }
+        (2..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|n| !taken(n))
+            .unwrap()
+    }
+
+    /// The grammar without unproductive and unreachable symbols (see the module doc).
+    /// Errors: a terminal whose regex does not compile (named), an empty language.
+    pub fn trimmed(&self) -> Result<Grammar, Error> {
+        Ok(self.trimmed_with_dfas()?.0)
+    }
+
+    /// [`Grammar::trimmed`], with the minimized DFA of each kept terminal (same order).
+    pub(crate) fn trimmed_with_dfas(&self) -> Result<(Grammar, Vec<ByteDfa>), Error> {
+        let dfas = self.terminal_dfas()?;
+        let term_ok: Vec<bool> = dfas.iter().map(language_nonempty).collect();
+        let rule_ok = self.productive_rules(&term_ok);
+        if !rule_ok[self.start as usize] {
+            return Err(self.empty_language(&term_ok, &rule_ok));
+        }
+        let usable = |s: &Symbol| match *s {
+            Symbol::Rule(r) => rule_ok[r as usize],
+            Symbol::Terminal(t) => term_ok[t as usize],
+        };
+        // Reachable from the start (and the ignore terminals), through usable alternatives.
+        let mut rule_seen = vec![false; self.rules.len()];
+        let mut term_seen = vec![false; self.terminals.len()];
+        let mut stack = vec![self.start];
+        rule_seen[self.start as usize] = true;
+        while let Some(r) = stack.pop() {
+            for alt in &self.rule(r).alternatives {
+                if !alt.iter().all(usable) {
+                    continue;
+                }
+                for &s in alt {
+                    match s {
+                        Symbol::Rule(q) if !rule_seen[q as usize] => {
+                            rule_seen[q as usize] = true;
+                            stack.push(q);
+                        }
+                        Symbol::Terminal(t) => term_seen[t as usize] = true,
+                        Symbol::Rule(_) => {}
+                    }
+                }
+            }
+        }
+        for &t in &self.ignore {
+            term_seen[t as usize] |= term_ok[t as usize];
+        }
+        Ok(self.renumbered(&rule_seen, &term_seen, dfas, usable))
+    }
+
+    /// Keep the `rule_keep` rules and `term_keep` terminals, and the alternatives whose
+    /// symbols are all `usable`, renumbered in order.
+    fn renumbered(
+        &self,
+        rule_keep: &[bool],
+        term_keep: &[bool],
+        dfas: Vec<ByteDfa>,
+        usable: impl Fn(&Symbol) -> bool,
+    ) -> (Grammar, Vec<ByteDfa>) {
+        let renumber = |keep: &[bool]| {
+            let mut next = 0u32;
+            keep.iter()
+                .map(|&k| {
+                    let id = next;
+                    next += u32::from(k);
+                    if k {
+                        id
+                    } else {
+                        u32::MAX
+                    }
+                })
+                .collect::<Vec<u32>>()
+        };
+        let rule_id = renumber(rule_keep);
+        let term_id = renumber(term_keep);
+        let map = |s: &Symbol| match *s {
+            Symbol::Rule(r) => Symbol::Rule(rule_id[r as usize]),
+            Symbol::Terminal(t) => Symbol::Terminal(term_id[t as usize]),
+        };
+        let rules = self
+            .rules
+            .iter()
+            .zip(rule_keep)
+            .filter(|(_, &k)| k)
+            .map(|(r, _)| Rule {
+                name: r.name.clone(),
+                alternatives: r
+                    .alternatives
+                    .iter()
+                    .filter(|alt| alt.iter().all(&usable))
+                    .map(|alt| alt.iter().map(map).collect())
+                    .collect(),
+            })
+            .collect();
+        let (terminals, dfas): (Vec<_>, Vec<_>) = self
+            .terminals
+            .iter()
+            .zip(dfas)
+            .zip(term_keep)
+            .filter(|(_, &k)| k)
+            .map(|((t, d), _)| (t.clone(), d))
+            .unzip();
+        let grammar = Grammar {
+            rules,
+            terminals,
+            start: rule_id[self.start as usize],
+            ignore: self
+                .ignore
+                .iter()
+                .map(|&t| term_id[t as usize])
+                .filter(|&t| t != u32::MAX)
+                .collect(),
+        };
+        (grammar, dfas)
+    }
+
+    /// Each terminal's minimized DFA; a regex that does not compile is named.
+    pub(crate) fn terminal_dfas(&self) -> Result<Vec<ByteDfa>, Error> {
+        self.terminals
+            .iter()
+            .map(|t| {
+                ByteDfa::from_regex(&t.regex)
+                    .map(|d| d.minimized())
+                    .map_err(|e| {
+                        let m = format!("terminal {} (/{}/): {e}", t.name, t.regex);
+                        match e {
+                            tokensdfa_core::Error::LimitExceeded(_) => Error::Limit(m),
+                            _ => Error::Invalid(m),
+                        }
+                    })
+            })
+            .collect()
+    }
+
+    /// Rules deriving some finite string of productive terminals (a least fixpoint).
+    fn productive_rules(&self, term_ok: &[bool]) -> Vec<bool> {
+        let mut ok = vec![false; self.rules.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (r, rule) in self.rules.iter().enumerate() {
+                if ok[r] {
+                    continue;
+                }
+                let derives = rule.alternatives.iter().any(|alt| {
+                    alt.iter().all(|s| match *s {
+                        Symbol::Rule(q) => ok[q as usize],
+                        Symbol::Terminal(t) => term_ok[t as usize],
+                    })
+                });
+                if derives {
+                    ok[r] = true;
+                    changed = true;
+                }
+            }
+        }
+        ok
+    }
+
+    /// The empty-language error: names the start rule, the unproductive rules reachable
+    /// from it that recurse into themselves, and the terminals that match nothing.
+    fn empty_language(&self, term_ok: &[bool], rule_ok: &[bool]) -> Error {
+        let reach = |from: u32| {
+            let mut seen = vec![false; self.rules.len()];
+            let mut stack = vec![from];
+            let mut terms = Vec::new();
+            while let Some(r) = stack.pop() {
+                for s in self.rule(r).alternatives.iter().flatten() {
+                    match *s {
+                        Symbol::Rule(q) if !rule_ok[q as usize] && !seen[q as usize] => {
+                            seen[q as usize] = true;
+                            stack.push(q);
+                        }
+                        Symbol::Terminal(t) if !term_ok[t as usize] => terms.push(t),
+                        _ => {}
+                    }
+                }
+            }
+            (seen, terms)
+        };
+        let (from_start, mut dead_terms) = reach(self.start);
+        let mut message = format!(
+            "the grammar's language is empty: the start rule {} derives no finite string",
+            self.rule(self.start).name
+        );
+        let cyclic: Vec<&str> = (0..self.rules.len() as u32)
+            .filter(|&r| (r == self.start || from_start[r as usize]) && reach(r).0[r as usize])
+            .map(|r| self.rule(r).name.as_str())
+            .collect();
+        if !cyclic.is_empty() {
+            message += &format!(
+                "; rule {} only recurses (every alternative leads back to it without end)",
+                cyclic.join(", ")
+            );
+        }
+        dead_terms.sort_unstable();
+        dead_terms.dedup();
+        if !dead_terms.is_empty() {
+            let names: Vec<&str> = dead_terms
+                .iter()
+                .map(|&t| self.terminal(t).name.as_str())
+                .collect();
+            message += &format!("; terminal {} matches nothing", names.join(", "));
+        }
+        Error::Invalid(message)
+    }
+}
+
+/// Whether the DFA accepts some string: its start accepts, or leads to a live state (in
+/// a live-pruned DFA every non-`DEAD` state reaches a match).
+fn language_nonempty(dfa: &ByteDfa) -> bool {
+    dfa.is_accepting(0) || (0..=255u8).any(|b| dfa.next(0, b) != tokensdfa_core::dfa::DEAD)
+}

@@ -1,0 +1,262 @@
+//! The grammar surface: `NaiveGrammarIndex` (the exact context-free reference of
+//! `tokensdfa-grammar`), the writers (`grammar_to_lark`, `grammar_to_gbnf`), and
+//! `grammar_summary` / `grammar_accepts` / `grammar_samples` (what the reference reads a
+//! text as, and sentences drawn from it).
+//!
+//! A grammar text is read with `tokensdfa_grammar::read` in its notation ("gbnf",
+//! "lark", "ebnf"). Errors, by the grammar crate's kind, with its one-line message:
+//! `GrammarError` (a `ValueError`: the text does not parse, or is no usable grammar:
+//! unknown rule, empty language, bad terminal), `UnsupportedGrammarError` (a
+//! `GrammarError`: a construct the front end does not implement), `LimitError` (a bound
+//! of the front end) and `BudgetError` (a `LimitError`: a state needed more Earley items
+//! than the index's budget). A bad argument (unknown notation, wrong mask width) raises
+//! `ValueError`, an unknown state `IndexError`.
+
+use std::sync::Arc;
+
+use numpy::PyReadwriteArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use tokensdfa_core as core;
+use tokensdfa_grammar as grammar;
+
+use crate::vocab::PyVocabulary;
+use crate::{check_state, mask_slice, LimitError};
+
+create_exception!(
+    tokensdfa,
+    GrammarError,
+    PyValueError,
+    "The grammar does not parse in its notation, or is no usable grammar (an unknown \
+     rule, no start rule, an empty language, a terminal whose regex does not compile)."
+);
+create_exception!(
+    tokensdfa,
+    UnsupportedGrammarError,
+    GrammarError,
+    "The grammar uses a construct of its notation that tokensdfa does not implement."
+);
+create_exception!(
+    tokensdfa,
+    BudgetError,
+    LimitError,
+    "A state of the grammar reference needed more Earley items than its item budget."
+);
+
+/// The Python exception of a grammar error, with its message.
+pub(crate) fn grammar_error(e: grammar::Error) -> PyErr {
+    let message = e.to_string();
+    match e {
+        grammar::Error::Syntax { .. } | grammar::Error::Invalid(_) => {
+            GrammarError::new_err(message)
+        }
+        grammar::Error::Unsupported { .. } => UnsupportedGrammarError::new_err(message),
+        grammar::Error::Limit(_) => LimitError::new_err(message),
+        grammar::Error::Budget(_) => BudgetError::new_err(message),
+        grammar::Error::Argument(_) => PyValueError::new_err(message),
+    }
+}
+
+/// Read `text` in the notation named `notation`.
+fn read(text: &str, notation: &str) -> PyResult<grammar::Grammar> {
+    let n = grammar::Notation::parse(notation).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown notation {notation:?}: expected \"gbnf\", \"lark\" or \"ebnf\""
+        ))
+    })?;
+    grammar::read(text, n).map_err(grammar_error)
+}
+
+/// The exact reference for a context-free grammar: states made on demand (the initial
+/// one and each `next_state` returns), masks computed on first request and memoized.
+#[pyclass(name = "NaiveGrammarIndex", module = "tokensdfa", frozen)]
+pub(crate) struct PyNaiveGrammarIndex {
+    inner: Arc<grammar::NaiveGrammarIndex>,
+    words: usize,
+}
+
+#[pymethods]
+impl PyNaiveGrammarIndex {
+    /// `item_budget`: most Earley items one mask fill or token step may create (default
+    /// 50 million); past it, BudgetError.
+    #[new]
+    #[pyo3(signature = (text, vocab, notation = "gbnf", item_budget = None))]
+    fn new(
+        py: Python<'_>,
+        text: &str,
+        vocab: &PyVocabulary,
+        notation: &str,
+        item_budget: Option<usize>,
+    ) -> PyResult<Self> {
+        let g = read(text, notation)?;
+        let options = grammar::GrammarOptions {
+            item_budget: item_budget.unwrap_or(grammar::GrammarOptions::default().item_budget),
+        };
+        let v = vocab.inner.clone();
+        let inner = py
+            .allow_threads(move || grammar::NaiveGrammarIndex::new(&g, &v, options))
+            .map_err(grammar_error)?;
+        Ok(PyNaiveGrammarIndex {
+            inner: Arc::new(inner),
+            words: vocab.inner.mask_words(),
+        })
+    }
+
+    #[getter]
+    fn initial_state(&self) -> u32 {
+        self.inner.initial_state()
+    }
+
+    /// States so far: the initial one and each state `next_state` has returned.
+    #[getter]
+    fn num_states(&self) -> usize {
+        self.inner.num_states()
+    }
+
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    /// The state after `token`, or None if the token is not allowed (EOS, specials and
+    /// unknown states included).
+    fn next_state(&self, py: Python<'_>, state: u32, token: u32) -> PyResult<Option<u32>> {
+        if (state as usize) >= self.inner.num_states() {
+            return Ok(None);
+        }
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.next_state(state, token))
+            .map_err(grammar_error)
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.inner.is_accepting(state)
+    }
+
+    /// Write the state's mask into `out` (computed with the GIL released on first use).
+    fn fill_mask(
+        &self,
+        py: Python<'_>,
+        state: u32,
+        mut out: PyReadwriteArray1<'_, i32>,
+    ) -> PyResult<()> {
+        check_state(state, self.inner.num_states())?;
+        let slice = mask_slice(&mut out, self.words)?;
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.fill_mask(state, slice))
+            .map_err(grammar_error)
+    }
+
+    /// Sorted allowed token ids (EOS included where accepting), for tests and repros.
+    fn allowed(&self, py: Python<'_>, state: u32) -> PyResult<Vec<u32>> {
+        check_state(state, self.inner.num_states())?;
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.allowed(state))
+            .map_err(grammar_error)
+    }
+
+    /// Figures of the state's mask fill (None before it is filled): Earley items
+    /// created, trie nodes visited and live, seconds.
+    fn fill_stats<'py>(&self, py: Python<'py>, state: u32) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.inner.fill_stats(state) else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("items", s.items)?;
+        d.set_item("nodes_visited", s.nodes_visited)?;
+        d.set_item("nodes_live", s.nodes_live)?;
+        d.set_item("seconds", s.seconds)?;
+        Ok(Some(d))
+    }
+}
+
+/// `text` (in `notation`) written in Lark.
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_to_lark(text: &str, notation: &str) -> PyResult<String> {
+    Ok(grammar::to_lark(&read(text, notation)?))
+}
+
+/// `text` (in `notation`) written in GBNF; GrammarError where GBNF cannot say it.
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_to_gbnf(text: &str, notation: &str) -> PyResult<String> {
+    grammar::to_gbnf(&read(text, notation)?).map_err(grammar_error)
+}
+
+/// Counts of the grammar as the reference reads it, trimmed: `rules`, `terminals`,
+/// `ignore` (the `%ignore` terminals), `start` (the start rule's name).
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_summary<'py>(
+    py: Python<'py>,
+    text: &str,
+    notation: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let g = read(text, notation)?;
+    let t = py
+        .allow_threads(move || g.trimmed())
+        .map_err(grammar_error)?;
+    let d = PyDict::new(py);
+    d.set_item("rules", t.rules.len())?;
+    d.set_item("terminals", t.terminals.len())?;
+    d.set_item("ignore", t.ignore.len())?;
+    d.set_item("start", t.rule(t.start).name.clone())?;
+    Ok(d)
+}
+
+/// Whether each of `sentences` (bytes) is a sentence of the grammar, by the reference's
+/// Earley recognizer (`item_budget` per sentence, default 50 million: BudgetError).
+#[pyfunction]
+#[pyo3(signature = (text, notation, sentences, item_budget = None))]
+pub(crate) fn grammar_accepts(
+    py: Python<'_>,
+    text: &str,
+    notation: &str,
+    sentences: Vec<Vec<u8>>,
+    item_budget: Option<usize>,
+) -> PyResult<Vec<bool>> {
+    let g = read(text, notation)?;
+    let options = grammar::GrammarOptions {
+        item_budget: item_budget.unwrap_or(grammar::GrammarOptions::default().item_budget),
+    };
+    py.allow_threads(move || {
+        let v = core::Vocabulary::new(&[b""], 0, &[])?;
+        let ix = grammar::NaiveGrammarIndex::new(&g, &v, options)?;
+        sentences
+            .iter()
+            .map(|s| ix.accepts(s))
+            .collect::<Result<Vec<bool>, grammar::Error>>()
+    })
+    .map_err(grammar_error)
+}
+
+/// Up to `count` sentences drawn from the grammar at random (see the grammar crate's
+/// `sample`), deterministic in `seed`; draws longer than its bound are dropped.
+#[pyfunction]
+#[pyo3(signature = (text, notation, count, seed = 0))]
+pub(crate) fn grammar_samples(
+    py: Python<'_>,
+    text: &str,
+    notation: &str,
+    count: usize,
+    seed: u64,
+) -> PyResult<Vec<Vec<u8>>> {
+    let g = read(text, notation)?;
+    py.allow_threads(move || {
+        let sampler = grammar::Sampler::new(&g)?;
+        let options = grammar::SampleOptions::default();
+        Ok((0..count as u64)
+            .filter_map(|i| {
+                sampler.sample(
+                    seed.wrapping_add(i.wrapping_mul(0xD1B5_4A32_D192_ED03)),
+                    options,
+                )
+            })
+            .collect())
+    })
+    .map_err(grammar_error)
+}

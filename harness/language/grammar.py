@@ -1,0 +1,146 @@
+"""Grammars, in one place: their notations, the rule of a readable grammar, the reference
+index of a grammar over a vocabulary, and the writers between notations.
+
+Every grammar question goes to the front ends of this project's Rust crate
+(`tokensdfa-grammar`, through the `tokensdfa` extension): GBNF, Lark and the
+llama.cpp-style EBNF are read into one context-free grammar over bytes. The reference
+(`tokensdfa.NaiveGrammarIndex`) is an Earley recognizer walked over the vocabulary's token
+trie, with the regex reference's semantics: at prefix p a token t is allowed iff some s
+makes p·t·s a sentence; EOS iff p is one. A Lark grammar is read scannerless, as Lark's
+Earley parser reads it with `lexer="dynamic_complete"`: terminals are regular
+sub-languages matched with no maximal munch (Lark's `dynamic` lexer and llguidance take
+each terminal's longest match instead: a declared policy of theirs), and `%ignore`d text
+may come before, between and after terminals.
+
+A state of the reference costs Earley items (its budget, `ITEM_BUDGET`, is per call):
+past it the call raises `WorkBudget`, which a cell records as `timeout`, never a hang.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from harness.errors import SpecError, UnsupportedSpec, WorkBudget
+from harness.spec import NOTATIONS, Notation, Spec
+
+if TYPE_CHECKING:
+    import tokensdfa as tdfa
+
+# A grammar file's notation by its suffix.
+SUFFIXES: dict[str, Notation] = {".gbnf": "gbnf", ".lark": "lark", ".ebnf": "ebnf"}
+# The largest grammar text read (the front ends refuse more, this says so first).
+MAX_GRAMMAR_BYTES = 4 << 20
+# Earley items one call of the reference may create (a mask or a step): on llama3, a
+# state of the JSON grammar costs about (see docs/guides/grammars.md).
+ITEM_BUDGET = 50_000_000
+NAME = "tokensdfa-naive-grammar"
+
+
+def _module() -> Any:
+    from harness.language.reference import tokensdfa
+
+    return tokensdfa()
+
+
+def notation_of(path: Path) -> Notation | None:
+    """The notation a file's suffix names, or None."""
+    return SUFFIXES.get(path.suffix.lower())
+
+
+def check_notation(notation: str) -> Notation:
+    if notation not in NOTATIONS:
+        raise ValueError(f"unknown grammar notation {notation!r}; known: {', '.join(NOTATIONS)}")
+    return cast(Notation, notation)
+
+
+def problem(text: str, notation: Notation) -> str | None:
+    """Why `text` is no grammar (one line: `line N: ...`): it does not parse, names an
+    unknown rule, has an empty language, or passes a bound of the front end (its size,
+    its nesting). None when the front end reads it, and when it refuses only a construct
+    it does not implement (the notation has it: engines may read it, and the reference
+    says so per cell as `unsupported`)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_GRAMMAR_BYTES:
+        return f"{size:,} bytes, more than the {MAX_GRAMMAR_BYTES:,} a grammar may have"
+    module = _module()
+    try:
+        module.grammar_summary(text, notation)
+    except module.UnsupportedGrammarError:
+        return None
+    except module.GrammarError as exc:
+        return _one_line(exc)
+    except ValueError as exc:  # LimitError: a bound of the front end
+        return _one_line(exc)
+    return None
+
+
+def accepts(text: str, notation: Notation, sentences: list[str]) -> list[bool]:
+    """Whether each of `sentences` is a sentence of the grammar as the reference reads
+    it (its Earley recognizer over the text's bytes)."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in sentences]
+    return [bool(ok) for ok in _module().grammar_accepts(text, notation, encoded)]
+
+
+def samples(text: str, notation: Notation, count: int, seed: int) -> list[str]:
+    """Up to `count` sentences derived from the grammar at random (`seed` fixes them);
+    none when the front end cannot read it."""
+    module = _module()
+    try:
+        drawn = module.grammar_samples(text, notation, count, seed)
+    except ValueError:
+        return []
+    return [bytes(s).decode("utf-8") for s in drawn]
+
+
+def rejected(text: str, notation: Notation, sentences: list[str]) -> str | None:
+    """The first of `sentences` the grammar does not derive (as the reference reads it),
+    or None; None too when the front end cannot read the grammar (its cells say why)."""
+    try:
+        found = accepts(text, notation, sentences)
+    except ValueError:
+        return None
+    for sentence, ok in zip(sentences, found, strict=True):
+        if not ok:
+            return sentence
+    return None
+
+
+def summary(text: str, notation: Notation) -> dict[str, Any]:
+    """Counts of the grammar as the reference reads it (rules, terminals, ignored
+    terminals, the start rule), after `%ignore` is made explicit and the grammar trimmed."""
+    return dict(_module().grammar_summary(text, notation))
+
+
+def convert(text: str, notation: Notation, target: Notation) -> str:
+    """`text` written in `target` by this project's writers (GBNF serves EBNF readers
+    too). Raises the extension's GrammarError where the target cannot say it."""
+    if target == notation:
+        return text
+    module = _module()
+    if target == "lark":
+        return str(module.grammar_to_lark(text, notation))
+    return str(module.grammar_to_gbnf(text, notation))
+
+
+def build(
+    spec: Spec, native: tdfa.Vocabulary, who: str = NAME, budget: int = ITEM_BUDGET
+) -> tdfa.NaiveGrammarIndex:
+    """The reference index of grammar `spec` over a `tokensdfa.Vocabulary`: a grammar
+    the front end refuses is a SpecError, one whose construct it lacks UnsupportedSpec."""
+    module = _module()
+    assert spec.notation is not None, "a grammar spec names its notation"
+    try:
+        return module.NaiveGrammarIndex(spec.text, native, spec.notation, budget)
+    except module.UnsupportedGrammarError as exc:
+        raise UnsupportedSpec(who, spec.id, _one_line(exc)) from exc
+    except module.GrammarError as exc:
+        raise SpecError(who, spec.id, _one_line(exc)) from exc
+    except module.BudgetError as exc:
+        raise WorkBudget(who, spec.id, _one_line(exc)) from exc
+    except (module.LimitError, MemoryError) as exc:
+        raise UnsupportedSpec(who, spec.id, _one_line(exc)) from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
