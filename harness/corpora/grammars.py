@@ -29,9 +29,9 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from harness.corpora.entry import Entry, unique
+from harness.corpora.grammar_judge import Judge
 from harness.errors import MissingData
 from harness.language import grammar
 from harness.project import CORPORA_DIR, PROJECT_ROOT
@@ -176,52 +176,6 @@ def _mutations(texts: tuple[str, ...]) -> list[str]:
         edits = (t[:i] + t[i + 1 :], t[:i] + t[i] + t[i:], t[:i] + '"' + t[i + 1 :])
         out.append(edits[n % 3])
     return list(dict.fromkeys(out))
-
-
-class Judge:
-    """Labels texts of one grammar: `lark`'s Earley parser with its `dynamic_complete`
-    lexer (an independent parser of the reading the reference defines: every split of
-    the text into terminals is tried, no maximal munch) for a Lark grammar it reads,
-    otherwise the reference (`tokensdfa-naive-grammar`)."""
-
-    def __init__(self, text: str, notation: Notation) -> None:
-        self.text = text
-        self.notation = notation
-        self.parser = _lark_parser(text) if notation == "lark" else None
-        self.name = "lark-dynamic-complete" if self.parser is not None else grammar.NAME
-
-    def accepts(self, texts: list[str]) -> list[bool | None]:
-        """Each text's label; None where the judge cannot tell (lark 1.3.1's
-        dynamic_complete lexer fails on some runs of ignored text with "Earley should
-        not generate multiple start symbol items!"): such a text is not labelled."""
-        if self.parser is None:
-            return list(grammar.accepts(self.text, self.notation, texts))
-        return [_lark_accepts(self.parser, t) for t in texts]
-
-
-def _lark_parser(text: str) -> Any:
-    """Lark's Earley parser of `text` with the scannerless `dynamic_complete` lexer, or
-    None where lark is not installed or does not read the grammar."""
-    try:
-        import lark
-    except ModuleNotFoundError:
-        return None
-    try:
-        return lark.Lark(text, parser="earley", lexer="dynamic_complete", start="start")
-    except Exception:  # lark's GrammarError, ConfigurationError, ...: not the judge then
-        return None
-
-
-def _lark_accepts(parser: Any, text: str) -> bool | None:
-    import lark
-
-    try:
-        parser.parse(text)
-    except lark.exceptions.LarkError:
-        return False
-    except RuntimeError:  # lark's own assertion (see Judge.accepts): no label
-        return None
-    return True
 
 
 def _judge(text: str, notation: Notation) -> Judge:

@@ -208,6 +208,19 @@ class Engine(ABC):
         time to first mask, since its own compile includes the schema's."""
         return False
 
+    def grammar_read(self, spec: Spec) -> tuple[str, str]:
+        """The text and notation this engine compiles for grammar `spec`: its own, or what
+        this project's writers make of it in a notation the engine reads (KBNF for
+        kbnf, which is no notation a spec is written in). A repro script embeds these, so
+        that it needs only the engine's package."""
+        from harness.engines.support import grammar_in
+
+        assert spec.notation is not None
+        if spec.notation in self.capabilities.grammars:
+            return spec.text, spec.notation
+        target = self.capabilities.grammars[0]
+        return grammar_in(self, spec, target), target
+
     def available(self) -> tuple[bool, str]:
         """(True, "") or (False, why not) — never raises. An engine whose package is not
         installed says so with the one command that installs it."""

@@ -75,8 +75,9 @@ from harness.engines.base import (
     Policy,
     SchemaPolicy,
 )
-from harness.engines.support import MaskBuffer, check_features, compile_failure
-from harness.errors import EngineError
+from harness.engines.support import MaskBuffer, check_features, clean_message, compile_failure
+from harness.errors import EngineError, UnsupportedSpec
+from harness.language import grammar as language_grammar
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -248,8 +249,11 @@ def _engine():
         {i: kbnf.Token(TOKENS[i]) for i in ids},
         {i: TOKENS[i].decode("utf-8", "replace") for i in ids},
     )
-    extractor = RegexExtractor(REGEX, None, "__regex_0")
-    grammar = extractor.kbnf_definition + "\\nstart ::= " + extractor.nonterminal + ";"
+    if GRAMMAR is not None:
+        grammar = GRAMMAR  # the KBNF tokensieve wrote of the grammar
+    else:
+        extractor = RegexExtractor(REGEX, None, "__regex_0")
+        grammar = extractor.kbnf_definition + "\\nstart ::= " + extractor.nonterminal + ";"
     engine = kbnf.InternalEngine(grammar, vocab, None)
     finished = False
     for t in PREFIX:
@@ -336,6 +340,9 @@ class FormatronEngine(Engine):
         json_schema="native",
         # The Rust regex crate has neither; Python's `re` would take both first.
         unsupported_features=frozenset({"lookaround", "backreference"}),
+        # every notation, as the KBNF tokensieve writes of it (`grammar_read`): kbnf reads
+        # KBNF only, and Formatron has no grammar front end of its own
+        grammars=("gbnf", "lark", "ebnf"),
     )
     policies = Policies(
         mask=(Policy.EAGER_END,),
@@ -372,12 +379,22 @@ class FormatronEngine(Engine):
         known = max(ids, default=-1) + 1
         return FormatronVocab(vocab=vocab, native=native, known_words=2 * ((known + 63) // 64))
 
+    def grammar_read(self, spec: Spec) -> tuple[str, str]:
+        """The KBNF tokensieve's writer makes of grammar `spec` (scannerless like the
+        reference; `%ignore` made explicit). A grammar it cannot write is unsupported."""
+        try:
+            return language_grammar.to_kbnf(spec.text, str(spec.notation)), "kbnf"
+        except ValueError as exc:  # the extension's GrammarError or LimitError
+            raise UnsupportedSpec(
+                self.name, spec.id, f"tokensieve's KBNF writer: {clean_message(str(exc))}"
+            ) from exc
+
     def compile(self, prepared: FormatronVocab, spec: Spec) -> FormatronCompiled:
         import kbnf
 
         check_features(self, spec)
         try:
-            text = grammar(spec)
+            text = self.grammar_read(spec)[0] if spec.kind == "grammar" else grammar(spec)
             engine = kbnf.InternalEngine(text, prepared.native, None)
         except (KeyboardInterrupt, SystemExit):
             raise

@@ -192,7 +192,11 @@ def _matcher():
     import llguidance
 
     tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Source()), n_vocab=len(TOKENS))
-    if SCHEMA is None:
+    if GRAMMAR is not None:
+        # as the harness compiles a grammar: Lark as it is, GBNF and EBNF through
+        # llguidance's own converter
+        grammar = llguidance.grammar_from("lark" if NOTATION == "lark" else "gbnf", GRAMMAR)
+    elif SCHEMA is None:
         grammar = llguidance.LLMatcher.grammar_from_regex(REGEX)
     else:
         grammar = llguidance.LLMatcher.grammar_from_json_schema(SCHEMA, overrides=JSON_OPTIONS)

@@ -37,7 +37,6 @@ from harness.engines.support import (
     MaskBuffer,
     check_features,
     compile_failure,
-    grammar_in,
     tail_mask,
 )
 from harness.errors import EngineError
@@ -156,7 +155,11 @@ def _matcher():
         encoded, xgr.VocabType.RAW, vocab_size=len(TOKENS), stop_token_ids=[EOS]
     )
     compiler = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False)
-    if SCHEMA is None:
+    if GRAMMAR is not None and NOTATION == "lark":
+        compiled = compiler.compile_grammar(xgr.Grammar.from_lark(GRAMMAR))
+    elif GRAMMAR is not None:
+        compiled = compiler.compile_grammar(GRAMMAR, root_rule_name="root")
+    elif SCHEMA is None:
         compiled = compiler.compile_regex(REGEX)
     else:
         compiled = compiler.compile_json_schema(SCHEMA, any_whitespace=ANY_WHITESPACE)
@@ -216,8 +219,9 @@ class XGrammarEngine(Engine):
         json_schema="native",
         # \d \w \s ("unicode-classes" in the corpus) compile, as ASCII classes: a policy.
         unsupported_features=frozenset({"lookaround", "backreference", "inline-flags"}),
-        # its EBNF is llama.cpp's GBNF with extensions; Lark through our GBNF writer
-        grammars=("gbnf", "ebnf"),
+        # its EBNF is llama.cpp's GBNF with extensions; Lark through its own Lark reader
+        # (`Grammar.from_lark`, new in 0.2)
+        grammars=("gbnf", "ebnf", "lark"),
     )
     policies = Policies(
         mask=(Policy.ASCII_CLASSES,),
@@ -258,13 +262,16 @@ class XGrammarEngine(Engine):
         return XGrammarVocab(vocab=vocab, compiler=compiler)
 
     def compile(self, prepared: XGrammarVocab, spec: Spec) -> XGrammarCompiled:
+        import xgrammar as xgr
+
         check_features(self, spec)
         try:
             if spec.kind == "regex":
                 compiled = prepared.compiler.compile_regex(spec.text)
+            elif spec.kind == "grammar" and spec.notation == "lark":
+                compiled = prepared.compiler.compile_grammar(xgr.Grammar.from_lark(spec.text))
             elif spec.kind == "grammar":
-                text = grammar_in(self, spec, "ebnf")
-                compiled = prepared.compiler.compile_grammar(text, root_rule_name="root")
+                compiled = prepared.compiler.compile_grammar(spec.text, root_rule_name="root")
             else:
                 compiled = prepared.compiler.compile_json_schema(
                     spec.text, any_whitespace=ANY_WHITESPACE

@@ -37,7 +37,8 @@ ITEM_BUDGET = 50_000_000
 NAME = "tokensdfa-naive-grammar"
 
 
-def _module() -> Any:
+def module() -> Any:
+    """The tokensdfa extension (EngineUnavailable when it is not built)."""
     from harness.language.reference import tokensdfa
 
     return tokensdfa()
@@ -63,12 +64,12 @@ def problem(text: str, notation: Notation) -> str | None:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_GRAMMAR_BYTES:
         return f"{size:,} bytes, more than the {MAX_GRAMMAR_BYTES:,} a grammar may have"
-    module = _module()
+    ext = module()
     try:
-        module.grammar_summary(text, notation)
-    except module.UnsupportedGrammarError:
+        ext.grammar_summary(text, notation)
+    except ext.UnsupportedGrammarError:
         return None
-    except module.GrammarError as exc:
+    except ext.GrammarError as exc:
         return _one_line(exc)
     except ValueError as exc:  # LimitError: a bound of the front end
         return _one_line(exc)
@@ -79,15 +80,15 @@ def accepts(text: str, notation: Notation, sentences: list[str]) -> list[bool]:
     """Whether each of `sentences` is a sentence of the grammar as the reference reads
     it (its Earley recognizer over the text's bytes)."""
     encoded = [s.encode("utf-8", "surrogatepass") for s in sentences]
-    return [bool(ok) for ok in _module().grammar_accepts(text, notation, encoded)]
+    return [bool(ok) for ok in module().grammar_accepts(text, notation, encoded)]
 
 
 def samples(text: str, notation: Notation, count: int, seed: int) -> list[str]:
     """Up to `count` sentences derived from the grammar at random (`seed` fixes them);
     none when the front end cannot read it."""
-    module = _module()
+    ext = module()
     try:
-        drawn = module.grammar_samples(text, notation, count, seed)
+        drawn = ext.grammar_samples(text, notation, count, seed)
     except ValueError:
         return []
     return [bytes(s).decode("utf-8") for s in drawn]
@@ -109,7 +110,7 @@ def rejected(text: str, notation: Notation, sentences: list[str]) -> str | None:
 def summary(text: str, notation: Notation) -> dict[str, Any]:
     """Counts of the grammar as the reference reads it (rules, terminals, ignored
     terminals, the start rule), after `%ignore` is made explicit and the grammar trimmed."""
-    return dict(_module().grammar_summary(text, notation))
+    return dict(module().grammar_summary(text, notation))
 
 
 def convert(text: str, notation: Notation, target: Notation) -> str:
@@ -117,10 +118,16 @@ def convert(text: str, notation: Notation, target: Notation) -> str:
     too). Raises the extension's GrammarError where the target cannot say it."""
     if target == notation:
         return text
-    module = _module()
+    ext = module()
     if target == "lark":
-        return str(module.grammar_to_lark(text, notation))
-    return str(module.grammar_to_gbnf(text, notation))
+        return str(ext.grammar_to_lark(text, notation))
+    return str(ext.grammar_to_gbnf(text, notation))
+
+
+def to_kbnf(text: str, notation: str) -> str:
+    """The grammar as KBNF (kbnf's notation, Formatron's engine), by this project's
+    writer: scannerless, `%ignore` made explicit, start rule `start`."""
+    return str(module().grammar_to_kbnf(text, notation))
 
 
 def build(
@@ -128,17 +135,17 @@ def build(
 ) -> tdfa.NaiveGrammarIndex:
     """The reference index of grammar `spec` over a `tokensdfa.Vocabulary`: a grammar
     the front end refuses is a SpecError, one whose construct it lacks UnsupportedSpec."""
-    module = _module()
+    ext = module()
     assert spec.notation is not None, "a grammar spec names its notation"
     try:
-        return module.NaiveGrammarIndex(spec.text, native, spec.notation, budget)
-    except module.UnsupportedGrammarError as exc:
+        return ext.NaiveGrammarIndex(spec.text, native, spec.notation, budget)
+    except ext.UnsupportedGrammarError as exc:
         raise UnsupportedSpec(who, spec.id, _one_line(exc)) from exc
-    except module.GrammarError as exc:
+    except ext.GrammarError as exc:
         raise SpecError(who, spec.id, _one_line(exc)) from exc
-    except module.BudgetError as exc:
+    except ext.BudgetError as exc:
         raise WorkBudget(who, spec.id, _one_line(exc)) from exc
-    except (module.LimitError, MemoryError) as exc:
+    except (ext.LimitError, MemoryError) as exc:
         raise UnsupportedSpec(who, spec.id, _one_line(exc)) from exc
 
 

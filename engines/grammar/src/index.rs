@@ -8,6 +8,31 @@
 //! and trimmed (see `transform`), so the byte-level Earley recognizer (`earley`) answers
 //! "is this prefix viable" by "is its set non-empty".
 //!
+//! ## Lexing modes ([`GrammarOptions`])
+//!
+//! - [`Lexing::Scannerless`] (default): the contract above; every terminal matches at
+//!   every length its regex does, `%ignore` text may come around every terminal.
+//! - [`Lexing::Greedy`]: how a lexer-based engine (llguidance) reads the grammar. A
+//!   lexeme starting at `i` is read by every terminal allowed at `i` (by any parse of
+//!   the text so far, ignore terminals included) together; it ends at `j` only if none
+//!   of them takes byte `j` (maximal munch over the allowed set, not per terminal), or
+//!   the text ends there; it is then any of them that matches it; lexemes are never
+//!   empty (a terminal matching only the empty string matches nothing). The cut into
+//!   lexemes is thus forced. A sentence is a text so cut into a sentence of terminals.
+//!   A token is allowed iff the lexer and parser have not failed by the end of `p·t`:
+//!   the text so far is cut into lexemes as above, the last one possibly unfinished,
+//!   and that is a viable prefix of terminals. This is *not* "some `s` makes `p·t·s` a
+//!   sentence" (with `start: A B; A: /a+/; B: "a"` every `a…` is live though no text is
+//!   a sentence: the lexer never looks ahead, like the engines; whether some
+//!   continuation exists is not decidable in general under this lexing). EOS is exact.
+//! - `leading_ignore: false`: no `%ignore` text before the text's first terminal
+//!   occurrence; `trailing_ignore: false`: none after its last. A text of ignore text
+//!   only is a sentence only with both (see `Grammar::expand_ignore_with`).
+//!
+//! Same cost in every mode: greedy lexing only decides which completions a set makes
+//! and which items scan (one check of the set's kernel per byte); `leading_ignore: false`
+//! adds a copy of each rule (at most twice the rules).
+//!
 //! ## How
 //!
 //! A token-level state is the Earley chart of its prefix: one closed set per byte, the
@@ -46,18 +71,55 @@ use crate::earley::{Chart, Compiled, Earley, Set};
 use crate::error::Error;
 use crate::ir::Grammar;
 
-/// Bounds of the reference.
+/// How the text is cut into terminal matches (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lexing {
+    /// Every terminal matches at every length it can (the grammar read as a grammar).
+    #[default]
+    Scannerless,
+    /// Maximal munch over the terminals allowed where the lexeme starts: a match ends
+    /// only where no terminal allowed there (ignore ones included) takes the next byte;
+    /// matches are never empty.
+    Greedy,
+}
+
+impl Lexing {
+    pub fn parse(name: &str) -> Option<Lexing> {
+        match name {
+            "scannerless" => Some(Lexing::Scannerless),
+            "greedy" => Some(Lexing::Greedy),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lexing::Scannerless => "scannerless",
+            Lexing::Greedy => "greedy",
+        }
+    }
+}
+
+/// Bounds and reading of the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GrammarOptions {
     /// Most Earley items one call (a mask fill, a token step) may create.
     pub item_budget: usize,
+    pub lexing: Lexing,
+    /// Whether `%ignore` text may come before the text's first terminal occurrence.
+    pub leading_ignore: bool,
+    /// Whether `%ignore` text may come after the text's last terminal occurrence.
+    pub trailing_ignore: bool,
 }
 
 impl Default for GrammarOptions {
-    /// 50 million items: a few seconds of work.
+    /// 50 million items (a few seconds of work), scannerless, ignore text anywhere.
     fn default() -> Self {
         GrammarOptions {
             item_budget: 50_000_000,
+            lexing: Lexing::Scannerless,
+            leading_ignore: true,
+            trailing_ignore: true,
         }
     }
 }
@@ -102,15 +164,19 @@ pub struct NaiveGrammarIndex {
 }
 
 impl NaiveGrammarIndex {
-    /// `%ignore` expanded, trimmed (an empty language is [`Error::Invalid`]), terminals
-    /// compiled, the initial chart built.
+    /// `%ignore` expanded (as `options` say), trimmed (an empty language is
+    /// [`Error::Invalid`]; with greedy lexing, terminals match non-empty strings only),
+    /// terminals compiled, the initial chart built.
     pub fn new(
         grammar: &Grammar,
         vocab: &Vocabulary,
         options: GrammarOptions,
     ) -> Result<Self, Error> {
-        let (trimmed, dfas) = grammar.expand_ignore().trimmed_with_dfas()?;
-        let g = Compiled::new(&trimmed, dfas);
+        let greedy = options.lexing == Lexing::Greedy;
+        let (trimmed, dfas) = grammar
+            .expand_ignore_with(options.leading_ignore, options.trailing_ignore)
+            .trimmed_with_dfas_for(greedy)?;
+        let g = Compiled::new(&trimmed, dfas, greedy);
         let initial = Earley::new(&g, options.item_budget).initial()?;
         let t = vocab.trie();
         let trie = TokenTrie {

@@ -31,8 +31,8 @@ mod transform;
 mod write;
 
 pub use error::Error;
-pub use index::{GrammarOptions, NaiveGrammarIndex};
+pub use index::{GrammarOptions, Lexing, NaiveGrammarIndex};
 pub use ir::{Grammar, Notation, Rule, Symbol, Terminal};
 pub use read::read;
 pub use sample::{SampleOptions, Sampler};
-pub use write::{to_gbnf, to_lark};
+pub use write::{to_gbnf, to_kbnf, to_lark, to_lark_scannerless};

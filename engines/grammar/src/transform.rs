@@ -14,6 +14,15 @@
 //!   `START ::= S IGN`. (Lark matches an ignore terminal greedily, one match per
 //!   position, where this reading takes every length its regex matches; they agree for
 //!   the usual whitespace and comment terminals.)
+//! - [`Grammar::expand_ignore_with`]: the same with leading and trailing ignore text
+//!   optional. Without trailing: `START ::= S` (ignore text only before a terminal
+//!   occurrence). Without leading: `START ::= S' IGN?` (and `START ::= ""` where `S`
+//!   derives the empty string through rules alone), where each rule `A` has a copy `A'`
+//!   deriving the derivations of `A` with at least one terminal occurrence and no `IGN`
+//!   before the first: per alternative `Y1..Ym` and each `k` such that `Y1..Yk-1` derive
+//!   the empty string through rules alone, `Yk' Yk+1..Ym` (a terminal's copy is itself,
+//!   the rest expanded as usual). "First" is by derivation: a terminal matching the empty
+//!   string counts (only under scannerless lexing; greedy lexemes are never empty).
 //! - [`Grammar::trimmed`]: unproductive symbols (a terminal whose regex matches nothing,
 //!   a rule that derives no finite string) and the alternatives using them dropped, then
 //!   the unreachable rules and terminals; what is left is renumbered. On a trimmed
@@ -28,8 +37,16 @@ use crate::ir::{Grammar, Rule, Symbol};
 
 impl Grammar {
     /// The grammar with `%ignore` made explicit (see the module doc); `ignore` is empty
-    /// in the result. Without ignore terminals, a clone.
+    /// in the result. Without ignore terminals, a clone. Same as
+    /// `expand_ignore_with(true, true)`.
     pub fn expand_ignore(&self) -> Grammar {
+        self.expand_ignore_with(true, true)
+    }
+
+    /// [`Grammar::expand_ignore`], where `leading: false` allows no ignore text before
+    /// the text's first terminal occurrence and `trailing: false` none after its last
+    /// (see the module doc). A text of ignore matches only is a sentence only with both.
+    pub fn expand_ignore_with(&self, leading: bool, trailing: bool) -> Grammar {
         if self.ignore.is_empty() {
             return self.clone();
         }
@@ -39,20 +56,7 @@ impl Grammar {
             .iter()
             .map(|r| Rule {
                 name: r.name.clone(),
-                alternatives: r
-                    .alternatives
-                    .iter()
-                    .map(|alt| {
-                        let mut out = Vec::with_capacity(alt.len() * 2);
-                        for &s in alt {
-                            if let Symbol::Terminal(_) = s {
-                                out.push(Symbol::Rule(ign));
-                            }
-                            out.push(s);
-                        }
-                        out
-                    })
-                    .collect(),
+                alternatives: r.alternatives.iter().map(|a| with_ign(a, ign)).collect(),
             })
             .collect();
         let mut alternatives = vec![vec![]];
@@ -63,16 +67,86 @@ impl Grammar {
             name: self.fresh_name("__ignore"),
             alternatives,
         });
+        let tail: &[Symbol] = if trailing { &[Symbol::Rule(ign)] } else { &[] };
+        // leading: START ::= S IGN?; else START ::= S' IGN? (| "" if S derives it without
+        // terminals), S' the copy of S at `first + S` (see `first_copies`)
+        let first = ign + 2;
+        let head = if leading {
+            self.start
+        } else {
+            first + self.start
+        };
+        let mut start_alternatives = vec![[&[Symbol::Rule(head)], tail].concat()];
+        if !leading && self.terminal_free_nullable()[self.start as usize] {
+            start_alternatives.push(vec![]);
+        }
         rules.push(Rule {
             name: self.fresh_name("__start"),
-            alternatives: vec![vec![Symbol::Rule(self.start), Symbol::Rule(ign)]],
+            alternatives: start_alternatives,
         });
+        if !leading {
+            rules.extend(self.first_copies(ign, first));
+        }
         Grammar {
             start: ign + 1,
             rules,
             terminals: self.terminals.clone(),
             ignore: Vec::new(),
         }
+    }
+
+    /// Per rule `A`, its copy `A'` (numbered `first + A`): the derivations of `A` with at
+    /// least one terminal occurrence, the first one without ignore text before it (the
+    /// symbols before it derive the empty string without any terminal; rule `ign` is the
+    /// ignore rule put before the other terminal occurrences).
+    fn first_copies(&self, ign: u32, first: u32) -> Vec<Rule> {
+        let free = self.terminal_free_nullable();
+        self.rules
+            .iter()
+            .map(|r| {
+                let mut alternatives: Vec<Vec<Symbol>> = Vec::new();
+                for alt in &r.alternatives {
+                    for (k, &s) in alt.iter().enumerate() {
+                        let head = match s {
+                            Symbol::Terminal(t) => Symbol::Terminal(t),
+                            Symbol::Rule(q) => Symbol::Rule(first + q),
+                        };
+                        let a = [vec![head], with_ign(&alt[k + 1..], ign)].concat();
+                        if !alternatives.contains(&a) {
+                            alternatives.push(a);
+                        }
+                        if !matches!(s, Symbol::Rule(q) if free[q as usize]) {
+                            break;
+                        }
+                    }
+                }
+                Rule {
+                    name: format!("{}__first", r.name),
+                    alternatives,
+                }
+            })
+            .collect()
+    }
+
+    /// Rules deriving the empty string through rules alone (no terminal occurrence).
+    fn terminal_free_nullable(&self) -> Vec<bool> {
+        let mut free = vec![false; self.rules.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (r, rule) in self.rules.iter().enumerate() {
+                if !free[r]
+                    && rule.alternatives.iter().any(|alt| {
+                        alt.iter()
+                            .all(|s| matches!(*s, Symbol::Rule(q) if free[q as usize]))
+                    })
+                {
+                    free[r] = true;
+                    changed = true;
+                }
+            }
+        }
+        free
     }
 
     /// A rule name no rule has yet: `base`, else `base_2`, `base_3`, ...
@@ -95,8 +169,21 @@ impl Grammar {
 
     /// [`Grammar::trimmed`], with the minimized DFA of each kept terminal (same order).
     pub(crate) fn trimmed_with_dfas(&self) -> Result<(Grammar, Vec<ByteDfa>), Error> {
+        self.trimmed_with_dfas_for(false)
+    }
+
+    /// [`Grammar::trimmed_with_dfas`]; with `nonempty_matches`, a terminal is read as
+    /// matching non-empty strings only (greedy lexing), so one matching only the empty
+    /// string is unproductive.
+    pub(crate) fn trimmed_with_dfas_for(
+        &self,
+        nonempty_matches: bool,
+    ) -> Result<(Grammar, Vec<ByteDfa>), Error> {
         let dfas = self.terminal_dfas()?;
-        let term_ok: Vec<bool> = dfas.iter().map(language_nonempty).collect();
+        let term_ok: Vec<bool> = dfas
+            .iter()
+            .map(|d| language_nonempty(d) && (!nonempty_matches || matches_nonempty(d)))
+            .collect();
         let rule_ok = self.productive_rules(&term_ok);
         if !rule_ok[self.start as usize] {
             return Err(self.empty_language(&term_ok, &rule_ok));
@@ -294,5 +381,22 @@ impl Grammar {
 /// Whether the DFA accepts some string: its start accepts, or leads to a live state (in
 /// a live-pruned DFA every non-`DEAD` state reaches a match).
 fn language_nonempty(dfa: &ByteDfa) -> bool {
-    dfa.is_accepting(0) || (0..=255u8).any(|b| dfa.next(0, b) != tokensdfa_core::dfa::DEAD)
+    dfa.is_accepting(0) || matches_nonempty(dfa)
+}
+
+/// Whether the DFA accepts some non-empty string.
+fn matches_nonempty(dfa: &ByteDfa) -> bool {
+    (0..=255u8).any(|b| dfa.next(0, b) != tokensdfa_core::dfa::DEAD)
+}
+
+/// `alt` with the ignore rule `ign` before each terminal occurrence.
+fn with_ign(alt: &[Symbol], ign: u32) -> Vec<Symbol> {
+    let mut out = Vec::with_capacity(alt.len() * 2);
+    for &s in alt {
+        if let Symbol::Terminal(_) = s {
+            out.push(Symbol::Rule(ign));
+        }
+        out.push(s);
+    }
+    out
 }

@@ -81,20 +81,26 @@ pub(crate) struct PyNaiveGrammarIndex {
 #[pymethods]
 impl PyNaiveGrammarIndex {
     /// `item_budget`: most Earley items one mask fill or token step may create (default
-    /// 50 million); past it, BudgetError.
+    /// 50 million); past it, BudgetError. `lexing`: "scannerless" (every terminal at
+    /// every length) or "greedy" (maximal munch over the terminals allowed where a lexeme
+    /// starts, as llguidance lexes); `leading_ignore` / `trailing_ignore`: whether
+    /// `%ignore` text may come before the first / after the last terminal.
     #[new]
-    #[pyo3(signature = (text, vocab, notation = "gbnf", item_budget = None))]
+    #[pyo3(signature = (text, vocab, notation = "gbnf", item_budget = None,
+                        lexing = "scannerless", leading_ignore = true, trailing_ignore = true))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         text: &str,
         vocab: &PyVocabulary,
         notation: &str,
         item_budget: Option<usize>,
+        lexing: &str,
+        leading_ignore: bool,
+        trailing_ignore: bool,
     ) -> PyResult<Self> {
         let g = read(text, notation)?;
-        let options = grammar::GrammarOptions {
-            item_budget: item_budget.unwrap_or(grammar::GrammarOptions::default().item_budget),
-        };
+        let options = grammar_options(item_budget, lexing, leading_ignore, trailing_ignore)?;
         let v = vocab.inner.clone();
         let inner = py
             .allow_threads(move || grammar::NaiveGrammarIndex::new(&g, &v, options))
@@ -208,21 +214,47 @@ pub(crate) fn grammar_summary<'py>(
     Ok(d)
 }
 
+/// The reference's options from the Python keywords; an unknown `lexing` is a
+/// ValueError naming the choices.
+fn grammar_options(
+    item_budget: Option<usize>,
+    lexing: &str,
+    leading_ignore: bool,
+    trailing_ignore: bool,
+) -> PyResult<grammar::GrammarOptions> {
+    let lexing = grammar::Lexing::parse(lexing).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown lexing {lexing:?}: expected \"scannerless\" or \"greedy\""
+        ))
+    })?;
+    let default = grammar::GrammarOptions::default();
+    Ok(grammar::GrammarOptions {
+        item_budget: item_budget.unwrap_or(default.item_budget),
+        lexing,
+        leading_ignore,
+        trailing_ignore,
+    })
+}
+
 /// Whether each of `sentences` (bytes) is a sentence of the grammar, by the reference's
-/// Earley recognizer (`item_budget` per sentence, default 50 million: BudgetError).
+/// Earley recognizer (`item_budget` per sentence, default 50 million: BudgetError;
+/// `lexing`, `leading_ignore`, `trailing_ignore` as for NaiveGrammarIndex).
 #[pyfunction]
-#[pyo3(signature = (text, notation, sentences, item_budget = None))]
+#[pyo3(signature = (text, notation, sentences, item_budget = None,
+                    lexing = "scannerless", leading_ignore = true, trailing_ignore = true))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn grammar_accepts(
     py: Python<'_>,
     text: &str,
     notation: &str,
     sentences: Vec<Vec<u8>>,
     item_budget: Option<usize>,
+    lexing: &str,
+    leading_ignore: bool,
+    trailing_ignore: bool,
 ) -> PyResult<Vec<bool>> {
     let g = read(text, notation)?;
-    let options = grammar::GrammarOptions {
-        item_budget: item_budget.unwrap_or(grammar::GrammarOptions::default().item_budget),
-    };
+    let options = grammar_options(item_budget, lexing, leading_ignore, trailing_ignore)?;
     py.allow_threads(move || {
         let v = core::Vocabulary::new(&[b""], 0, &[])?;
         let ix = grammar::NaiveGrammarIndex::new(&g, &v, options)?;
@@ -259,4 +291,22 @@ pub(crate) fn grammar_samples(
             .collect())
     })
     .map_err(grammar_error)
+}
+
+/// `text` (in `notation`) written in Lark with every terminal one character (terminal
+/// regexes as rules, `%ignore` explicit), so Lark's Earley parser with
+/// `lexer="dynamic_complete"` reads it exactly as the reference does; GrammarError where
+/// it cannot be said (look-around, byte classes).
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_to_lark_scannerless(text: &str, notation: &str) -> PyResult<String> {
+    grammar::to_lark_scannerless(&read(text, notation)?).map_err(grammar_error)
+}
+
+/// `text` (in `notation`) written in KBNF (the kbnf crate's notation, start rule `start`);
+/// GrammarError where KBNF cannot say it.
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_to_kbnf(text: &str, notation: &str) -> PyResult<String> {
+    grammar::to_kbnf(&read(text, notation)?).map_err(grammar_error)
 }

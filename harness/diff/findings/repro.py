@@ -25,6 +25,8 @@ from harness.language.regex_syntax import python_regex
 _PREFERRED = list(range(0x61, 0x7B)) + list(range(0x30, 0x3A)) + list(range(0x20, 0x7F))
 _BYTE_ORDER = list(dict.fromkeys(_PREFERRED + list(range(256))))
 MAX_COMPLETION = 64
+# States a witness search on a grammar may visit (see `completion`).
+GRAMMAR_COMPLETION_STATES = 4000
 RUN_TIMEOUT_S = 120.0
 
 SIGNATURE_TEXT = {
@@ -66,8 +68,10 @@ SIGNATURE_TEXT = {
 }
 
 
-def completion(dfa: Any, data: bytes) -> bytes | None:
-    """The shortest bytes s with data+s a full match (readable bytes preferred)."""
+def completion(dfa: Any, data: bytes, max_states: int | None = None) -> bytes | None:
+    """The shortest bytes s with data+s a full match (readable bytes preferred); None
+    past `max_states` states visited (a grammar's reference numbers states by path, so
+    its search is bounded)."""
     start = dfa.walk(dfa.initial_state, data)
     if start is None:
         return None
@@ -78,7 +82,7 @@ def completion(dfa: Any, data: bytes) -> bytes | None:
         path = seen[state]
         if dfa.is_accepting(state):
             return path
-        if len(path) >= MAX_COMPLETION:
+        if len(path) >= MAX_COMPLETION or (max_states is not None and len(seen) > max_states):
             continue
         for byte in _BYTE_ORDER:
             nxt = dfa.walk(state, bytes([byte]))
@@ -86,6 +90,32 @@ def completion(dfa: Any, data: bytes) -> bytes | None:
                 seen[nxt] = path + bytes([byte])
                 queue.append(nxt)
     return None
+
+
+class GrammarBytes:
+    """A grammar's reference over the 256 single bytes (and EOS), walked as `completion`
+    walks a byte DFA: `walk` gives the state after some bytes (None once no sentence
+    starts with them), `next` the state after one more byte."""
+
+    def __init__(self, text: str, notation: str) -> None:
+        import tokensdfa
+
+        vocab = tokensdfa.Vocabulary([b"<eos>", *(bytes([b]) for b in range(256))], 0, [])
+        self.index = tokensdfa.NaiveGrammarIndex(text, vocab, notation)
+        self.initial_state = self.index.initial_state
+
+    def walk(self, state: int | None, data: bytes) -> int | None:
+        for b in data:
+            if state is None:
+                return None
+            state = self.index.next_state(state, b + 1)
+        return state
+
+    def next(self, state: int, byte: int) -> int | None:
+        return self.index.next_state(state, byte + 1)
+
+    def is_accepting(self, state: int) -> bool:
+        return bool(self.index.is_accepting(state))
 
 
 def _show(data: bytes) -> str:
@@ -96,10 +126,11 @@ def witnesses(m: Minimal) -> dict[int, bytes]:
     """For each token the reference allows and the engine does not: a completion."""
     import tokensdfa
 
-    dfa = tokensdfa.ByteDfa(m.regex)
+    dfa = GrammarBytes(m.grammar, m.notation) if m.grammar else tokensdfa.ByteDfa(m.regex)
+    cap = GRAMMAR_COMPLETION_STATES if m.grammar else None
     out: dict[int, bytes] = {}
     for t in sorted(set(m.expected) - set(m.actual) - {0}):
-        s = completion(dfa, m.prefix + m.tokens[t])
+        s = completion(dfa, m.prefix + m.tokens[t], cap)
         if s is not None:
             out[t] = s
     return out
@@ -107,7 +138,9 @@ def witnesses(m: Minimal) -> dict[int, bytes]:
 
 def verified_by_python_re(m: Minimal, found: dict[int, bytes]) -> dict[int, bytes]:
     """The witnesses Python's `re` confirms as full matches (none if it reads the regex
-    differently or a witness is not text)."""
+    differently or a witness is not text; none for a grammar)."""
+    if m.grammar:
+        return {}
     try:
         pattern = python_regex(m.regex)
     except ValueError:  # a shrunk regex Python's re reads otherwise (`a{2}{3}`)
@@ -134,14 +167,14 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
         if m.source_regex and m.source_regex != m.regex
         else ""
     )
-    subject = (
-        f"the JSON schema {m.schema[:120]!r}"
-        + ("…" if len(m.schema) > 120 else "")
-        + " (the regex: that schema's texts, read as the engine documents it reads "
-        "schemas, in its own JSON dialect)"
-        if m.schema
-        else f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
-    )
+    if m.grammar:
+        subject = f"the {m.notation} grammar {m.grammar[:160]!r}" + (
+            "…" if len(m.grammar) > 160 else ""
+        )
+        if m.engine_grammar:
+            subject += f" (which it reads as the {m.engine_notation} tokensieve writes of it)"
+    else:
+        subject = _regex_subject(m, shrunk)
     n = len(walks(m.history))
     history = (
         f"after {n} walk{'s' if n > 1 else ''} ({_show(describe(m.history, m.tokens).encode())}"
@@ -167,21 +200,44 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
     return " ".join(parts)
 
 
+def _regex_subject(m: Minimal, shrunk: str) -> str:
+    if m.schema:
+        return (
+            f"the JSON schema {m.schema[:120]!r}"
+            + ("…" if len(m.schema) > 120 else "")
+            + " (the regex: that schema's texts, read as the engine documents it reads "
+            "schemas, in its own JSON dialect)"
+        )
+    return f"the regex {m.regex[:120]!r}" + ("…" if len(m.regex) > 120 else "") + shrunk
+
+
+def _language(m: Minimal) -> str:
+    return "grammar" if m.grammar else "regex"
+
+
+def _match(m: Minimal) -> str:
+    """What a complete text is called: a sentence of a grammar, a full match of a regex."""
+    return "sentence" if m.grammar else "full match"
+
+
 def _missing_text(m: Minimal, missing: list[int], found: dict[int, bytes]) -> list[str]:
     out = []
     for t in missing:
         if t == 0:
             out.append(
-                f"EOS is refused although {_show(m.prefix)} is itself a full match of the regex."
+                f"EOS is refused although {_show(m.prefix)} is itself a "
+                f"{_match(m)} of the {_language(m)}."
             )
         elif t in found:
             out.append(
                 f"token {t} ({_show(m.tokens[t])}) is refused, yet "
-                f"{_show(m.prefix + m.tokens[t] + found[t])} is a full match, "
+                f"{_show(m.prefix + m.tokens[t] + found[t])} is a {_match(m)}, "
                 "so it must be allowed."
             )
         else:
-            out.append(f"token {t} ({_show(m.tokens[t])}) is refused though the regex continues.")
+            out.append(
+                f"token {t} ({_show(m.tokens[t])}) is refused though the {_language(m)} continues."
+            )
     return out
 
 
@@ -189,13 +245,13 @@ def _extra_text(m: Minimal, extra: list[int]) -> list[str]:
     out = []
     for t in extra:
         if t == 0:
-            out.append(f"EOS is allowed although {_show(m.prefix)} is not a full match.")
+            out.append(f"EOS is allowed although {_show(m.prefix)} is not a {_match(m)}.")
         elif t in m.special:
             out.append(f"token {t} is a special id, never text, yet it is allowed.")
         else:
             out.append(
                 f"token {t} ({_show(m.tokens[t])}) is allowed, yet no string completes "
-                f"{_show(m.prefix + m.tokens[t])} to a full match."
+                f"{_show(m.prefix + m.tokens[t])} to a {_match(m)}."
             )
     return out
 
@@ -297,6 +353,10 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         "# the JSON schema the engine compiles (None: it compiles REGEX); REGEX is then\n"
         "# that schema's language in the engine's own JSON dialect\n"
         f"SCHEMA = {literal(m.schema or None)}\n"
+        "# the grammar the engine compiles, in NOTATION (None: it compiles REGEX or\n"
+        "# SCHEMA); EXPECTED is then that grammar's language, read scannerless\n"
+        f"GRAMMAR = {literal((m.engine_grammar or m.grammar) or None)}\n"
+        f"NOTATION = {literal((m.engine_notation or m.notation) or None)}\n"
         f"# token id -> bytes; id 0 is EOS (special, never text)\nTOKENS = [\n{tokens}]\n"
         "EOS = 0\n"
         "# special ids, EOS included: never text\n"

@@ -218,6 +218,7 @@ def _minimize_first(
             schema=schema,
             deeper=refs.deeper,
             readings=refs.readings,
+            grammar=refs.grammar,
         )
     return out
 

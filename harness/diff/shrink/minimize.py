@@ -27,7 +27,8 @@ into `keeps` (`_Probe`), and builds the `Minimal` of what is left.
 
 A native JSON engine's finding on a schema (`harness.diff.walk.dialects`) keeps its schema,
 which the engine compiles, and the regex of that schema in the engine's dialect, which
-the reference reads: only the tokens shrink.
+the reference reads: only the tokens shrink. A finding on a grammar keeps its grammar,
+which both the engine and the reference (the Earley index) read: only the tokens shrink.
 """
 
 from __future__ import annotations
@@ -91,6 +92,13 @@ class Minimal:
     # walked, its mask filled, and the matcher reset before `prefix_ids`
     # (`stale-after-reset`, `harness.diff.shrink.stale`); () for a fresh matcher
     history: tuple[int, ...] = ()
+    # for a grammar: its text and notation, which the reference read; "" otherwise
+    grammar: str = ""
+    notation: str = ""
+    # what the engine compiles of it (`Engine.grammar_read`), where that differs: the
+    # grammar after a conversion the engine needs; "" when it compiles `grammar` itself
+    engine_grammar: str = ""
+    engine_notation: str = ""
 
     @property
     def prefix(self) -> bytes:
@@ -172,6 +180,8 @@ class _Probe:
     what: str
     specials: tuple[bytes, ...]
     schema: str = ""  # the schema the engine compiles, if not the regex
+    # the grammar both the engine and the reference read, if not the regex
+    grammar: Spec | None = None
     # the schema's regex some levels deeper (References.deeper)
     deeper: Deeper | None = None
     # the schema's other readings (References.readings)
@@ -217,9 +227,16 @@ def _bugs(
     vocab = tiny_vocabulary(tokens, probe.specials)
     engine = probe.engine
     spec_id = f"{probe.spec_id}#min"
-    spec = Spec.schema(spec_id, probe.schema) if probe.schema else Spec.regex(spec_id, regex)
+    if probe.grammar is not None:
+        spec = replace(probe.grammar, id=spec_id)
+    elif probe.schema:
+        spec = Spec.schema(spec_id, probe.schema)
+    else:
+        spec = Spec.regex(spec_id, regex)
     try:
-        refs = References(regex, vocab, deeper=probe.deeper, readings=probe.readings)
+        refs = References(
+            regex, vocab, deeper=probe.deeper, readings=probe.readings, grammar=probe.grammar
+        )
         compiled = engine.compile(engine.prepare(vocab), spec)
         plans = [SMALL_PLAN]
         ids = spelled(vocab, path)
@@ -329,13 +346,16 @@ def minimize(
     schema: str = "",
     deeper: Deeper | None = None,
     readings: dict[str, Reading] | None = None,
+    grammar: Spec | None = None,
 ) -> Minimal | None:
     """The minimal form of bug `d`, or None when no subset of the vocabulary tried shows
     it. `context`: the reference's allowed ids at the failing state (start 3). With
     `schema`, the engine compiles that schema and `d.regex` (its language in the
-    engine's dialect; `deeper`, it nested deeper) stays whole."""
+    engine's dialect; `deeper`, it nested deeper) stays whole; with `grammar`, the
+    engine and the reference read that grammar, which stays whole."""
     deadline = time.monotonic() + budget_s
-    probe = _Probe(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, deeper)
+    probe = _Probe(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, grammar)
+    probe.deeper = deeper
     probe.readings = dict(readings or {})
     probe.path = tuple(vocab.tokens[i] for i in d.prefix_ids)
     start, found = _first_start(probe, d, vocab, context)
@@ -344,13 +364,12 @@ def minimize(
         return None
     probe.rule = found.rule
     _shorten_path(probe, d.regex, start, deadline)
-    case = shrink_case(
-        TinyCase(d.regex, tuple(start)), probe.shows, deadline, fixed_regex=bool(schema)
-    )
+    fixed = bool(schema) or grammar is not None
+    case = shrink_case(TinyCase(d.regex, tuple(start)), probe.shows, deadline, fixed_regex=fixed)
     best = probe.find(case.regex, case.tokens)
     assert best is not None  # every step above kept the bug showing
     log(f"{engine.name} {d.spec_id}: {len(case.tokens)} tokens, {probe.probes} probes")
-    return as_minimal(best, case.tokens, engine, probe.specials, d.regex, schema)
+    return as_minimal(best, case.tokens, engine, probe.specials, d.regex, schema, grammar)
 
 
 def _first_start(
@@ -365,7 +384,8 @@ def _first_start(
             if found is None:
                 if extra is None:
                     try:
-                        extra = needed_bytes(d.regex, vocab)
+                        # a grammar has no byte DFA to say which bytes it needs
+                        extra = [] if probe.grammar is not None else needed_bytes(d.regex, vocab)
                     except ValueError:
                         extra = []
                 start = _dedupe(start + extra)
@@ -382,10 +402,11 @@ def as_minimal(
     specials: Sequence[bytes] = (),
     source_regex: str = "",
     schema: str = "",
+    grammar: Spec | None = None,
 ) -> Minimal:
     """The Minimal of a disagreement found on the tiny vocabulary of `tokens`."""
     vocab = tiny_vocabulary(tokens, specials)
-    refs = References(d.regex, vocab)
+    refs = References(d.regex, vocab, grammar=grammar)
     state = reference.walk(refs.naive, d.prefix_ids)
     assert state is not None  # the differ found `d` on this vocabulary, after this prefix
     expected = tuple(int(t) for t in refs.naive.allowed(state))
@@ -410,7 +431,20 @@ def as_minimal(
         source_regex=source_regex or d.regex,
         eos_bit_actual=d.eos_bit_actual,
         schema=schema,
+        **_grammar_read(engine, grammar),
     )
+
+
+def _grammar_read(engine: Engine, grammar: Spec | None) -> dict[str, str]:
+    """The Minimal's grammar fields: the grammar, and what `engine` compiles of it."""
+    if grammar is None:
+        return {}
+    assert grammar.notation is not None
+    out = {"grammar": grammar.text, "notation": grammar.notation}
+    text, notation = engine.grammar_read(grammar)
+    if (text, notation) != (grammar.text, grammar.notation):
+        out.update(engine_grammar=text, engine_notation=notation)
+    return out
 
 
 class MinimalOf(TypedDict):

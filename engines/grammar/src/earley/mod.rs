@@ -20,14 +20,34 @@
 //!   rule).
 //!
 //! *Scanning* a byte steps every terminal item's DFA; those not `DEAD` seed the next set
-//! (keeping the terminal open for longer matches; acceptance is the closure's).
+//! (keeping the terminal open for longer matches; acceptance is the closure's). The
+//! seeds are the set's *kernel* (its first items).
+//!
+//! ## Greedy lexing
+//!
+//! With [`Compiled::greedy`], a terminal match is one lexeme of a maximal-munch lexer
+//! over the terminals allowed where it starts (see `index`): terminal acceptance in the
+//! closure applies to kernel items only (a match of at least one byte; a predicted item
+//! never accepts), and scanning byte `b` from a set first asks whether some kernel item
+//! takes `b`. If one does, the lexeme goes on: only the kernel scans, and what the
+//! closure derived from matches ending here (completions, predictions, the new scans
+//! started here) is left unused. If none does, the lexeme ended here: the whole set
+//! scans (its kernel dies on `b` anyway). A set is thus always closed as if the lexeme
+//! ended at it, which is exact for both cases: when it goes on, no later item has its
+//! origin here, so no completion ever reads this set's extra items. Since a lexeme's end
+//! is forced, all kernel items of a set come from scans started at one position (the
+//! lexeme's start), so "a scan of this lexeme takes `b`" is "a kernel item takes `b`".
+//! Rules are nullable through rules only (a terminal never matches empty).
 //!
 //! ## Contract
 //!
 //! On a trimmed grammar every item in the set after prefix `p` lies on some derivation
 //! of a sentence starting with `p` (DFA states are live, rules productive), so the set
 //! after `p` is non-empty iff `p` is a viable prefix, and `p` is a sentence iff the set
-//! holds a completed start alternative with origin 0 ([`Set::accepting`]). Left and
+//! holds a completed start alternative with origin 0 ([`Set::accepting`]). Greedy: the
+//! set is non-empty iff the lexer and parser have not failed on `p` (a viable prefix of
+//! terminals, the last lexeme possibly unfinished), and `accepting` iff `p` is a
+//! sentence with its last lexeme ending at the end. Left and
 //! right recursion, nullable cycles and ambiguity need nothing special: items are
 //! deduplicated per set, and every set is finite.
 //!
@@ -65,11 +85,15 @@ pub(crate) struct Compiled {
     pub nullable: Vec<bool>,
     pub dfas: Vec<ByteDfa>,
     pub start: u32,
+    /// Greedy lexing (see the module doc): a terminal matches non-empty text only, and a
+    /// match ends only where no scan of its lexeme takes the next byte.
+    pub greedy: bool,
 }
 
 impl Compiled {
-    /// `grammar` must be trimmed and `dfas` its terminals' DFAs.
-    pub fn new(grammar: &Grammar, dfas: Vec<ByteDfa>) -> Compiled {
+    /// `grammar` must be trimmed and `dfas` its terminals' DFAs (trimmed for non-empty
+    /// matches when `greedy`).
+    pub fn new(grammar: &Grammar, dfas: Vec<ByteDfa>, greedy: bool) -> Compiled {
         let mut next = Vec::new();
         let mut alts = Vec::with_capacity(grammar.rules.len());
         for (r, rule) in grammar.rules.iter().enumerate() {
@@ -84,13 +108,14 @@ impl Compiled {
             }
             alts.push(starts);
         }
-        let nullable = nullable_rules(grammar, &dfas);
+        let nullable = nullable_rules(grammar, &dfas, greedy);
         Compiled {
             next,
             alts,
             nullable,
             dfas,
             start: grammar.start,
+            greedy,
         }
     }
 
@@ -112,8 +137,8 @@ impl Compiled {
 }
 
 /// Rules deriving the empty string; a terminal counts as nullable when its regex
-/// matches the empty string.
-fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa]) -> Vec<bool> {
+/// matches the empty string (never when `greedy`: a lexeme is never empty).
+fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa], greedy: bool) -> Vec<bool> {
     let mut nullable = vec![false; grammar.rules.len()];
     let mut changed = true;
     while changed {
@@ -125,7 +150,7 @@ fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa]) -> Vec<bool> {
             let empty = rule.alternatives.iter().any(|alt| {
                 alt.iter().all(|s| match *s {
                     Symbol::Rule(q) => nullable[q as usize],
-                    Symbol::Terminal(t) => dfas[t as usize].is_accepting(0),
+                    Symbol::Terminal(t) => !greedy && dfas[t as usize].is_accepting(0),
                 })
             });
             if empty {

@@ -27,6 +27,9 @@ pub(crate) struct Set {
     /// `(rule, item index)` of the items whose dot is before a rule, sorted.
     waiting: Vec<(u32, u32)>,
     accepting: bool,
+    /// The items scanned into this set (the first `kernel`; 0 in the initial set): the
+    /// terminal matches that have read at least one byte. Greedy lexing reads them.
+    kernel: u32,
 }
 
 impl Set {
@@ -47,6 +50,7 @@ impl Set {
         self.scanning.clear();
         self.waiting.clear();
         self.accepting = false;
+        self.kernel = 0;
     }
 
     fn waiting_on(&self, rule: u32) -> &[(u32, u32)] {
@@ -143,7 +147,14 @@ impl<'g> Earley<'g> {
         set.clear();
         self.seen.clear();
         let prev = chart.last();
-        for &k in &prev.scanning {
+        // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
+        // nothing that followed its end here (the closure's items) may scan.
+        let scanning = if self.g.greedy && self.lexeme_goes_on(prev, byte) {
+            &prev.scanning[..prev.kernel as usize]
+        } else {
+            &prev.scanning[..]
+        };
+        for &k in scanning {
             let it = prev.items[k as usize];
             let Next::Terminal(t) = self.g.next[it.pos as usize] else {
                 unreachable!("a scanning item is before a terminal")
@@ -157,10 +168,22 @@ impl<'g> Earley<'g> {
             chart.pool.push(set);
             return Ok(false);
         }
+        set.kernel = set.items.len() as u32;
         let here = chart.len() as u32;
         self.close(chart, here, &mut set)?;
         chart.own.push(set);
         Ok(true)
+    }
+
+    /// Whether some scan of the set's kernel (the lexeme being read: in greedy mode all
+    /// its scans started at one position) takes `byte`.
+    fn lexeme_goes_on(&self, set: &Set, byte: u8) -> bool {
+        set.items[..set.kernel as usize].iter().any(|it| {
+            let Next::Terminal(t) = self.g.next[it.pos as usize] else {
+                unreachable!("a kernel item is before a terminal")
+            };
+            self.g.dfas[t as usize].next(it.dfa, byte) != DEAD
+        })
     }
 
     fn add(&mut self, set: &mut Set, item: Item) -> Result<(), Error> {
@@ -209,7 +232,10 @@ impl<'g> Earley<'g> {
                     }
                 }
                 Next::Terminal(t) => {
-                    if g.dfas[t as usize].is_accepting(it.dfa) {
+                    // Greedy: only a match of at least one byte (a kernel item) ends, and
+                    // it ends here only if the lexeme stops here (see `push_byte`).
+                    let read = !g.greedy || k <= set.kernel as usize;
+                    if read && g.dfas[t as usize].is_accepting(it.dfa) {
                         self.add(set, advanced)?;
                     }
                 }

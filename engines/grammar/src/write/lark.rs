@@ -78,7 +78,7 @@ pub(crate) fn lark_regex(regex: &str) -> String {
     }
 }
 
-fn push_char(c: char, in_class: bool, out: &mut String) {
+pub(super) fn push_char(c: char, in_class: bool, out: &mut String) {
     let meta = if in_class {
         "\\]-[^&~"
     } else {
@@ -103,7 +103,7 @@ fn push_char(c: char, in_class: bool, out: &mut String) {
     }
 }
 
-fn write_class(ranges: &[(char, char)], out: &mut String) {
+pub(super) fn write_class(ranges: &[(char, char)], out: &mut String) {
     if ranges.is_empty() {
         out.push_str("[^\\x00-\\U0010FFFF]");
         return;

@@ -1,4 +1,4 @@
-//! Writers: a [`Grammar`] as Lark text and as GBNF text, so every grammar reaches every
+//! Writers: a [`Grammar`] as Lark, GBNF or KBNF text, so every grammar reaches every
 //! engine in the notation it reads.
 //!
 //! ## Map
@@ -7,19 +7,29 @@
 //!   the syntax Python's `re` (after Lark's unescaping) and Rust's `regex-syntax`
 //!   (llguidance) read alike;
 //! - `gbnf`: [`to_gbnf`]; terminal regexes rewritten as GBNF expressions (strings,
-//!   classes, groups, repetition), `%ignore` first made explicit.
+//!   classes, groups, repetition), `%ignore` first made explicit;
+//! - `scannerless`: [`to_lark_scannerless`]; Lark text whose every terminal is one
+//!   character (terminal regexes rewritten as rules), so Lark's Earley parser judges
+//!   membership exactly as the reference reads the grammar (a test oracle);
+//! - `kbnf`: [`to_kbnf`]; KBNF text for the kbnf crate (Formatron), each terminal one
+//!   scannerless `#"regex"` in Rust's syntax, `%ignore` first made explicit.
 //!
-//! Names: rule `i` is written `r{i}_{name}` (Lark) or `r{i}-{name}` (GBNF), terminal `i`
-//! `T{i}_{NAME}` / `t{i}-{name}`, the IR name reduced to the characters the notation
-//! allows; the id prefix keeps them unique.
+//! Names: rule `i` is written `r{i}_{name}` (Lark, KBNF) or `r{i}-{name}` (GBNF),
+//! terminal `i` `T{i}_{NAME}` / `t{i}_{name}` (scannerless Lark, KBNF) / `t{i}-{name}`, the
+//! IR name reduced to the characters the notation allows; the id prefix keeps them
+//! unique.
 //!
 //! [`Hir`]: regex_syntax::hir::Hir
 
 mod gbnf;
+mod kbnf;
 mod lark;
+mod scannerless;
 
 pub use gbnf::to_gbnf;
+pub use kbnf::to_kbnf;
 pub use lark::to_lark;
+pub use scannerless::to_lark_scannerless;
 
 /// `name` reduced to `[a-z0-9]` words joined by `sep`, at most 32 characters.
 pub(crate) fn sanitize(name: &str, sep: char) -> String {
