@@ -25,6 +25,8 @@ BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical,tokensdfa-lazy
 # (evenly spaced over the set) and BENCH_TIMEOUT seconds per cell; BENCH_FLAGS adds any
 # other `tokensieve bench` option (e.g. BENCH_FLAGS="--run nightly").
 BENCH_LIMIT ?= 8
+# the default corpus sets and the grammar set
+BENCH_SETS ?= outlines-bench,llm-formats,pathological,handwritten,schemastore,grammars
 BENCH_TIMEOUT ?= 30
 BENCH_FLAGS ?=
 
@@ -85,7 +87,8 @@ test: test-rust test-python
 
 bench: build
 	$(VENV)/bin/tokensieve bench --vocab $(BENCH_VOCABS) --engines $(BENCH_ENGINES) \
-		--limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) --scaling $(BENCH_FLAGS)
+		--corpus $(BENCH_SETS) --limit-specs $(BENCH_LIMIT) --timeout $(BENCH_TIMEOUT) \
+		--scaling $(BENCH_FLAGS)
 
 # The wheel and the sdist maturin builds, into dist/: `pip install dist/tokensieve-*.whl`.
 wheel: setup

@@ -67,6 +67,14 @@ class Policy(StrEnum):
     # once the text is a complete non-empty match only EOS is allowed, even where the
     # language goes on (kbnf's "ends eagerly", Formatron)
     EAGER_END = "eager-end"
+    # a grammar's terminals are lexed greedily: a lexeme ends only where no lexeme the
+    # parser allows at its start can take the next byte (maximal munch over the allowed
+    # set, llguidance's lexer), and no ignored text comes before the first lexeme; masks
+    # say "not failed yet" (`Engine.lexer_reading` names the grammar the lexer reads)
+    GREEDY_LEXEMES = "greedy-lexemes"
+    # a grammar is read scannerless, but no `%ignore`d text may come before its first
+    # terminal (xgrammar's Lark reader)
+    NO_LEADING_IGNORE = "no-leading-ignore"
 
 
 class SchemaPolicy(StrEnum):
@@ -220,6 +228,12 @@ class Engine(ABC):
             return spec.text, spec.notation
         target = self.capabilities.grammars[0]
         return grammar_in(self, spec, target), target
+
+    def lexer_reading(self, spec: Spec) -> tuple[str, str]:
+        """The grammar text and notation this engine's lexing policy applies to: what it
+        compiles (`grammar_read`), unless its own converter rewrites the grammar first
+        (llguidance's GBNF to Lark)."""
+        return self.grammar_read(spec)
 
     def available(self) -> tuple[bool, str]:
         """(True, "") or (False, why not) — never raises. An engine whose package is not

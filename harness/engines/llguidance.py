@@ -275,7 +275,7 @@ class LLGuidanceEngine(Engine):
         grammars=("lark", "gbnf", "ebnf"),
     )
     policies = Policies(
-        mask=(Policy.CANONICAL_FORCED,),
+        mask=(Policy.CANONICAL_FORCED, Policy.GREEDY_LEXEMES),
         json_whitespace="flexible",
         json_dialect=JSON_DIALECT,
     )
@@ -296,6 +296,13 @@ class LLGuidanceEngine(Engine):
 
         tokenizer = LLTokenizer(TokenizerWrapper(TokenizerSource(vocab)), n_vocab=vocab.size)
         return LLGuidanceVocab(vocab=vocab, tokenizer=tokenizer)
+
+    def lexer_reading(self, spec: Spec) -> tuple[str, str]:
+        """A GBNF or EBNF grammar is lexed as llguidance's own converter writes it in
+        Lark (`grammar_from("gbnf", ...)`: rules of terminals only become lexemes)."""
+        if spec.notation == "lark":
+            return spec.text, "lark"
+        return _grammar(self, spec), "lark"
 
     def compile(self, prepared: LLGuidanceVocab, spec: Spec) -> LLGuidanceCompiled:
         from llguidance import LLMatcher

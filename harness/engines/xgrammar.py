@@ -224,7 +224,7 @@ class XGrammarEngine(Engine):
         grammars=("gbnf", "ebnf", "lark"),
     )
     policies = Policies(
-        mask=(Policy.ASCII_CLASSES,),
+        mask=(Policy.ASCII_CLASSES, Policy.NO_LEADING_IGNORE),
         json_whitespace="flexible",
         class_table=(("s", SPACE_CLASS),),
         # xgrammar's documented defaults (its JSON-schema converter's `strict_mode`, and

@@ -315,6 +315,36 @@ impl NaiveGrammarIndex {
 
     /// Whether `text` is a sentence (the recognizer run from the initial state; no
     /// state is made). Errors: the item budget.
+    /// The bytes the grammar forces after `state`'s prefix, at most `limit`: while the
+    /// text so far is no sentence and exactly one byte keeps it viable, that byte (the
+    /// text jump-forward decoding may insert, and what `canonical-forced` engines allow
+    /// only in its canonical tokenization). Empty where two bytes, or EOS, may follow.
+    /// Under greedy lexing "viable" is the mask's "not failed yet".
+    pub fn forced_bytes(&self, state: u32, limit: usize) -> Result<Vec<u8>, Error> {
+        let sets = self.sets(state)?;
+        let mut earley = Earley::new(&self.g, self.budget);
+        let mut chart = Chart::new(&sets);
+        let mut out = Vec::new();
+        while out.len() < limit && !chart.last().accepting() {
+            let here = chart.len();
+            let mut only = None;
+            for b in 0..=255u8 {
+                let live = earley.push_byte(&mut chart, b)?;
+                chart.truncate(here);
+                if live {
+                    if only.is_some() {
+                        return Ok(out);
+                    }
+                    only = Some(b);
+                }
+            }
+            let Some(b) = only else { break };
+            earley.push_byte(&mut chart, b)?;
+            out.push(b);
+        }
+        Ok(out)
+    }
+
     pub fn accepts(&self, text: &[u8]) -> Result<bool, Error> {
         let sets = self.sets(0)?;
         let mut earley = Earley::new(&self.g, self.budget);

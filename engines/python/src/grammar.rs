@@ -18,7 +18,7 @@ use numpy::PyReadwriteArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use tokensdfa_core as core;
 use tokensdfa_grammar as grammar;
@@ -140,6 +140,21 @@ impl PyNaiveGrammarIndex {
 
     fn is_accepting(&self, state: u32) -> bool {
         self.inner.is_accepting(state)
+    }
+
+    /// The bytes the grammar forces after `state` (at most `limit`; see the core's docs).
+    #[pyo3(signature = (state, limit = 256))]
+    fn forced_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        state: u32,
+        limit: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        check_state(state, self.inner.num_states())?;
+        let forced = py
+            .allow_threads(|| self.inner.forced_bytes(state, limit))
+            .map_err(grammar_error)?;
+        Ok(PyBytes::new(py, &forced))
     }
 
     /// Write the state's mask into `out` (computed with the GIL released on first use).

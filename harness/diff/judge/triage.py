@@ -197,6 +197,32 @@ def _eager_end_rule(view: StateView) -> str | None:
     return _declared_rule(view, Policy.EAGER_END)
 
 
+def _reading_rule(view: StateView, policy: Policy, reading: str) -> str | None:
+    """The reason when the engine follows `policy` and its mask and accepting status are
+    the grammar reference's under that reading (`References.policy_index`)."""
+    if not view.engine.policies.follows(policy):
+        return None
+    under = view.policy_reference.get(policy)
+    if under is None:
+        return None
+    allowed, accepting = under
+    if allowed == view.actual and accepting == view.accepting_actual:
+        return f"mask and accepting status equal the grammar's {reading}"
+    return None
+
+
+def _greedy_lexemes_rule(view: StateView) -> str | None:
+    return _reading_rule(
+        view, Policy.GREEDY_LEXEMES, "with greedy lexemes and no ignored text before the first"
+    )
+
+
+def _no_leading_ignore_rule(view: StateView) -> str | None:
+    return _reading_rule(
+        view, Policy.NO_LEADING_IGNORE, "with no ignored text before the first terminal"
+    )
+
+
 # One rule per policy, tried in this order (a test checks every `Policy` has one).
 POLICY_RULES: dict[Policy, Rule] = {
     Policy.ASCII_CLASSES: _ascii_rule,
@@ -205,6 +231,8 @@ POLICY_RULES: dict[Policy, Rule] = {
     Policy.UTF8_TOKENS_ONLY: _utf8_rule,
     Policy.VALUES_NESTED_DEEPER: _deeper_rule,
     Policy.EAGER_END: _eager_end_rule,
+    Policy.GREEDY_LEXEMES: _greedy_lexemes_rule,
+    Policy.NO_LEADING_IGNORE: _no_leading_ignore_rule,
 }
 
 

@@ -40,8 +40,9 @@ from harness.diff.walk.plan import WalkPlan
 from harness.diff.walk.references import References
 from harness.engines.base import Compiled, Engine, SchemaPolicy
 from harness.engines.converter_subject import NAME as SUBJECT
-from harness.errors import TokensieveError
+from harness.errors import TokensieveError, WorkBudget
 from harness.language import converter, reference
+from harness.language import grammar as language_grammar
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -167,7 +168,10 @@ def diff_cell(
     compiled = _compile_all(chosen, prepared, spec, skipped)
     # a grammar's reference has no TokensDFA exact to check against
     exact = check_exact and grammar is None
-    result = Differ(spec.id, regex or "", voc, compiled, refs, check_exact=exact).run(plan)
+    try:
+        result = Differ(spec.id, regex or "", voc, compiled, refs, check_exact=exact).run(plan)
+    except language_grammar.module().BudgetError as exc:  # the grammar reference's bound
+        raise WorkBudget(language_grammar.NAME, spec.id, " ".join(str(exc).split())) from exc
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
     if instances is not None and spec.kind == "json_schema":

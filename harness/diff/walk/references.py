@@ -10,6 +10,7 @@ import numpy as np
 
 from harness.diff.judge.view import Answer, ByteDfa
 from harness.engines.base import Engine, Policy
+from harness.errors import TokensieveError
 from harness.language import grammar as language_grammar
 from harness.language import reference
 from harness.language.regex_syntax import (
@@ -128,6 +129,8 @@ class References:
         """The naive index of the regex as `engine` reads it under policy or reading
         `name`, or None when that reading does not change the regex."""
         tokensdfa = reference.tokensdfa()
+        if name in GRAMMAR_READINGS:
+            return self._grammar_reading(Policy(name), engine)
         table = engine.policies.class_table if name == Policy.ASCII_CLASSES else ()
         key = f"{name}:{table}"
         if key not in self._policy:
@@ -178,6 +181,28 @@ class References:
         allowed = frozenset(int(t) for t in index.allowed(state)) - {self.vocab.eos_id}
         return allowed, bool(index.is_accepting(state))
 
+    def _grammar_reading(self, policy: Policy, engine: Engine) -> TokenIndex | None:
+        """The grammar's reference as `engine`'s lexer reads it under `policy`
+        (`GRAMMAR_READINGS`), on the grammar its lexer reads (`Engine.lexer_reading`);
+        None for a regex, or where the front end cannot read that grammar."""
+        if self.grammar is None:
+            return None
+        key = f"{policy}:{engine.name}"
+        if key not in self._policy:
+            try:
+                text, notation = engine.lexer_reading(self.grammar)
+                lexing, leading = GRAMMAR_READINGS[policy]
+                self._policy[key] = reference.tokensdfa().NaiveGrammarIndex(
+                    text,
+                    self.native_vocab,
+                    notation,
+                    lexing=lexing,
+                    leading_ignore=leading,
+                )
+            except (ValueError, TokensieveError):
+                self._policy[key] = None
+        return self._policy[key]
+
     def _canonical_index(self) -> TokenIndex | None:
         """TokensDFA in canonical_literals mode: what that policy prescribes."""
         try:
@@ -200,7 +225,15 @@ def without_anchors(regex: str) -> str:
     return "".join(kept)
 
 
+# The lexing policies, each a reading of the grammar by the reference: (lexing, whether
+# ignored text may come before the first terminal).
+GRAMMAR_READINGS: dict[Policy, tuple[str, bool]] = {
+    Policy.GREEDY_LEXEMES: ("greedy", False),
+    Policy.NO_LEADING_IGNORE: ("scannerless", False),
+}
+
+
 def policies_needing_reference(engine: Engine) -> list[Policy]:
     """The policies of `engine` whose rule compares with a reference of their own."""
-    own = (Policy.ASCII_CLASSES, Policy.CANONICAL_LITERALS)
+    own = (Policy.ASCII_CLASSES, Policy.CANONICAL_LITERALS, *GRAMMAR_READINGS)
     return [p for p in own if engine.policies.follows(p)]
