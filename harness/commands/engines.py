@@ -28,6 +28,7 @@ def describe(engine: Engine) -> list[str]:
         engine.name,
         engine.version() if ok else "-",
         caps.json_schema,
+        ",".join(caps.grammars) or "-",
         "unicode" if pol.unicode_classes else "ascii",
         pol.json_whitespace,
         "canonical" if pol.canonical_forced else "any",
@@ -36,7 +37,8 @@ def describe(engine: Engine) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [["engine", "version", "json schema", "\\d\\w\\s", "json ws", "forced text", "status"]]
+    head = ["engine", "version", "json schema", "grammars", "\\d\\w\\s", "json ws", "forced text"]
+    rows = [[*head, "status"]]
     rows += [describe(engines.get(name)) for name in engines.names()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:

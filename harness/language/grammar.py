@@ -19,7 +19,7 @@ past it the call raises `WorkBudget`, which a cell records as `timeout`, never a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import SpecError, UnsupportedSpec, WorkBudget
 from harness.spec import NOTATIONS, Notation, Spec
@@ -50,9 +50,10 @@ def notation_of(path: Path) -> Notation | None:
 
 
 def check_notation(notation: str) -> Notation:
+    """`notation` as a Notation (ValueError naming the known ones when it is none)."""
     if notation not in NOTATIONS:
         raise ValueError(f"unknown grammar notation {notation!r}; known: {', '.join(NOTATIONS)}")
-    return cast(Notation, notation)
+    return notation
 
 
 def problem(text: str, notation: Notation) -> str | None:

@@ -134,7 +134,15 @@ fn item_budget_is_an_error_not_a_hang() {
     let mut refs: Vec<&[u8]> = vec![b"<eos>"];
     refs.extend(toks.iter().map(|t| t.as_slice()));
     let v = vocab(&refs);
-    let ix = NaiveGrammarIndex::new(&g, &v, GrammarOptions { item_budget: 2_000, ..GrammarOptions::default() }).unwrap();
+    let ix = NaiveGrammarIndex::new(
+        &g,
+        &v,
+        GrammarOptions {
+            item_budget: 2_000,
+            ..GrammarOptions::default()
+        },
+    )
+    .unwrap();
     let mut out = vec![0u32; v.mask_words()];
     match ix.fill_mask(0, &mut out) {
         Err(Error::Budget(m)) => assert!(m.contains("2000"), "{m}"),

@@ -19,6 +19,7 @@ from harness import engines
 from harness.diff.shrink.minimize import Minimal
 from harness.diff.walk.history import FILL, RESET, describe, walks
 from harness.embed import comment, literal
+from harness.language.grammar import check_notation
 from harness.language.regex_syntax import python_regex
 
 # Bytes tried first when completing a match, so witnesses read as text.
@@ -101,7 +102,7 @@ class GrammarBytes:
         import tokensdfa
 
         vocab = tokensdfa.Vocabulary([b"<eos>", *(bytes([b]) for b in range(256))], 0, [])
-        self.index = tokensdfa.NaiveGrammarIndex(text, vocab, notation)
+        self.index = tokensdfa.NaiveGrammarIndex(text, vocab, check_notation(notation))
         self.initial_state = self.index.initial_state
 
     def walk(self, state: int | None, data: bytes) -> int | None:

@@ -419,7 +419,7 @@ def as_minimal(
         after = refs.naive.next_state(state, d.reference_only[0])
         if after is not None:
             next_expected = tuple(int(t) for t in refs.naive.allowed(after))
-    return Minimal(
+    minimal = Minimal(
         **minimal_form(d, engine, vocab),
         prefix_ids=d.prefix_ids,
         expected=expected,
@@ -431,20 +431,21 @@ def as_minimal(
         source_regex=source_regex or d.regex,
         eos_bit_actual=d.eos_bit_actual,
         schema=schema,
-        **_grammar_read(engine, grammar),
     )
+    return _with_grammar(minimal, engine, grammar)
 
 
-def _grammar_read(engine: Engine, grammar: Spec | None) -> dict[str, str]:
-    """The Minimal's grammar fields: the grammar, and what `engine` compiles of it."""
+def _with_grammar(minimal: Minimal, engine: Engine, grammar: Spec | None) -> Minimal:
+    """`minimal` with its grammar fields: the grammar, and what `engine` compiles of it
+    where that differs."""
     if grammar is None:
-        return {}
+        return minimal
     assert grammar.notation is not None
-    out = {"grammar": grammar.text, "notation": grammar.notation}
+    minimal = replace(minimal, grammar=grammar.text, notation=grammar.notation)
     text, notation = engine.grammar_read(grammar)
-    if (text, notation) != (grammar.text, grammar.notation):
-        out.update(engine_grammar=text, engine_notation=notation)
-    return out
+    if (text, notation) == (grammar.text, grammar.notation):
+        return minimal
+    return replace(minimal, engine_grammar=text, engine_notation=notation)
 
 
 class MinimalOf(TypedDict):
