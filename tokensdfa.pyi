@@ -21,6 +21,7 @@ class BudgetError(LimitError): ...
 _Mode = Literal["exact", "canonical_literals"]
 _Notation = Literal["gbnf", "lark", "ebnf"]
 _Lexing = Literal["scannerless", "greedy"]
+_TrailingIgnore = bool | Literal["always", "never", "where-a-lexeme-may-follow"]
 _Whitespace = Literal["none", "optional-space", "any"]
 _Draft = Literal["2020-12", "draft-07", "7"]
 _Formats = Literal["assert", "annotate"]
@@ -130,7 +131,7 @@ def grammar_accepts(
     item_budget: int | None = ...,
     lexing: _Lexing = ...,
     leading_ignore: bool = ...,
-    trailing_ignore: bool = ...,
+    trailing_ignore: _TrailingIgnore = ...,
 ) -> list[bool]: ...
 def grammar_samples(text: str, notation: _Notation, count: int, seed: int = ...) -> list[bytes]: ...
 
@@ -238,7 +239,7 @@ class NaiveGrammarIndex:
         item_budget: int | None = ...,
         lexing: _Lexing = ...,
         leading_ignore: bool = ...,
-        trailing_ignore: bool = ...,
+        trailing_ignore: _TrailingIgnore = ...,
     ) -> Self: ...
     def fill_mask(self, state: int, out: npt.NDArray[np.int32]) -> None: ...
     def allowed(self, state: int) -> list[int]: ...

@@ -56,6 +56,7 @@ def test_manifest_names_every_set_once() -> None:
         "handwritten",
         "schemastore",
         "maskbench",
+        "grammars",
     ]
 
 

@@ -46,9 +46,7 @@ def finite_grammars(draw: st.DrawFn) -> tuple[str, set[bytes]]:
     languages: list[set[bytes]] = [set() for _ in range(count)]
     for i in reversed(range(count)):
         for symbols in bodies[i]:
-            parts = [
-                languages[s] if isinstance(s, int) else {s.encode("utf-8")} for s in symbols
-            ]
+            parts = [languages[s] if isinstance(s, int) else {s.encode("utf-8")} for s in symbols]
             languages[i] |= {b"".join(p) for p in product(*parts)}
     lines = []
     for i, alternatives in enumerate(bodies):
@@ -82,9 +80,7 @@ def vocabularies(draw: st.DrawFn) -> list[bytes]:
 
 def expected(language: set[bytes], prefix: bytes, tokens: list[bytes]) -> set[int]:
     allowed = {
-        i
-        for i, t in enumerate(tokens)
-        if i > 0 and any(s.startswith(prefix + t) for s in language)
+        i for i, t in enumerate(tokens) if i > 0 and any(s.startswith(prefix + t) for s in language)
     }
     if prefix in language:
         allowed.add(0)

@@ -153,7 +153,7 @@ def test_a_diff_on_a_grammar_minimizes_and_reproduces_a_real_bug() -> None:
     if not engine.available()[0]:
         pytest.skip("xgrammar is not installed")
     voc = vocab.load("gpt2")
-    spec = next(e.spec for e in grammars.entries() if e.spec.id.endswith("/json-recursive"))
+    spec = next(e.spec for e in grammars.entries() if e.spec.id == "grammars/edge-json-recursive")
     outcome = diff_cell(
         spec,
         None,

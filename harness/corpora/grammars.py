@@ -2,14 +2,14 @@
 each with labelled instances, a public counterpart to MaskBench for grammars.
 
 Three sources, each entry tagged with its notation and source:
-- `grammars/edge/NAME`: the grammars of `corpora/grammars/` (written for tokensieve: a
+- `grammars/edge-NAME`: the grammars of `corpora/grammars/` (written for tokensieve: a
   lexer collision, nullable rules, left recursion, Unicode classes, tokens spanning
   terminals, `%ignore` around terminals, unbounded nesting, ambiguity), with the
   hand-labelled texts of `corpora/grammars/instances.json`;
-- `grammars/NOTATION/NAME`: the public grammars of `../shared/corpora/grammars` (GBNF
+- `grammars/NOTATION-NAME`: the public grammars of `../shared/corpora/grammars` (GBNF
   from llama.cpp, Lark from SynCode and llguidance, EBNF from transformers-CFG), read by
   path, never copied; absent, they are skipped with one warning;
-- `grammars/lark-package/NAME`: the grammars the installed `lark` package ships (its
+- `grammars/lark-package-NAME`: the grammars the installed `lark` package ships (its
   libraries `common` and `unicode`, which have no start rule, left out).
 
 Instances: the hand-labelled ones, and for every grammar sentences derived from it at
@@ -71,7 +71,7 @@ def _edge() -> list[Entry]:
         given = labelled.get(path.stem, {})
         out.append(
             _entry(
-                f"{SET}/edge/{path.stem}",
+                f"{SET}/edge-{path.stem}",
                 path.read_text(encoding="utf-8"),
                 notation,
                 "tokensieve (handwritten)",
@@ -93,7 +93,7 @@ def _shared(folder: Path) -> list[Entry]:
             assert notation is not None
             text = path.read_text(encoding="utf-8")
             source = f"shared corpora: grammars/{sub}/{path.name}"
-            out.append(_entry(f"{SET}/{sub}/{path.stem}", text, notation, source, ("public",)))
+            out.append(_entry(f"{SET}/{sub}-{path.stem}", text, notation, source, ("public",)))
     return out
 
 
@@ -111,7 +111,7 @@ def _lark_package() -> list[Entry]:
         stem = name[: -len(".lark")]
         out.append(
             _entry(
-                f"{SET}/lark-package/{stem}",
+                f"{SET}/lark-package-{stem}",
                 item.read_text(encoding="utf-8"),
                 "lark",
                 f"lark {lark.__version__}: lark/grammars/{name}",
@@ -140,13 +140,14 @@ def _entry(
     texts, labels = _labelled(judge, near)
     more_valid = [m for m, ok in zip(texts, labels, strict=True) if ok]
     more_invalid = [m for m, ok in zip(texts, labels, strict=True) if not ok]
-    spec = Spec.grammar(spec_id, text, notation, examples=(*valid, *derived))
+    all_valid = tuple(dict.fromkeys((*valid, *derived, *more_valid)))
+    spec = Spec.grammar(spec_id, text, notation, examples=tuple(dict.fromkeys((*valid, *derived))))
     return Entry(
         spec,
         source=source,
         tags=(notation, *tags, f"judge:{judge.name}"),
-        valid=(*valid, *derived, *more_valid),
-        invalid=(*invalid, *more_invalid),
+        valid=all_valid,
+        invalid=tuple(dict.fromkeys((*invalid, *more_invalid))),
     )
 
 

@@ -69,8 +69,9 @@ class Policy(StrEnum):
     EAGER_END = "eager-end"
     # a grammar's terminals are lexed greedily: a lexeme ends only where no lexeme the
     # parser allows at its start can take the next byte (maximal munch over the allowed
-    # set, llguidance's lexer), and no ignored text comes before the first lexeme; masks
-    # say "not failed yet" (`Engine.lexer_reading` names the grammar the lexer reads)
+    # set, llguidance's lexer); ignored text comes neither before the first lexeme nor
+    # after the last, except where another lexeme may follow; masks say "not failed yet"
+    # (`Engine.lexer_reading` names the grammar the lexer reads)
     GREEDY_LEXEMES = "greedy-lexemes"
     # a grammar is read scannerless, but no `%ignore`d text may come before its first
     # terminal (xgrammar's Lark reader)

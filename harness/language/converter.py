@@ -425,8 +425,6 @@ def accepts(text):
     # through a lazy index over a vocabulary of one token per byte (plus EOS)
     import tokensdfa
 
-    from harness.language.reference import TokenIndex
-
     regex = tokensdfa.schema_to_regex(
         json.dumps(SCHEMA),
         whitespace={OURS_WHITESPACE!r},

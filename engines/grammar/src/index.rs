@@ -26,12 +26,28 @@
 //!   a sentence: the lexer never looks ahead, like the engines; whether some
 //!   continuation exists is not decidable in general under this lexing). EOS is exact.
 //! - `leading_ignore: false`: no `%ignore` text before the text's first terminal
-//!   occurrence; `trailing_ignore: false`: none after its last. A text of ignore text
-//!   only is a sentence only with both (see `Grammar::expand_ignore_with`).
+//!   occurrence. `trailing_ignore` ([`TrailingIgnore`]), after its last: `Always`
+//!   (default), `Never`, or `WhereALexemeMayFollow`, llguidance's reading (measured on
+//!   1.9.1): ignore text is a lexeme allowed exactly where the parser allows some other
+//!   lexeme, and reading it leaves the parser state as it was. So ignore text may follow
+//!   the last terminal only where the parser state there (the set of all parses of the
+//!   text so far) expects another terminal, and the text is then a sentence iff it was
+//!   one before the ignore text: with `start: "x"+` "x " is a sentence, with
+//!   `start: "x" "y"` "xy " is not even viable (nothing may follow "y"), and after a
+//!   complete JSON value no whitespace may follow, though inside `[0` it may. Between
+//!   terminals nothing changes (ignore text before any terminal occurrence). The
+//!   condition is on the state, not per parse: where one parse of the text is complete
+//!   and another expects more, ignore text and then EOS are allowed. Viability is
+//!   `Never`'s; only which texts are sentences differs. A text of ignore text only is
+//!   a sentence only with leading ignore, and trailing ignore `Always` or (where the
+//!   empty text is a sentence and another may follow it) `WhereALexemeMayFollow` (see
+//!   `Grammar::expand_ignore_for`). Under greedy lexing the ignore terminals are in the
+//!   allowed set of a lexeme exactly where another terminal is, as between terminals.
 //!
 //! Same cost in every mode: greedy lexing only decides which completions a set makes
 //! and which items scan (one check of the set's kernel per byte); `leading_ignore: false`
-//! adds a copy of each rule (at most twice the rules).
+//! adds a copy of each rule (at most twice the rules); `WhereALexemeMayFollow` one rule
+//! and one flag per set closure.
 //!
 //! ## How
 //!
@@ -70,59 +86,7 @@ use tokensdfa_core::{ones, set_bit, TokenTrie, Vocabulary};
 use crate::earley::{Chart, Compiled, Earley, Set};
 use crate::error::Error;
 use crate::ir::Grammar;
-
-/// How the text is cut into terminal matches (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lexing {
-    /// Every terminal matches at every length it can (the grammar read as a grammar).
-    #[default]
-    Scannerless,
-    /// Maximal munch over the terminals allowed where the lexeme starts: a match ends
-    /// only where no terminal allowed there (ignore ones included) takes the next byte;
-    /// matches are never empty.
-    Greedy,
-}
-
-impl Lexing {
-    pub fn parse(name: &str) -> Option<Lexing> {
-        match name {
-            "scannerless" => Some(Lexing::Scannerless),
-            "greedy" => Some(Lexing::Greedy),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lexing::Scannerless => "scannerless",
-            Lexing::Greedy => "greedy",
-        }
-    }
-}
-
-/// Bounds and reading of the reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GrammarOptions {
-    /// Most Earley items one call (a mask fill, a token step) may create.
-    pub item_budget: usize,
-    pub lexing: Lexing,
-    /// Whether `%ignore` text may come before the text's first terminal occurrence.
-    pub leading_ignore: bool,
-    /// Whether `%ignore` text may come after the text's last terminal occurrence.
-    pub trailing_ignore: bool,
-}
-
-impl Default for GrammarOptions {
-    /// 50 million items (a few seconds of work), scannerless, ignore text anywhere.
-    fn default() -> Self {
-        GrammarOptions {
-            item_budget: 50_000_000,
-            lexing: Lexing::Scannerless,
-            leading_ignore: true,
-            trailing_ignore: true,
-        }
-    }
-}
+use crate::options::{GrammarOptions, Lexing};
 
 /// Figures of one mask fill.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -173,10 +137,18 @@ impl NaiveGrammarIndex {
         options: GrammarOptions,
     ) -> Result<Self, Error> {
         let greedy = options.lexing == Lexing::Greedy;
-        let (trimmed, dfas) = grammar
-            .expand_ignore_with(options.leading_ignore, options.trailing_ignore)
-            .trimmed_with_dfas_for(greedy)?;
-        let g = Compiled::new(&trimmed, dfas, greedy);
+        let (expanded, ignore_rules) =
+            grammar.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
+        let (trimmed, dfas, renumbered) = expanded.trimmed_with_dfas_for(greedy)?;
+        let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
+        let ignore: Vec<u32> = ignore_rules
+            .iter()
+            .flat_map(|i| [Some(i.ign), i.tail])
+            .flatten()
+            .filter_map(kept)
+            .collect();
+        let tail = ignore_rules.and_then(|i| i.tail).and_then(kept);
+        let g = Compiled::new(&trimmed, dfas, greedy, &ignore, tail);
         let initial = Earley::new(&g, options.item_budget).initial()?;
         let t = vocab.trie();
         let trie = TokenTrie {
@@ -313,13 +285,9 @@ impl NaiveGrammarIndex {
         Ok(ones(&self.mask(state)?))
     }
 
-    /// Whether `text` is a sentence (the recognizer run from the initial state; no
-    /// state is made). Errors: the item budget.
-    /// The bytes the grammar forces after `state`'s prefix, at most `limit`: while the
-    /// text so far is no sentence and exactly one byte keeps it viable, that byte (the
-    /// text jump-forward decoding may insert, and what `canonical-forced` engines allow
-    /// only in its canonical tokenization). Empty where two bytes, or EOS, may follow.
-    /// Under greedy lexing "viable" is the mask's "not failed yet".
+    /// The bytes the grammar forces after `state`, at most `limit`: while the text is no
+    /// sentence and exactly one byte keeps it viable (under greedy lexing: not failed
+    /// yet), that byte. What jump-forward inserts and `canonical-forced` engines spell.
     pub fn forced_bytes(&self, state: u32, limit: usize) -> Result<Vec<u8>, Error> {
         let sets = self.sets(state)?;
         let mut earley = Earley::new(&self.g, self.budget);
@@ -345,6 +313,8 @@ impl NaiveGrammarIndex {
         Ok(out)
     }
 
+    /// Whether `text` is a sentence (the recognizer run from the initial state; no
+    /// state is made). Errors: the item budget.
     pub fn accepts(&self, text: &[u8]) -> Result<bool, Error> {
         let sets = self.sets(0)?;
         let mut earley = Earley::new(&self.g, self.budget);

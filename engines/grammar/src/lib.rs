@@ -25,14 +25,16 @@ mod earley;
 mod error;
 mod index;
 mod ir;
+mod options;
 mod read;
 mod sample;
 mod transform;
 mod write;
 
 pub use error::Error;
-pub use index::{GrammarOptions, Lexing, NaiveGrammarIndex};
+pub use index::NaiveGrammarIndex;
 pub use ir::{Grammar, Notation, Rule, Symbol, Terminal};
+pub use options::{GrammarOptions, Lexing, TrailingIgnore};
 pub use read::read;
 pub use sample::{SampleOptions, Sampler};
 pub use write::{to_gbnf, to_kbnf, to_lark, to_lark_scannerless};

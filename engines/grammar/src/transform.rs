@@ -23,6 +23,16 @@
 //!   the empty string through rules alone, `Yk' Yk+1..Ym` (a terminal's copy is itself,
 //!   the rest expanded as usual). "First" is by derivation: a terminal matching the empty
 //!   string counts (only under scannerless lexing; greedy lexemes are never empty).
+//! - [`Grammar::expand_ignore_for`]: the same, where trailing ignore text is one of
+//!   [`TrailingIgnore`]'s readings. `Always` and `Never` are the two above.
+//!   `WhereALexemeMayFollow` (llguidance's reading) cannot be said by a grammar alone (it
+//!   asks whether the *parser state* after the last terminal expects another terminal,
+//!   a property of the set of parses, not of one), so the grammar is
+//!   `START ::= S | S TAIL` (`S'` for `S` without leading ignore), with a fresh rule
+//!   `TAIL ::= X IGN` (one alternative per ignore terminal `X`: a non-empty run of
+//!   ignore matches), and the recognizer predicts `TAIL` only in a set that also
+//!   expects some terminal outside the ignore rules (see `earley`). The rules reading
+//!   ignore text (`IGN`, `TAIL`) are returned with the grammar.
 //! - [`Grammar::trimmed`]: unproductive symbols (a terminal whose regex matches nothing,
 //!   a rule that derives no finite string) and the alternatives using them dropped, then
 //!   the unreachable rules and terminals; what is left is renumbered. On a trimmed
@@ -34,6 +44,17 @@ use tokensdfa_core::ByteDfa;
 
 use crate::error::Error;
 use crate::ir::{Grammar, Rule, Symbol};
+use crate::options::TrailingIgnore;
+
+/// The rules [`Grammar::expand_ignore_for`] adds that read ignore text (numbered in its
+/// result): `ign` (`IGN ::= "" | X IGN`, before every terminal occurrence) and, for
+/// [`TrailingIgnore::WhereALexemeMayFollow`], `tail` (`TAIL ::= X IGN`, after the start
+/// rule; the recognizer predicts it only where some other terminal is expected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IgnoreRules {
+    pub ign: u32,
+    pub tail: Option<u32>,
+}
 
 impl Grammar {
     /// The grammar with `%ignore` made explicit (see the module doc); `ignore` is empty
@@ -47,8 +68,25 @@ impl Grammar {
     /// the text's first terminal occurrence and `trailing: false` none after its last
     /// (see the module doc). A text of ignore matches only is a sentence only with both.
     pub fn expand_ignore_with(&self, leading: bool, trailing: bool) -> Grammar {
+        let trailing = if trailing {
+            TrailingIgnore::Always
+        } else {
+            TrailingIgnore::Never
+        };
+        self.expand_ignore_for(leading, trailing).0
+    }
+
+    /// [`Grammar::expand_ignore_with`] with trailing ignore text read as `trailing` says,
+    /// and the rules reading ignore text (None without ignore terminals: a clone). Under
+    /// [`TrailingIgnore::WhereALexemeMayFollow`] the grammar alone says more than it
+    /// means (its language is `Always`'s): the recognizer gates `tail` (module doc).
+    pub(crate) fn expand_ignore_for(
+        &self,
+        leading: bool,
+        trailing: TrailingIgnore,
+    ) -> (Grammar, Option<IgnoreRules>) {
         if self.ignore.is_empty() {
-            return self.clone();
+            return (self.clone(), None);
         }
         let ign = self.rules.len() as u32;
         let mut rules: Vec<Rule> = self
@@ -67,16 +105,25 @@ impl Grammar {
             name: self.fresh_name("__ignore"),
             alternatives,
         });
-        let tail: &[Symbol] = if trailing { &[Symbol::Rule(ign)] } else { &[] };
-        // leading: START ::= S IGN?; else START ::= S' IGN? (| "" if S derives it without
-        // terminals), S' the copy of S at `first + S` (see `first_copies`)
+        // leading: START ::= S tail; else START ::= S' tail (| "" if S derives it without
+        // terminals), S' the copy of S at `first + S` (see `first_copies`); the tail is
+        // IGN (Always), nothing (Never), or nothing | TAIL (WhereALexemeMayFollow), TAIL
+        // numbered after the copies
         let first = ign + 2;
-        let head = if leading {
+        let head = Symbol::Rule(if leading {
             self.start
         } else {
             first + self.start
+        });
+        let copies = if leading { 0 } else { self.rules.len() as u32 };
+        let tail = first + copies;
+        let mut start_alternatives = match trailing {
+            TrailingIgnore::Always => vec![vec![head, Symbol::Rule(ign)]],
+            TrailingIgnore::Never => vec![vec![head]],
+            TrailingIgnore::WhereALexemeMayFollow => {
+                vec![vec![head], vec![head, Symbol::Rule(tail)]]
+            }
         };
-        let mut start_alternatives = vec![[&[Symbol::Rule(head)], tail].concat()];
         if !leading && self.terminal_free_nullable()[self.start as usize] {
             start_alternatives.push(vec![]);
         }
@@ -87,12 +134,25 @@ impl Grammar {
         if !leading {
             rules.extend(self.first_copies(ign, first));
         }
-        Grammar {
+        let tail = (trailing == TrailingIgnore::WhereALexemeMayFollow).then(|| {
+            rules.push(Rule {
+                name: self.fresh_name("__trailing_ignore"),
+                alternatives: self
+                    .ignore
+                    .iter()
+                    .map(|&t| vec![Symbol::Terminal(t), Symbol::Rule(ign)])
+                    .collect(),
+            });
+            tail
+        });
+        debug_assert!(tail.is_none_or(|t| t as usize + 1 == rules.len()));
+        let grammar = Grammar {
             start: ign + 1,
             rules,
             terminals: self.terminals.clone(),
             ignore: Vec::new(),
-        }
+        };
+        (grammar, Some(IgnoreRules { ign, tail }))
     }
 
     /// Per rule `A`, its copy `A'` (numbered `first + A`): the derivations of `A` with at
@@ -169,16 +229,18 @@ impl Grammar {
 
     /// [`Grammar::trimmed`], with the minimized DFA of each kept terminal (same order).
     pub(crate) fn trimmed_with_dfas(&self) -> Result<(Grammar, Vec<ByteDfa>), Error> {
-        self.trimmed_with_dfas_for(false)
+        let (g, dfas, _) = self.trimmed_with_dfas_for(false)?;
+        Ok((g, dfas))
     }
 
-    /// [`Grammar::trimmed_with_dfas`]; with `nonempty_matches`, a terminal is read as
-    /// matching non-empty strings only (greedy lexing), so one matching only the empty
-    /// string is unproductive.
+    /// [`Grammar::trimmed_with_dfas`], and each rule's number in the result (`u32::MAX`
+    /// where dropped); with `nonempty_matches`, a terminal is read as matching non-empty
+    /// strings only (greedy lexing), so one matching only the empty string is
+    /// unproductive.
     pub(crate) fn trimmed_with_dfas_for(
         &self,
         nonempty_matches: bool,
-    ) -> Result<(Grammar, Vec<ByteDfa>), Error> {
+    ) -> Result<(Grammar, Vec<ByteDfa>, Vec<u32>), Error> {
         let dfas = self.terminal_dfas()?;
         let term_ok: Vec<bool> = dfas
             .iter()
@@ -221,14 +283,14 @@ impl Grammar {
     }
 
     /// Keep the `rule_keep` rules and `term_keep` terminals, and the alternatives whose
-    /// symbols are all `usable`, renumbered in order.
+    /// symbols are all `usable`, renumbered in order; with each rule's new number.
     fn renumbered(
         &self,
         rule_keep: &[bool],
         term_keep: &[bool],
         dfas: Vec<ByteDfa>,
         usable: impl Fn(&Symbol) -> bool,
-    ) -> (Grammar, Vec<ByteDfa>) {
+    ) -> (Grammar, Vec<ByteDfa>, Vec<u32>) {
         let renumber = |keep: &[bool]| {
             let mut next = 0u32;
             keep.iter()
@@ -283,7 +345,7 @@ impl Grammar {
                 .filter(|&t| t != u32::MAX)
                 .collect(),
         };
-        (grammar, dfas)
+        (grammar, dfas, rule_id)
     }
 
     /// Each terminal's minimized DFA; a regex that does not compile is named.

@@ -83,11 +83,15 @@ impl PyNaiveGrammarIndex {
     /// `item_budget`: most Earley items one mask fill or token step may create (default
     /// 50 million); past it, BudgetError. `lexing`: "scannerless" (every terminal at
     /// every length) or "greedy" (maximal munch over the terminals allowed where a lexeme
-    /// starts, as llguidance lexes); `leading_ignore` / `trailing_ignore`: whether
-    /// `%ignore` text may come before the first / after the last terminal.
+    /// starts, as llguidance lexes); `leading_ignore`: whether `%ignore` text may come
+    /// before the first terminal; `trailing_ignore`: after the last, True (always, or
+    /// "always"), False (never, or "never") or "where-a-lexeme-may-follow" (llguidance:
+    /// only where the parser state there expects another terminal, and then the text is
+    /// a sentence iff it was one before the ignore text).
     #[new]
     #[pyo3(signature = (text, vocab, notation = "gbnf", item_budget = None,
-                        lexing = "scannerless", leading_ignore = true, trailing_ignore = true))]
+                        lexing = "scannerless", leading_ignore = true,
+                        trailing_ignore = TrailingArg::Flag(true)))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -97,7 +101,7 @@ impl PyNaiveGrammarIndex {
         item_budget: Option<usize>,
         lexing: &str,
         leading_ignore: bool,
-        trailing_ignore: bool,
+        trailing_ignore: TrailingArg,
     ) -> PyResult<Self> {
         let g = read(text, notation)?;
         let options = grammar_options(item_budget, lexing, leading_ignore, trailing_ignore)?;
@@ -229,19 +233,36 @@ pub(crate) fn grammar_summary<'py>(
     Ok(d)
 }
 
-/// The reference's options from the Python keywords; an unknown `lexing` is a
-/// ValueError naming the choices.
+/// `trailing_ignore` as Python passes it: a bool (True: "always", False: "never") or
+/// one of `TrailingIgnore`'s names.
+#[derive(FromPyObject)]
+pub(crate) enum TrailingArg {
+    Flag(bool),
+    Name(String),
+}
+
+/// The reference's options from the Python keywords; an unknown `lexing` or
+/// `trailing_ignore` name is a ValueError naming the choices.
 fn grammar_options(
     item_budget: Option<usize>,
     lexing: &str,
     leading_ignore: bool,
-    trailing_ignore: bool,
+    trailing_ignore: TrailingArg,
 ) -> PyResult<grammar::GrammarOptions> {
     let lexing = grammar::Lexing::parse(lexing).ok_or_else(|| {
         PyValueError::new_err(format!(
             "unknown lexing {lexing:?}: expected \"scannerless\" or \"greedy\""
         ))
     })?;
+    let trailing_ignore = match trailing_ignore {
+        TrailingArg::Flag(allowed) => grammar::TrailingIgnore::from(allowed),
+        TrailingArg::Name(name) => grammar::TrailingIgnore::parse(&name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown trailing_ignore {name:?}: expected True, False, \"always\", \
+                 \"never\" or \"where-a-lexeme-may-follow\""
+            ))
+        })?,
+    };
     let default = grammar::GrammarOptions::default();
     Ok(grammar::GrammarOptions {
         item_budget: item_budget.unwrap_or(default.item_budget),
@@ -256,7 +277,8 @@ fn grammar_options(
 /// `lexing`, `leading_ignore`, `trailing_ignore` as for NaiveGrammarIndex).
 #[pyfunction]
 #[pyo3(signature = (text, notation, sentences, item_budget = None,
-                    lexing = "scannerless", leading_ignore = true, trailing_ignore = true))]
+                    lexing = "scannerless", leading_ignore = true,
+                    trailing_ignore = TrailingArg::Flag(true)))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grammar_accepts(
     py: Python<'_>,
@@ -266,7 +288,7 @@ pub(crate) fn grammar_accepts(
     item_budget: Option<usize>,
     lexing: &str,
     leading_ignore: bool,
-    trailing_ignore: bool,
+    trailing_ignore: TrailingArg,
 ) -> PyResult<Vec<bool>> {
     let g = read(text, notation)?;
     let options = grammar_options(item_budget, lexing, leading_ignore, trailing_ignore)?;

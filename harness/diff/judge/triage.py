@@ -213,7 +213,9 @@ def _reading_rule(view: StateView, policy: Policy, reading: str) -> str | None:
 
 def _greedy_lexemes_rule(view: StateView) -> str | None:
     return _reading_rule(
-        view, Policy.GREEDY_LEXEMES, "with greedy lexemes and no ignored text before the first"
+        view,
+        Policy.GREEDY_LEXEMES,
+        "with greedy lexemes and ignored text only before a lexeme (or where one may follow)",
     )
 
 

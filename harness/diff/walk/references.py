@@ -191,13 +191,14 @@ class References:
         if key not in self._policy:
             try:
                 text, notation = engine.lexer_reading(self.grammar)
-                lexing, leading = GRAMMAR_READINGS[policy]
+                lexing, leading, trailing = GRAMMAR_READINGS[policy]
                 self._policy[key] = reference.tokensdfa().NaiveGrammarIndex(
                     text,
                     self.native_vocab,
                     notation,
                     lexing=lexing,
                     leading_ignore=leading,
+                    trailing_ignore=trailing,
                 )
             except (ValueError, TokensieveError):
                 self._policy[key] = None
@@ -226,10 +227,10 @@ def without_anchors(regex: str) -> str:
 
 
 # The lexing policies, each a reading of the grammar by the reference: (lexing, whether
-# ignored text may come before the first terminal).
-GRAMMAR_READINGS: dict[Policy, tuple[str, bool]] = {
-    Policy.GREEDY_LEXEMES: ("greedy", False),
-    Policy.NO_LEADING_IGNORE: ("scannerless", False),
+# ignored text may come before the first terminal, where it may come after the last).
+GRAMMAR_READINGS: dict[Policy, tuple[str, bool, str]] = {
+    Policy.GREEDY_LEXEMES: ("greedy", False, "where-a-lexeme-may-follow"),
+    Policy.NO_LEADING_IGNORE: ("scannerless", False, "always"),
 }
 
 

@@ -39,6 +39,21 @@
 //! lexeme's start), so "a scan of this lexeme takes `b`" is "a kernel item takes `b`".
 //! Rules are nullable through rules only (a terminal never matches empty).
 //!
+//! ## Trailing ignore where a lexeme may follow
+//!
+//! With [`Compiled::tail`] (`TrailingIgnore::WhereALexemeMayFollow`, see `transform`),
+//! the tail rule `TAIL` (a non-empty run of ignore matches, after the start rule: the
+//! grammar says `START ::= S | S TAIL`) is predicted in a set only if its closure also
+//! *expects* a terminal outside the ignore rules: derived (by prediction, completion or
+//! terminal acceptance, or as a start item) some item before such a terminal. So the
+//! closure runs to its fixpoint with `TAIL` held back, then, if the set expects one,
+//! predicts it and runs on (nothing `TAIL` adds expects one, or completes anything but
+//! the start rule). A set's closure is its parser state as if a lexeme ended at it
+//! (greedy: see above; scannerless: the items derived there are those after terminal
+//! matches ending there), so "expects" is "the parser allows some lexeme here", over
+//! every parse at once, as llguidance's parser state is. Items carried past the ignore
+//! text are the `IGN` runs before the expected terminals, as between terminals.
+//!
 //! ## Contract
 //!
 //! On a trimmed grammar every item in the set after prefix `p` lies on some derivation
@@ -85,6 +100,11 @@ pub(crate) struct Compiled {
     pub nullable: Vec<bool>,
     pub dfas: Vec<ByteDfa>,
     pub start: u32,
+    /// Per dotted position, whether the dot is before a terminal outside the rules that
+    /// read ignore text (a lexeme of the grammar proper).
+    pub expects: Vec<bool>,
+    /// The trailing ignore rule, predicted only where a set expects a lexeme.
+    pub tail: Option<u32>,
     /// Greedy lexing (see the module doc): a terminal matches non-empty text only, and a
     /// match ends only where no scan of its lexeme takes the next byte.
     pub greedy: bool,
@@ -92,19 +112,32 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// `grammar` must be trimmed and `dfas` its terminals' DFAs (trimmed for non-empty
-    /// matches when `greedy`).
-    pub fn new(grammar: &Grammar, dfas: Vec<ByteDfa>, greedy: bool) -> Compiled {
+    /// matches when `greedy`); `ignore` the rules reading ignore text (`tail` among
+    /// them), `tail` the trailing ignore rule to gate (see the module doc).
+    pub fn new(
+        grammar: &Grammar,
+        dfas: Vec<ByteDfa>,
+        greedy: bool,
+        ignore: &[u32],
+        tail: Option<u32>,
+    ) -> Compiled {
         let mut next = Vec::new();
+        let mut expects = Vec::new();
         let mut alts = Vec::with_capacity(grammar.rules.len());
         for (r, rule) in grammar.rules.iter().enumerate() {
             let mut starts = Vec::with_capacity(rule.alternatives.len());
+            let proper = !ignore.contains(&(r as u32));
             for alt in &rule.alternatives {
                 starts.push(next.len() as u32);
-                next.extend(alt.iter().map(|s| match *s {
-                    Symbol::Rule(q) => Next::Rule(q),
-                    Symbol::Terminal(t) => Next::Terminal(t),
-                }));
+                for s in alt {
+                    next.push(match *s {
+                        Symbol::Rule(q) => Next::Rule(q),
+                        Symbol::Terminal(t) => Next::Terminal(t),
+                    });
+                    expects.push(proper && matches!(s, Symbol::Terminal(_)));
+                }
                 next.push(Next::End(r as u32));
+                expects.push(false);
             }
             alts.push(starts);
         }
@@ -115,6 +148,8 @@ impl Compiled {
             nullable,
             dfas,
             start: grammar.start,
+            expects,
+            tail,
             greedy,
         }
     }
@@ -129,7 +164,7 @@ impl Compiled {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.next.len() * std::mem::size_of::<Next>()
+        self.next.len() * (std::mem::size_of::<Next>() + 1)
             + self.alts.iter().map(|a| a.len() * 4 + 24).sum::<usize>()
             + self.nullable.len()
             + self.dfas.iter().map(ByteDfa::memory_bytes).sum::<usize>()

@@ -201,75 +201,123 @@ impl<'g> Earley<'g> {
         Ok(())
     }
 
+    /// Add `item`, derived by the closure: noting whether the set expects a lexeme of
+    /// the grammar proper (see the module doc's trailing ignore).
+    fn derive(&mut self, set: &mut Set, item: Item, expects: &mut bool) -> Result<(), Error> {
+        *expects |= self.g.expects[item.pos as usize];
+        self.add(set, item)
+    }
+
     /// Close `set`, the set at position `here` (the chart holds the sets before it):
     /// prediction, terminal acceptance and completion until nothing new, then index it.
+    /// The tail rule (if any) is predicted only once the rest is closed and the set
+    /// expects a lexeme (see the module doc).
     fn close(&mut self, chart: &Chart<'_>, here: u32, set: &mut Set) -> Result<(), Error> {
         let g = self.g;
+        // the initial set's items (no kernel) are all derived: the start alternatives
+        let mut expects = set.kernel == 0 && set.items.iter().any(|it| g.expects[it.pos as usize]);
+        let mut held: Vec<Item> = Vec::new();
+        let mut tail_open = false;
         let mut k = 0;
-        while k < set.items.len() {
-            let it = set.items[k];
-            k += 1;
-            let advanced = Item {
-                pos: it.pos + 1,
-                origin: it.origin,
-                dfa: 0,
-            };
-            match g.next[it.pos as usize] {
-                Next::Rule(b) => {
-                    for &pos in &g.alts[b as usize] {
-                        let origin = here;
-                        self.add(
-                            set,
-                            Item {
+        loop {
+            while k < set.items.len() {
+                let it = set.items[k];
+                k += 1;
+                let advanced = Item {
+                    pos: it.pos + 1,
+                    origin: it.origin,
+                    dfa: 0,
+                };
+                match g.next[it.pos as usize] {
+                    Next::Rule(b) if !tail_open && Some(b) == g.tail => held.push(advanced),
+                    Next::Rule(b) => {
+                        for &pos in &g.alts[b as usize] {
+                            let origin = here;
+                            let item = Item {
                                 pos,
                                 origin,
                                 dfa: 0,
-                            },
-                        )?;
+                            };
+                            self.derive(set, item, &mut expects)?;
+                        }
+                        if g.nullable[b as usize] {
+                            self.derive(set, advanced, &mut expects)?;
+                        }
                     }
-                    if g.nullable[b as usize] {
-                        self.add(set, advanced)?;
+                    Next::Terminal(t) => {
+                        // Greedy: only a match of at least one byte (a kernel item) ends,
+                        // and it ends here only if the lexeme stops here (see `push_byte`).
+                        let read = !g.greedy || k <= set.kernel as usize;
+                        if read && g.dfas[t as usize].is_accepting(it.dfa) {
+                            self.derive(set, advanced, &mut expects)?;
+                        }
                     }
-                }
-                Next::Terminal(t) => {
-                    // Greedy: only a match of at least one byte (a kernel item) ends, and
-                    // it ends here only if the lexeme stops here (see `push_byte`).
-                    let read = !g.greedy || k <= set.kernel as usize;
-                    if read && g.dfas[t as usize].is_accepting(it.dfa) {
-                        self.add(set, advanced)?;
-                    }
-                }
-                Next::End(lhs) => {
-                    if lhs == g.start && it.origin == 0 {
-                        set.accepting = true;
-                    }
-                    if it.origin < here {
-                        let from = chart.get(it.origin as usize);
-                        for &(_, w) in from.waiting_on(lhs) {
-                            let wi = from.items[w as usize];
-                            let pos = wi.pos + 1;
-                            let origin = wi.origin;
-                            self.add(
-                                set,
-                                Item {
+                    Next::End(lhs) => {
+                        if lhs == g.start && it.origin == 0 {
+                            set.accepting = true;
+                        }
+                        if it.origin < here {
+                            let from = chart.get(it.origin as usize);
+                            for &(_, w) in from.waiting_on(lhs) {
+                                let wi = from.items[w as usize];
+                                let pos = wi.pos + 1;
+                                let origin = wi.origin;
+                                let item = Item {
                                     pos,
                                     origin,
                                     dfa: 0,
-                                },
-                            )?;
+                                };
+                                self.derive(set, item, &mut expects)?;
+                            }
                         }
                     }
                 }
             }
+            // The rest is closed: open the tail where a lexeme may follow, and run on.
+            let (Some(tail), false, true) = (g.tail, held.is_empty(), expects) else {
+                break;
+            };
+            tail_open = true;
+            self.open_tail(set, here, tail, std::mem::take(&mut held))?;
         }
+        self.index(set);
+        Ok(())
+    }
+
+    /// Predict the tail rule at `here`, moving the `held` items waiting on it over it if
+    /// it is nullable (see `close`).
+    fn open_tail(
+        &mut self,
+        set: &mut Set,
+        here: u32,
+        tail: u32,
+        held: Vec<Item>,
+    ) -> Result<(), Error> {
+        for &pos in &self.g.alts[tail as usize] {
+            let item = Item {
+                pos,
+                origin: here,
+                dfa: 0,
+            };
+            self.add(set, item)?;
+        }
+        if self.g.nullable[tail as usize] {
+            for advanced in held {
+                self.add(set, advanced)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Index a closed set: its scanning items, and its items waiting on a rule sorted.
+    fn index(&self, set: &mut Set) {
         for (i, it) in set.items.iter().enumerate() {
-            match g.next[it.pos as usize] {
+            match self.g.next[it.pos as usize] {
                 Next::Rule(b) => set.waiting.push((b, i as u32)),
                 Next::Terminal(_) => set.scanning.push(i as u32),
                 Next::End(_) => {}
             }
         }
         set.waiting.sort_unstable();
-        Ok(())
     }
 }
