@@ -21,13 +21,10 @@ grammar, the texts and both packages' versions.
 from __future__ import annotations
 
 import importlib.metadata
-import signal
-import threading
-from collections.abc import Callable
 from typing import Any
 
 from harness.cache import cache_dir, read_json, write_json_atomic
-from harness.corpora.texts import digest
+from harness.corpora.texts import OverBudget, digest, within
 from harness.language import grammar
 from harness.language.reference import version as tokensdfa_version
 from harness.spec import Notation
@@ -35,10 +32,6 @@ from harness.spec import Notation
 NAME = "lark-earley-scannerless"
 # Seconds Lark may take on one text.
 PARSE_BUDGET_S = 10.0
-
-
-class _OverBudget(Exception):
-    pass
 
 
 def lark_version() -> str | None:
@@ -86,10 +79,10 @@ class Judge:
         import lark
 
         try:
-            _within(PARSE_BUDGET_S, lambda: self.parser.parse(text))
+            within(PARSE_BUDGET_S, lambda: self.parser.parse(text))
         except lark.exceptions.LarkError:
             return False
-        except (_OverBudget, RuntimeError, RecursionError):
+        except (OverBudget, RuntimeError, RecursionError):
             return None  # no label (see the module doc)
         return True
 
@@ -110,21 +103,3 @@ def _parser(text: str, notation: Notation) -> Any:
         return lark.Lark(rendering, parser="earley", lexer="dynamic_complete", start="start")
     except Exception:  # lark's GrammarError on a rendering it refuses: no judge then
         return None
-
-
-def _within(seconds: float, work: Callable[[], Any]) -> Any:
-    """`work()`, or _OverBudget after `seconds` (an interval timer: main thread only;
-    elsewhere with no limit)."""
-    if threading.current_thread() is not threading.main_thread():
-        return work()
-
-    def stop(*_: Any) -> None:
-        raise _OverBudget
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return work()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)

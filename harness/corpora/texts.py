@@ -17,6 +17,7 @@ import importlib.metadata
 import json
 import re
 import signal
+import threading
 import types
 import unicodedata
 from collections.abc import Callable
@@ -277,17 +278,20 @@ def _generate_instances(
     return _rank(out, regex), note
 
 
-class _OverBudget(Exception):
+class OverBudget(Exception):
     pass
 
 
-def _within(seconds: float, work: Callable[[], Any]) -> Any:
-    """`work()`, or raise _OverBudget after `seconds`. Python's regex engine backtracks
-    and can take exponential time on a converted schema's regex; it does check for
-    signals, so an interval timer stops it. Worker main thread only."""
+def within(seconds: float, work: Callable[[], Any]) -> Any:
+    """`work()`, or raise OverBudget after `seconds`. Python's regex engine backtracks
+    and can take exponential time on a converted schema's regex (and Lark's Earley
+    parser is cubic); both check for signals, so an interval timer stops them. On the
+    main thread only: elsewhere no signal can be set, and `work()` runs unbounded."""
+    if threading.current_thread() is not threading.main_thread():
+        return work()
 
     def stop(*_: Any) -> None:
-        raise _OverBudget
+        raise OverBudget
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -305,8 +309,8 @@ def _rank(values: list[Any], regex: str | None) -> list[Any]:
     rx = None
     if regex is not None:
         try:
-            rx = _within(RANK_BUDGET_S * 10, lambda: re.compile(regex))
-        except (_OverBudget, re.error, RecursionError, OverflowError):
+            rx = within(RANK_BUDGET_S * 10, lambda: re.compile(regex))
+        except (OverBudget, re.error, RecursionError, OverflowError):
             rx = None
 
     def refused(value: Any) -> bool:
@@ -314,8 +318,8 @@ def _rank(values: list[Any], regex: str | None) -> list[Any]:
             return False
         text = compact_json(value)
         try:
-            return bool(_within(RANK_BUDGET_S, lambda: rx.fullmatch(text) is None))
-        except _OverBudget:
+            return bool(within(RANK_BUDGET_S, lambda: rx.fullmatch(text) is None))
+        except OverBudget:
             return True
 
     return sorted(values, key=lambda v: (refused(v), not _plain(v)))

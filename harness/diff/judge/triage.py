@@ -72,16 +72,25 @@ class Verdict:
 Rule = Callable[[StateView], str | None]
 
 
-def _ascii_rule(view: StateView) -> str | None:
-    if not view.engine.policies.follows(Policy.ASCII_CLASSES):
+def _reading_rule(view: StateView, policy: Policy, why: str) -> str | None:
+    """`why` when the engine follows `policy` and its mask and accepting status are the
+    reference's under that policy's own reading (`References.policy_index`: the regex
+    with ASCII classes, a grammar lexed as the engine lexes it)."""
+    if not view.engine.policies.follows(policy):
         return None
-    under_policy = view.policy_reference.get(Policy.ASCII_CLASSES)
-    if under_policy is None:
+    under = view.policy_reference.get(policy)
+    if under is None:
         return None
-    allowed, accepting = under_policy
+    allowed, accepting = under
     if allowed == view.actual and accepting == view.accepting_actual:
-        return "mask equals the reference's with ASCII \\d \\w \\s"
+        return why
     return None
+
+
+def _ascii_rule(view: StateView) -> str | None:
+    return _reading_rule(
+        view, Policy.ASCII_CLASSES, "mask equals the reference's with ASCII \\d \\w \\s"
+    )
 
 
 def _subset_nonempty(view: StateView) -> bool:
@@ -197,31 +206,21 @@ def _eager_end_rule(view: StateView) -> str | None:
     return _declared_rule(view, Policy.EAGER_END)
 
 
-def _reading_rule(view: StateView, policy: Policy, reading: str) -> str | None:
-    """The reason when the engine follows `policy` and its mask and accepting status are
-    the grammar reference's under that reading (`References.policy_index`)."""
-    if not view.engine.policies.follows(policy):
-        return None
-    under = view.policy_reference.get(policy)
-    if under is None:
-        return None
-    allowed, accepting = under
-    if allowed == view.actual and accepting == view.accepting_actual:
-        return f"mask and accepting status equal the grammar's {reading}"
-    return None
-
-
 def _greedy_lexemes_rule(view: StateView) -> str | None:
     return _reading_rule(
         view,
         Policy.GREEDY_LEXEMES,
-        "with greedy lexemes and ignored text only before a lexeme (or where one may follow)",
+        "mask and accepting status equal the grammar's with greedy lexemes and ignored "
+        "text only before a lexeme (or where one may follow)",
     )
 
 
 def _no_leading_ignore_rule(view: StateView) -> str | None:
     return _reading_rule(
-        view, Policy.NO_LEADING_IGNORE, "with no ignored text before the first terminal"
+        view,
+        Policy.NO_LEADING_IGNORE,
+        "mask and accepting status equal the grammar's with no ignored text before the "
+        "first terminal",
     )
 
 

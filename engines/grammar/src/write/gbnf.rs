@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::label;
+use super::{alternatives, label};
 use crate::error::Error;
 use crate::ir::{Grammar, Symbol};
 
@@ -32,23 +32,13 @@ pub fn to_gbnf(g: &Grammar) -> Result<String, Error> {
     let mut out = String::new();
     let _ = writeln!(out, "root ::= {}", rule(g.start));
     for (i, r) in g.rules.iter().enumerate() {
-        let alts: Vec<String> = r
-            .alternatives
-            .iter()
-            .map(|a| {
-                if a.is_empty() {
-                    return "\"\"".to_string();
-                }
-                let syms: Vec<String> = a
-                    .iter()
-                    .map(|s| match *s {
-                        Symbol::Rule(j) => rule(j),
-                        Symbol::Terminal(j) => term(j),
-                    })
-                    .collect();
-                syms.join(" ")
-            })
-            .collect();
+        let (mut alts, empty) = alternatives(r, |s| match *s {
+            Symbol::Rule(j) => rule(j),
+            Symbol::Terminal(j) => term(j),
+        });
+        if empty {
+            alts.push("\"\"".to_string());
+        }
         let body = if alts.is_empty() {
             NOTHING.to_string()
         } else {

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
-use super::label;
+use super::{alternatives, label};
 use crate::ir::{Grammar, Symbol};
 
 const NEVER: &str = "NEVER_";
@@ -31,17 +31,10 @@ pub fn to_lark(g: &Grammar) -> String {
     let _ = writeln!(out, "start: {}", rule(g.start));
     let mut never = false;
     for (i, r) in g.rules.iter().enumerate() {
-        let sym = |s: &Symbol| match *s {
+        let (alts, empty) = alternatives(r, |s| match *s {
             Symbol::Rule(j) => rule(j),
             Symbol::Terminal(j) => term(j),
-        };
-        let alts: Vec<String> = r
-            .alternatives
-            .iter()
-            .filter(|a| !a.is_empty())
-            .map(|a| a.iter().map(sym).collect::<Vec<_>>().join(" "))
-            .collect();
-        let empty = r.alternatives.iter().any(Vec::is_empty);
+        });
         let body = match (alts.is_empty(), empty) {
             (true, true) => String::new(),
             (true, false) => {

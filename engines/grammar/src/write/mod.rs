@@ -26,6 +26,8 @@ mod kbnf;
 mod lark;
 mod scannerless;
 
+use crate::ir::{Rule, Symbol};
+
 pub use gbnf::to_gbnf;
 pub use kbnf::to_kbnf;
 pub use lark::to_lark;
@@ -51,6 +53,19 @@ pub(crate) fn sanitize(name: &str, sep: char) -> String {
 }
 
 /// A name built from a prefix, an id, and the sanitized IR name.
+/// The non-empty alternatives of `rule`, each its symbols' names (`name`) joined by
+/// spaces, and whether `rule` also has the empty alternative: what every writer lays
+/// out in its own notation.
+pub(crate) fn alternatives(rule: &Rule, name: impl Fn(&Symbol) -> String) -> (Vec<String>, bool) {
+    let written = rule
+        .alternatives
+        .iter()
+        .filter(|a| !a.is_empty())
+        .map(|a| a.iter().map(&name).collect::<Vec<_>>().join(" "))
+        .collect();
+    (written, rule.alternatives.iter().any(Vec::is_empty))
+}
+
 pub(crate) fn label(prefix: &str, id: usize, name: &str, sep: char) -> String {
     let s = sanitize(name, sep);
     if s.is_empty() {

@@ -29,8 +29,8 @@ use std::fmt::Write as _;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::label;
 use super::lark::{push_char, write_class};
+use super::{alternatives, label};
 use crate::error::Error;
 use crate::ir::{Grammar, Symbol};
 
@@ -44,17 +44,10 @@ pub fn to_lark_scannerless(g: &Grammar) -> Result<String, Error> {
     let mut out = String::new();
     let _ = writeln!(out, "start: {}", rule(g.start));
     for (i, r) in g.rules.iter().enumerate() {
-        let sym = |s: &Symbol| match *s {
+        let (alts, empty) = alternatives(r, |s| match *s {
             Symbol::Rule(j) => rule(j),
             Symbol::Terminal(j) => term(j),
-        };
-        let alts: Vec<String> = r
-            .alternatives
-            .iter()
-            .filter(|a| !a.is_empty())
-            .map(|a| a.iter().map(sym).collect::<Vec<_>>().join(" "))
-            .collect();
-        let empty = r.alternatives.iter().any(Vec::is_empty);
+        });
         let body = match (alts.is_empty(), empty) {
             (true, true) => String::new(),
             (true, false) => NOTHING.to_string(),
