@@ -132,7 +132,7 @@ def _entry(
 ) -> Entry:
     """The entry of one grammar: its given instances, then derived ones and their
     mutations, labelled by the judge its tag names."""
-    judge = _judge(text, notation)
+    judge = Judge(text, notation)
     # derived sentences are valid by construction (kept where the judge can tell: where
     # it disagrees, the corpus test fails and shows which of the two is wrong)
     derived = tuple(_labelled(judge, _derived(text, notation))[0])
@@ -177,7 +177,3 @@ def _mutations(texts: tuple[str, ...]) -> list[str]:
         edits = (t[:i] + t[i + 1 :], t[:i] + t[i] + t[i:], t[:i] + '"' + t[i + 1 :])
         out.append(edits[n % 3])
     return list(dict.fromkeys(out))
-
-
-def _judge(text: str, notation: Notation) -> Judge:
-    return Judge(text, notation)

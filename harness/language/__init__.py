@@ -9,12 +9,15 @@
 - `regex_syntax`: the one scanner of regex syntax (features, ASCII class rewrite, Python
   `re` readability);
 - `regex_tree`: a regex as a syntax tree with every leaf verbatim, for shrinking it and
-  for the leftmost-first model.
+  for the leftmost-first model;
+- `grammar`: grammars (GBNF, Lark, EBNF): the rule of a readable grammar, the Earley
+  reference of a grammar over a vocabulary, random sentences and the writers between
+  notations, all through the extension's front ends.
 
 It imports `process` (conversions run in a worker), `vocab`, `results` and the leaves;
 nothing above it.
 """
 
-from harness.language import converter, reference, regex_syntax, regex_tree
+from harness.language import converter, grammar, reference, regex_syntax, regex_tree
 
-__all__ = ["converter", "reference", "regex_syntax", "regex_tree"]
+__all__ = ["converter", "grammar", "reference", "regex_syntax", "regex_tree"]

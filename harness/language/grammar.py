@@ -108,12 +108,6 @@ def rejected(text: str, notation: Notation, sentences: list[str]) -> str | None:
     return None
 
 
-def summary(text: str, notation: Notation) -> dict[str, Any]:
-    """Counts of the grammar as the reference reads it (rules, terminals, ignored
-    terminals, the start rule), after `%ignore` is made explicit and the grammar trimmed."""
-    return dict(module().grammar_summary(text, notation))
-
-
 def convert(text: str, notation: Notation, target: Notation) -> str:
     """`text` written in `target` by this project's writers (GBNF serves EBNF readers
     too). Raises the extension's GrammarError where the target cannot say it."""
