@@ -42,6 +42,10 @@ $(DEPS)/.complete:
 	$(PYTHON) -m venv $(DEPS)
 	$(DEPS)/bin/pip install --quiet --upgrade pip
 	$(DEPS)/bin/pip install --quiet -r requirements.txt
+	# transformers-cfg 0.2.7's wheel installs its own test suite as a top-level package
+	# `tests`, which would shadow this project's tests (`python -m tests.code_size`,
+	# `from tests.test_bad_inputs import ...`): removed, with nothing else of it
+	rm -rf "$$($(DEPS)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tests"
 	touch $@
 
 $(VENV)/.linked: $(DEPS)/.complete

@@ -225,7 +225,13 @@ def _cover_states(
 COMPARED = [
     n
     for n in engines.ENGINE_NAMES
-    if not (engines.get(n).policies.utf8_tokens_only or engines.get(n).policies.eager_end)
+    if engines.get(n).capabilities.regex
+    and not (engines.get(n).policies.utf8_tokens_only or engines.get(n).policies.eager_end)
+]
+# Engines by the kinds of spec they read (transformers-CFG reads grammars only).
+REGEX_ENGINES = [n for n in engines.ENGINE_NAMES if engines.get(n).capabilities.regex]
+SCHEMA_ENGINES = [
+    n for n in engines.ENGINE_NAMES if engines.get(n).capabilities.json_schema != "no"
 ]
 
 
@@ -238,7 +244,7 @@ def test_agrees_with_reference(name: str, regex: str, request: pytest.FixtureReq
     compare_with_reference(_available(name), regex)
 
 
-@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+@pytest.mark.parametrize("name", REGEX_ENGINES)
 def test_bad_regex_names_engine_and_spec(name: str) -> None:
     engine = _available(name)
     with pytest.raises(SpecError) as info:
@@ -248,7 +254,7 @@ def test_bad_regex_names_engine_and_spec(name: str) -> None:
     assert name in str(info.value) and "test/unclosed" in str(info.value)
 
 
-@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+@pytest.mark.parametrize("name", SCHEMA_ENGINES)
 def test_bad_schema_is_spec_error(name: str) -> None:
     engine = _available(name)
     with pytest.raises(SpecError) as info:
@@ -256,7 +262,7 @@ def test_bad_schema_is_spec_error(name: str) -> None:
     assert (info.value.engine, info.value.spec_id) == (name, "test/broken")
 
 
-@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+@pytest.mark.parametrize("name", REGEX_ENGINES)
 def test_declared_unsupported_feature(name: str) -> None:
     engine = _available(name)
     spec = Spec.regex("test/lookahead", "a(?=b)", features=frozenset({"lookaround"}))
@@ -265,7 +271,7 @@ def test_declared_unsupported_feature(name: str) -> None:
     assert (info.value.engine, info.value.spec_id) == (name, "test/lookahead")
 
 
-@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+@pytest.mark.parametrize("name", SCHEMA_ENGINES)
 def test_schema_example_reaches_accepting(name: str) -> None:
     engine = _available(name)
     schema = {
@@ -294,7 +300,10 @@ def test_jump_forward_flag_is_what_the_matchers_do(name: str) -> None:
     """`Engine.jump_forward` (what `tokensieve jumpforward` measures, and which engines it
     skips with a line saying so) holds exactly where the matchers answer `forced_text`."""
     engine = _available(name)
-    matcher = engine.compile(_prepared(engine), Spec.regex("test/forced", "abc[0-9]")).matcher()
+    spec = Spec.regex("test/forced", "abc[0-9]")
+    if not engine.capabilities.regex:
+        spec = Spec.grammar("test/forced", 'root ::= "abc" [0-9]\n', "gbnf")
+    matcher = engine.compile(_prepared(engine), spec).matcher()
     assert (matcher.forced_text() is not None) == engine.jump_forward
 
 
@@ -386,3 +395,23 @@ def test_regex_size_limit_only_where_regex_automata_determinizes(name: str) -> N
     compiled = engine.compile(_prepared(engine), spec)
     assert _produces(compiled, b"abcd")
     assert not _produces(compiled, b"abd")
+
+
+@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+def test_a_kind_an_engine_does_not_read_is_unsupported(name: str) -> None:
+    """An engine refuses a spec of a kind its capabilities leave out as unsupported
+    (naming itself and the spec), never as invalid and never by failing inside."""
+    engine = _available(name)
+    caps = engine.capabilities
+    specs = [
+        (caps.regex, Spec.regex("test/kind-regex", "a+")),
+        (caps.json_schema != "no", Spec.schema("test/kind-schema", {"type": "array"})),
+        (bool(caps.grammars), Spec.grammar("test/kind-grammar", 'root ::= "a"\n', "gbnf")),
+    ]
+    for reads, spec in specs:
+        if reads:
+            engine.compile(_prepared(engine), spec)
+            continue
+        with pytest.raises(UnsupportedSpec) as info:
+            engine.compile(_prepared(engine), spec)
+        assert (info.value.engine, info.value.spec_id) == (name, spec.id)

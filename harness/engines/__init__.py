@@ -5,8 +5,8 @@
   with each engine's declared `Capabilities` and `Policies`;
 - one module per adapter: `naive` (the reference), `tokensdfa` (our engine, three forms,
   over `rust_index`), `outlines`, `llguidance`, `xgrammar`, `lmformatenforcer`,
-  `formatron`; each also owns the part of the differ's repro scripts that drives its
-  engine;
+  `formatron`, `tcfg` (transformers-CFG, grammars only); each also owns the part of the
+  differ's repro scripts that drives its engine;
 - `versions`: any release of an engine (`NAME@VERSION`), installed once into the cache
   and put first on a worker's import path;
 - `converter_subject`: outlines-core's schema converter as a subject the differ judges on
@@ -38,6 +38,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "xgrammar": ("harness.engines.xgrammar", "XGrammarEngine"),
     "lm-format-enforcer": ("harness.engines.lmformatenforcer", "LMFormatEnforcerEngine"),
     "formatron": ("harness.engines.formatron", "FormatronEngine"),
+    "transformers-cfg": ("harness.engines.tcfg", "TCFGEngine"),
     "tokensdfa": ("harness.engines.tokensdfa", "TokensDFAEngine"),
     "tokensdfa-canonical": ("harness.engines.tokensdfa", "TokensDFACanonicalEngine"),
     "tokensdfa-lazy": ("harness.engines.tokensdfa", "TokensDFALazyEngine"),

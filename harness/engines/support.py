@@ -31,8 +31,8 @@ def clean_message(message: str) -> str:
 
 
 def check_features(engine: Any, spec: Spec) -> None:
-    """Refuse, before compiling, a spec that is not text, a grammar for an engine that
-    reads none, or a spec declaring a feature the engine cannot handle.
+    """Refuse, before compiling, a spec that is not text, a spec of a kind the engine
+    does not read, or a spec declaring a feature the engine cannot handle.
 
     Some engines do not fail on such specs but silently ignore the feature (xgrammar drops
     a look-ahead inside a JSON-schema pattern), which would make a wrong language look
@@ -47,6 +47,10 @@ def check_features(engine: Any, spec: Spec) -> None:
         ) from None
     if spec.kind == "grammar" and not engine.capabilities.grammars:
         raise UnsupportedSpec(engine.name, spec.id, "this engine reads no grammars")
+    if spec.kind == "regex" and not engine.capabilities.regex:
+        raise UnsupportedSpec(engine.name, spec.id, "this engine reads no regexes")
+    if spec.kind == "json_schema" and engine.capabilities.json_schema == "no":
+        raise UnsupportedSpec(engine.name, spec.id, "this engine reads no JSON schemas")
     missing = spec.features & engine.capabilities.unsupported_features
     if missing:
         raise UnsupportedSpec(engine.name, spec.id, f"uses {', '.join(sorted(missing))}")

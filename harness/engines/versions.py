@@ -75,6 +75,7 @@ PACKAGES: dict[str, Package] = {
     "xgrammar": Package("xgrammar", "xgrammar"),
     "lm-format-enforcer": Package("lm-format-enforcer", "lmformatenforcer", ("interegular",)),
     "formatron": Package("formatron", "formatron", ("kbnf",)),
+    "transformers-cfg": Package("transformers-cfg", "transformers_cfg"),
 }
 
 

@@ -119,6 +119,17 @@ def convert(text: str, notation: Notation, target: Notation) -> str:
     return str(ext.grammar_to_gbnf(text, notation))
 
 
+def reductions(text: str, notation: Notation) -> list[str]:
+    """The one-step smaller grammars of `text` (an `%ignore` terminal, an alternative or
+    a symbol dropped, then trimmed), largest cut first, in `notation`'s family: what the
+    differ's grammar minimizer tries. Empty when the front end cannot read `text`."""
+    ext = module()
+    try:
+        return list(ext.grammar_reductions(text, notation))
+    except ValueError:  # GrammarError, LimitError: nothing to reduce
+        return []
+
+
 def to_kbnf(text: str, notation: str) -> str:
     """The grammar as KBNF (kbnf's notation, Formatron's engine), by this project's
     writer: scannerless, `%ignore` made explicit, start rule `start`."""

@@ -14,7 +14,9 @@
 //!   removed; an empty language refused);
 //! - `earley`: the byte-level Earley recognizer with regular terminals;
 //! - `index`: [`NaiveGrammarIndex`], the exact reference over a vocabulary's token trie;
-//! - `sample`: [`Sampler`], random sentences (the corpus's derived instances).
+//! - `sample`: [`Sampler`], random sentences (the corpus's derived instances);
+//! - `reduce`: one-step smaller grammars ([`Grammar::reductions`]), which the differ's
+//!   minimizer keeps while a bug still shows.
 //!
 //! ## Public surface
 //!
@@ -27,6 +29,7 @@ mod index;
 mod ir;
 mod options;
 mod read;
+mod reduce;
 mod sample;
 mod transform;
 mod write;

@@ -1,5 +1,6 @@
 //! The grammar surface: `NaiveGrammarIndex` (the exact context-free reference of
-//! `tokensdfa-grammar`), the writers (`grammar_to_lark`, `grammar_to_gbnf`), and
+//! `tokensdfa-grammar`), the writers (`grammar_to_lark`, `grammar_to_gbnf`), the
+//! minimizer's one-step smaller grammars (`grammar_reductions`), and
 //! `grammar_summary` / `grammar_accepts` / `grammar_samples` (what the reference reads a
 //! text as, and sentences drawn from it).
 //!
@@ -210,6 +211,33 @@ pub(crate) fn grammar_to_lark(text: &str, notation: &str) -> PyResult<String> {
 #[pyo3(signature = (text, notation = "gbnf"))]
 pub(crate) fn grammar_to_gbnf(text: &str, notation: &str) -> PyResult<String> {
     grammar::to_gbnf(&read(text, notation)?).map_err(grammar_error)
+}
+
+/// The one-step smaller grammars of `text` (`Grammar::reductions`: an `%ignore`
+/// terminal, an alternative or a symbol dropped, then trimmed), each written in
+/// `notation`'s family (Lark for Lark, GBNF for GBNF and EBNF), largest cut first; a
+/// step the writer cannot say is left out.
+#[pyfunction]
+#[pyo3(signature = (text, notation = "gbnf"))]
+pub(crate) fn grammar_reductions(
+    py: Python<'_>,
+    text: &str,
+    notation: &str,
+) -> PyResult<Vec<String>> {
+    let g = read(text, notation)?;
+    let lark = notation == "lark";
+    Ok(py.allow_threads(move || {
+        g.reductions()
+            .iter()
+            .filter_map(|r| {
+                if lark {
+                    Some(grammar::to_lark(r))
+                } else {
+                    grammar::to_gbnf(r).ok()
+                }
+            })
+            .collect()
+    }))
 }
 
 /// Counts of the grammar as the reference reads it, trimmed: `rules`, `terminals`,

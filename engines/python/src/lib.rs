@@ -161,9 +161,9 @@ mod schema;
 mod vocab;
 
 use grammar::{
-    grammar_accepts, grammar_samples, grammar_summary, grammar_to_gbnf, grammar_to_kbnf,
-    grammar_to_lark, grammar_to_lark_scannerless, BudgetError, GrammarError, PyNaiveGrammarIndex,
-    UnsupportedGrammarError,
+    grammar_accepts, grammar_reductions, grammar_samples, grammar_summary, grammar_to_gbnf,
+    grammar_to_kbnf, grammar_to_lark, grammar_to_lark_scannerless, BudgetError, GrammarError,
+    PyNaiveGrammarIndex, UnsupportedGrammarError,
 };
 use indexes::{PyByteDfa, PyIndex, PyLazyIndex, PyNaiveIndex};
 use schema::schema_to_regex;
@@ -186,6 +186,7 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grammar_to_lark_scannerless, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_to_kbnf, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar_reductions, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_accepts, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_samples, m)?)?;
     m.add_class::<PyVocabulary>()?;

@@ -8,6 +8,8 @@ needs besides is bound into `keeps` beforehand by an adapter.
 - `contract`: the contract (`Shrinker`, `Keeps`);
 - `ddmin`: delta debugging over a list (`ddmin`);
 - `regex_shrink`: the regex of a bug, cut on its syntax tree (`shrink_regex`);
+- `grammar_shrink`: the grammar of a bug, one rule, alternative or symbol at a time
+  (`shrink_grammar`);
 - `json_shrink`: a JSON instance, shrunk on its structure (`shrink_json`);
 - `text_shrink`: any text, by deleting chunks of characters (`shrink_text`);
 - `path`: the path a mask bug was found on (`shrink_path`);
@@ -22,6 +24,7 @@ from typing import Any
 from harness.diff.shrink import (
     contract,
     ddmin,
+    grammar_shrink,
     json_shrink,
     minimize,
     path,
@@ -35,6 +38,7 @@ from harness.diff.shrink.contract import Shrinker
 SHRINKERS: tuple[Shrinker[Any], ...] = (
     ddmin.ddmin,
     regex_shrink.shrink_regex,
+    grammar_shrink.shrink_grammar,
     json_shrink.shrink_json,
     text_shrink.shrink_text,
     path.shrink_path,
@@ -46,6 +50,7 @@ __all__ = [
     "SHRINKERS",
     "contract",
     "ddmin",
+    "grammar_shrink",
     "json_shrink",
     "minimize",
     "path",

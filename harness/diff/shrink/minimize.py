@@ -28,7 +28,9 @@ into `keeps` (`_Probe`), and builds the `Minimal` of what is left.
 A native JSON engine's finding on a schema (`harness.diff.walk.dialects`) keeps its schema,
 which the engine compiles, and the regex of that schema in the engine's dialect, which
 the reference reads: only the tokens shrink. A finding on a grammar keeps its grammar,
-which both the engine and the reference (the Earley index) read: only the tokens shrink.
+which both the engine and the reference (the Earley index) read: the tokens shrink,
+then the grammar (`harness.diff.shrink.grammar_shrink`: rules, alternatives and symbols
+dropped while the bug shows), then the tokens again.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import Any, TypedDict
 from harness.diff.judge.triage import VerdictKind
 from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
+from harness.diff.shrink.grammar_shrink import shrink_grammar
 from harness.diff.shrink.path import shortcuts, shrink_path, spelled
 from harness.diff.shrink.regex_shrink import shrink_regex
 from harness.diff.walk.differ import Differ
@@ -60,8 +63,8 @@ MAX_START_TOKENS = 600
 # Reference-allowed tokens added to start 3, shortest first.
 CONTEXT_TOKENS = 48
 SMALL_PLAN = WalkPlan(cover_states=400, random_walks=6, max_steps=12, seed=0)
-# Seconds one finding may take to shrink (tokens and regex); past it, the smallest case
-# found so far is kept (it still shows the bug).
+# Seconds one finding may take to shrink (tokens, regex, grammar); past it, the smallest
+# case found so far is kept (it still shows the bug).
 BUDGET_S = 40.0
 
 
@@ -169,6 +172,10 @@ def shrink_case(
     return TinyCase(regex, tuple(tokens))
 
 
+# A probe's cache key: the regex, the tokens, the path, the grammar's text ("" for none).
+_ProbeKey = tuple[str, tuple[bytes, ...], tuple[bytes, ...], str]
+
+
 @dataclass
 class _Probe:
     """What a probe needs besides the regex and the tokens: the bug to keep showing, and
@@ -190,9 +197,7 @@ class _Probe:
     # that spells it (`harness.diff.shrink.path`)
     path: tuple[bytes, ...] = ()
     probes: int = 0
-    cache: dict[tuple[str, tuple[bytes, ...], tuple[bytes, ...]], list[Disagreement] | None] = (
-        field(default_factory=dict)
-    )
+    cache: dict[_ProbeKey, list[Disagreement] | None] = field(default_factory=dict)
 
     def find(
         self,
@@ -205,7 +210,7 @@ class _Probe:
         "*") on a tiny vocabulary of `tokens`, walking `path` (default: the probe's), or
         None if it does not show there."""
         path = self.path if path is None else path
-        key = (regex, tuple(tokens), path)
+        key = (regex, tuple(tokens), path, self.grammar.text if self.grammar else "")
         if key not in self.cache:
             self.probes += 1
             self.cache[key] = _bugs(self, regex, tokens, path)
@@ -352,7 +357,7 @@ def minimize(
     it. `context`: the reference's allowed ids at the failing state (start 3). With
     `schema`, the engine compiles that schema and `d.regex` (its language in the
     engine's dialect; `deeper`, it nested deeper) stays whole; with `grammar`, the
-    engine and the reference read that grammar, which stays whole."""
+    engine and the reference read that grammar, which is shrunk after the tokens."""
     deadline = time.monotonic() + budget_s
     probe = _Probe(engine, d.spec_id, d.rule, d.what, _specials(d, vocab), schema, grammar)
     probe.deeper = deeper
@@ -366,10 +371,29 @@ def minimize(
     _shorten_path(probe, d.regex, start, deadline)
     fixed = bool(schema) or grammar is not None
     case = shrink_case(TinyCase(d.regex, tuple(start)), probe.shows, deadline, fixed_regex=fixed)
+    if grammar is not None:
+        case = _shrink_grammar(probe, case, deadline)
     best = probe.find(case.regex, case.tokens)
     assert best is not None  # every step above kept the bug showing
     log(f"{engine.name} {d.spec_id}: {len(case.tokens)} tokens, {probe.probes} probes")
-    return as_minimal(best, case.tokens, engine, probe.specials, d.regex, schema, grammar)
+    return as_minimal(best, case.tokens, engine, probe.specials, d.regex, schema, probe.grammar)
+
+
+def _shrink_grammar(probe: _Probe, case: TinyCase, deadline: float) -> TinyCase:
+    """The grammar shrunk on the case's tokens (left in `probe.grammar`), then the
+    tokens again where it changed (a smaller grammar needs fewer of them)."""
+    start = probe.grammar
+    assert start is not None
+
+    def keeps(g: Spec) -> bool:
+        probe.grammar = g
+        found = probe.find(case.regex, case.tokens) is not None
+        probe.grammar = start
+        return found
+
+    probe.grammar = shrink_grammar(start, keeps, deadline)
+    changed = probe.grammar != start
+    return shrink_case(case, probe.shows, deadline, fixed_regex=True) if changed else case
 
 
 def _first_start(

@@ -22,6 +22,8 @@ mod builder;
 mod gbnf;
 mod lark;
 
+pub(crate) use lark::common_terminal;
+
 use crate::error::Error;
 use crate::ir::{Grammar, Notation};
 

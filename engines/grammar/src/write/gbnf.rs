@@ -68,10 +68,12 @@ fn push_char(c: char, in_class: bool, out: &mut String) {
     match c {
         '"' if !in_class => out.push_str("\\\""),
         '\\' => out.push_str("\\\\"),
-        '[' | ']' | '-' if in_class => {
+        '[' | ']' if in_class => {
             out.push('\\');
             out.push(c);
         }
+        // llama.cpp's reader (and transformers-CFG's) knows no `\-`; every reader knows `\x`
+        '-' if in_class => out.push_str("\\x2D"),
         '^' if in_class => out.push_str("\\x5E"),
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),

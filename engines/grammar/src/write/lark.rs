@@ -1,7 +1,9 @@
 //! [`to_lark`]: a grammar as Lark text.
 //!
 //! Rules become `r{i}_{name}: ...` (an empty alternative makes the rest optional,
-//! `[...]`), terminals `T{i}_{NAME}: /regex/`, `%ignore` lines follow, and
+//! `[...]`), terminals `T{i}_{NAME}: /regex/`, except that a terminal named and spelled
+//! as Lark's `common` library has it is written `%import common.NAME` (engines read
+//! their own `common`, as they did the grammar it came from), `%ignore` lines follow, and
 //! `start: <start rule>` opens the text. A rule with no alternative (an empty language)
 //! refers to a terminal no text matches.
 //!
@@ -19,14 +21,23 @@ use std::fmt::Write as _;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 use super::{alternatives, label};
-use crate::ir::{Grammar, Symbol};
+use crate::ir::{Grammar, Symbol, Terminal};
+use crate::read::common_terminal;
 
 const NEVER: &str = "NEVER_";
 
 /// The grammar as Lark text (see the module doc).
 pub fn to_lark(g: &Grammar) -> String {
     let rule = |i: u32| label("r", i as usize, &g.rule(i).name, '_');
-    let term = |i: u32| label("T", i as usize, &g.terminal(i).name, '_').to_ascii_uppercase();
+    let imported = |t: &Terminal| common_terminal(&t.name).as_deref() == Some(t.regex.as_str());
+    let term = |i: u32| {
+        let t = g.terminal(i);
+        if imported(t) {
+            t.name.clone()
+        } else {
+            label("T", i as usize, &t.name, '_').to_ascii_uppercase()
+        }
+    };
     let mut out = String::new();
     let _ = writeln!(out, "start: {}", rule(g.start));
     let mut never = false;
@@ -47,7 +58,11 @@ pub fn to_lark(g: &Grammar) -> String {
         let _ = writeln!(out, "{}: {body}", rule(i as u32));
     }
     for (i, t) in g.terminals.iter().enumerate() {
-        let _ = writeln!(out, "{}: /{}/", term(i as u32), lark_regex(&t.regex));
+        if imported(t) {
+            let _ = writeln!(out, "%import common.{}", t.name);
+        } else {
+            let _ = writeln!(out, "{}: /{}/", term(i as u32), lark_regex(&t.regex));
+        }
     }
     if never {
         let _ = writeln!(out, "{NEVER}: /[^\\x00-\\U0010FFFF]/");

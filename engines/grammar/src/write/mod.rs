@@ -52,7 +52,6 @@ pub(crate) fn sanitize(name: &str, sep: char) -> String {
     out
 }
 
-/// A name built from a prefix, an id, and the sanitized IR name.
 /// The non-empty alternatives of `rule`, each its symbols' names (`name`) joined by
 /// spaces, and whether `rule` also has the empty alternative: what every writer lays
 /// out in its own notation.
@@ -66,11 +65,29 @@ pub(crate) fn alternatives(rule: &Rule, name: impl Fn(&Symbol) -> String) -> (Ve
     (written, rule.alternatives.iter().any(Vec::is_empty))
 }
 
+/// A name built from a prefix, an id, and the sanitized IR name.
 pub(crate) fn label(prefix: &str, id: usize, name: &str, sep: char) -> String {
-    let s = sanitize(name, sep);
+    let s = sanitize(unlabelled(prefix, name), sep);
     if s.is_empty() {
         format!("{prefix}{id}")
     } else {
         format!("{prefix}{id}{sep}{s}")
     }
+}
+
+/// `name` without a label this module gave it (`r12_value` -> `value`, also with `-`),
+/// so that a grammar written, read and written again keeps short names.
+fn unlabelled<'a>(prefix: &str, name: &'a str) -> &'a str {
+    let lower = prefix.to_ascii_lowercase();
+    let upper = prefix.to_ascii_uppercase();
+    for p in [prefix, lower.as_str(), upper.as_str()] {
+        if let Some(rest) = name.strip_prefix(p) {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let tail = &rest[digits..];
+            if digits > 0 && (tail.starts_with('_') || tail.starts_with('-')) && tail.len() > 1 {
+                return &tail[1..];
+            }
+        }
+    }
+    name
 }

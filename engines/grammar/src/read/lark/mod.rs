@@ -40,6 +40,12 @@ mod pyre;
 use crate::error::Error;
 use crate::ir::Grammar;
 
+/// The regex `%import common.NAME` reads as (this crate's spelling of Lark's `common`
+/// library), or None where `common` has no such terminal.
+pub(crate) fn common_terminal(name: &str) -> Option<String> {
+    common::regex(name)
+}
+
 /// A Lark expansion as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum LExpr {
