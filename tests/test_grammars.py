@@ -16,6 +16,7 @@ import pytest
 from harness import engines, frames, vocab
 from harness.corpora import grammars, user
 from harness.diff.findings.collector import Collector
+from harness.diff.run.protocol import InstancePlan
 from harness.diff.run.service import diff_cell
 from harness.diff.walk.plan import WalkPlan
 from harness.engines.rust_index import IndexMatcher
@@ -194,3 +195,32 @@ def test_a_diff_on_a_grammar_minimizes_and_reproduces_a_real_bug(tmp_path: Path)
     collector.add(outcome.diff.disagreements[index], minimal, voc.tokens)
     collector.write_repros(tmp_path)
     assert [f.reproduces for f in collector.findings.values()] == [True]
+
+
+def test_grammar_engines_are_judged_on_instances_and_their_bugs_become_findings() -> None:
+    """transformers-CFG 0.2.7 refuses EOS after sentences of `nullable` ("yx": its
+    `can_stop` looks at one parse stack only): the labelled valid texts it rejects are
+    false rejections, explained as bugs by the differ's verdicts on their token paths,
+    whose disagreements join the cell's findings."""
+    engine = engines.get("transformers-cfg")
+    if not engine.available()[0]:
+        pytest.skip("transformers-cfg is not installed")
+    voc = vocab.load("gpt2")
+    entry = next(e for e in grammars.entries() if e.spec.id == "grammars/edge-nullable")
+    outcome = diff_cell(
+        entry.spec,
+        None,
+        voc,
+        [engine],
+        {engine.name: engine.prepare(voc)},
+        WalkPlan(cover_states=50, random_walks=2, max_steps=8, seed=0),
+        False,
+        InstancePlan(entry.valid, entry.invalid, samples=2, seed=0),
+    )
+    (counts,) = outcome.instances
+    assert counts.valid == len(entry.valid) and counts.invalid == len(entry.invalid)
+    rejected = [f for f in counts.failures if f.kind == "false-rejection"]
+    assert rejected and counts.false_rejections == len(rejected)
+    assert all(f.policy is None and "EOS refused" in f.detail for f in rejected)
+    paths = {d.prefix_ids for d in outcome.diff.disagreements if d.verdict == "bug"}
+    assert any(tuple(voc.encode(f.text)) in paths for f in rejected)

@@ -80,8 +80,13 @@ def problem(text: str, notation: Notation) -> str | None:
 def accepts(text: str, notation: Notation, sentences: list[str]) -> list[bool]:
     """Whether each of `sentences` is a sentence of the grammar as the reference reads
     it (its Earley recognizer over the text's bytes)."""
-    encoded = [s.encode("utf-8", "surrogatepass") for s in sentences]
-    return [bool(ok) for ok in module().grammar_accepts(text, notation, encoded)]
+    return accepts_bytes(text, notation, [s.encode("utf-8", "surrogatepass") for s in sentences])
+
+
+def accepts_bytes(text: str, notation: Notation, sentences: list[bytes]) -> list[bool]:
+    """`accepts` for byte strings (a completion need not be UTF-8). Raises the
+    extension's BudgetError (a ValueError) past the reference's item budget."""
+    return [bool(ok) for ok in module().grammar_accepts(text, notation, sentences)]
 
 
 def samples(text: str, notation: Notation, count: int, seed: int) -> list[str]:

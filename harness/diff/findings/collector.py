@@ -182,9 +182,11 @@ class Collector:
         self.instance_repros: list[dict[str, Any]] = []
 
     def add_instances(self, counts: InstanceCounts, schema: Any) -> None:
+        """A cell's instance checks; `schema` None (a grammar's) writes no instance
+        repros: its failures' bugs are mask findings of the cell."""
         self.instance_counts.append(counts)
         self.instance_failures.extend(counts.failures)
-        for f in counts.failures:
+        for f in counts.failures if schema is not None else ():
             if f.kind in INSTANCE_BUGS and f.policy is None:
                 self.instance_schemas.setdefault((f.engine, f.kind, f.spec_id), (f, schema))
 

@@ -284,7 +284,7 @@ class DiffRun:
             paths=tuple(token_paths), random_walks=o.walks, cover_states=o.cover, seed=o.seed
         )
         instances = None
-        if spec.kind == "json_schema":
+        if spec.kind in ("json_schema", "grammar"):  # JSON values, or a grammar's texts
             entry = self.entries[spec.id]
             valid, invalid = entry.valid[: o.instances], entry.invalid[: o.instances]
             instances = InstancePlan(tuple(valid), tuple(invalid), o.samples, o.seed)
@@ -306,7 +306,10 @@ class DiffRun:
         for engine, n in outcome.diff.steps.items():
             self.collector.steps[(engine, voc.name)] += n
         for counts in outcome.instances:
-            self.collector.add_instances(counts, _schema(self.entries[counts.spec_id].spec))
+            spec = self.entries[counts.spec_id].spec
+            # a grammar's instance bugs are mask bugs on their token paths, minimized with
+            # the cell's (`service.grammar_instance_checks`); a schema's get repros here
+            self.collector.add_instances(counts, _schema(spec) if spec.kind != "grammar" else None)
 
     def _summarize(self, row: CellRow, outcome: CellOutcome) -> None:
         bugs = sum(1 for d in outcome.diff.disagreements if d.verdict == VerdictKind.BUG)

@@ -5,7 +5,8 @@ A cell compiles the spec for every engine, walks them beside the reference
 (`harness.diff.walk.differ`), minimizes the first bug of each (engine, signature), and for a
 JSON schema checks the engines with their own JSON grammar (and the reference, whose
 language is the converter's) on labelled and sampled instances
-(`harness.diff.judge.instances`). Requests and outcomes are the typed protocol of
+(`harness.diff.judge.instances`), for a grammar every grammar engine
+(`harness.diff.judge.grammar_instances`). Requests and outcomes are the typed protocol of
 `harness.diff.run.protocol`, crossing as JSON (`CellRequest.from_json`,
 `CellOutcome.to_json`); the outcome's JSON is the form the store keeps for
 `diff --resume`.
@@ -21,12 +22,15 @@ References of the last cell are kept between requests.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from harness import engines, vocab
 from harness.corpora.paths import POLICY_LAYOUTS
+from harness.diff.judge.grammar_instances import check_grammar_instances
 from harness.diff.judge.instances import InstanceCounts, check_instances
 from harness.diff.judge.triage import VerdictKind
 from harness.diff.run.protocol import CellOutcome, CellRequest, DiffSetup, InstancePlan
@@ -34,7 +38,7 @@ from harness.diff.shrink.minimize import Minimal, minimize
 from harness.diff.shrink.stale import minimize_stale
 from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
 from harness.diff.walk.differ import Differ
-from harness.diff.walk.disagreement import SpecDiff
+from harness.diff.walk.disagreement import Disagreement, SpecDiff
 from harness.diff.walk.lanes import STALE_AFTER_RESET
 from harness.diff.walk.plan import WalkPlan
 from harness.diff.walk.references import References
@@ -174,6 +178,14 @@ def diff_cell(
         raise WorkBudget(language_grammar.NAME, spec.id, " ".join(str(exc).split())) from exc
     result.skipped.update(skipped)
     outcome = CellOutcome(result)
+    if instances is not None and grammar is not None:
+        found: list[Disagreement] = []
+        outcome.instances = grammar_instance_checks(spec, voc, compiled, refs, instances, found)
+        seen = {(d.engine, d.prefix_ids, d.what) for d in result.disagreements}
+        for d in found:  # bugs on instance paths the walks missed: findings like the rest
+            if (d.engine, d.prefix_ids, d.what) not in seen:
+                seen.add((d.engine, d.prefix_ids, d.what))
+                result.disagreements.append(d)
     if instances is not None and spec.kind == "json_schema":
         reference = engines.get("naive") if reference_instances else None
         if reference is not None and "naive" not in prepared:
@@ -183,6 +195,55 @@ def diff_cell(
         by_engine = {e.name: e for e in chosen}
         outcome.minimal = _minimize_first(result, by_engine, voc, refs, minimize_budget_s)
     return outcome
+
+
+def grammar_instance_checks(
+    spec: Spec,
+    voc: Vocabulary,
+    compiled: dict[str, tuple[Engine, Compiled]],
+    refs: References,
+    plan: InstancePlan,
+    found: list[Disagreement],
+) -> list[InstanceCounts]:
+    """Every grammar engine that compiled `spec` on its labelled and sampled texts
+    (`harness.diff.judge.grammar_instances`), each failure explained by the differ's
+    verdicts on its token path for that engine alone (`_path_policies`); the
+    disagreements met on those paths are added to `found`."""
+    return [
+        check_grammar_instances(
+            name,
+            lane[1],
+            spec,
+            voc,
+            functools.partial(_path_policies, spec, voc, lane, refs, found),
+            plan.valid,
+            plan.invalid,
+            samples=plan.samples,
+            seed=plan.seed,
+        )
+        for name, lane in compiled.items()
+    ]
+
+
+def _path_policies(
+    spec: Spec,
+    voc: Vocabulary,
+    lane: tuple[Engine, Compiled],
+    refs: References,
+    found: list[Disagreement],
+    ids: Sequence[int],
+) -> str | None:
+    """The declared policies that explain every disagreement of `lane`'s engine with
+    the reference along token path `ids` (comma-joined), or None where one is a bug or
+    there is none to explain the failure. The disagreements go to `found`."""
+    name = lane[0].name
+    plan = WalkPlan(paths=(tuple(ids),), cover_states=0, random_walks=0, full_cover_limit=0)
+    walked = Differ(spec.id, "", voc, {name: lane}, refs, check_exact=False).run(plan)
+    on_path = [d for d in walked.disagreements if d.engine == name]
+    found += on_path
+    if not on_path or any(d.verdict == VerdictKind.BUG for d in on_path):
+        return None
+    return ",".join(sorted({d.rule for d in on_path}))
 
 
 def _minimize_first(
