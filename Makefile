@@ -19,6 +19,8 @@ RUST_SRC := $(shell find engines -name '*.rs' -o -name Cargo.toml -o -name Cargo
 	tokensdfa.pyi
 
 BENCH_VOCABS ?= llama3,tekken
+# transformers-cfg is left out of the default: its pure-Python masks take seconds a cell on
+# grammars (it reads nothing else), past make bench's budget; add it with BENCH_ENGINES
 ENGINES_ALL := naive,outlines-core,llguidance,xgrammar,lm-format-enforcer,formatron
 BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical,tokensdfa-lazy
 # `make bench` fits about 15 minutes on 2 cores: at most BENCH_LIMIT specs per corpus set
