@@ -17,7 +17,8 @@
 //!   the text so far, ignore terminals included) together; it ends at `j` only if none
 //!   of them takes byte `j` (maximal munch over the allowed set, not per terminal), or
 //!   the text ends there; it is then any of them that matches it; lexemes are never
-//!   empty (a terminal matching only the empty string matches nothing). The cut into
+//!   empty (a terminal that matches the empty string may be left out instead: `lexemes`,
+//!   llguidance's reading). The cut into
 //!   lexemes is thus forced. A sentence is a text so cut into a sentence of terminals.
 //!   A token is allowed iff the lexer and parser have not failed by the end of `p·t`:
 //!   the text so far is cut into lexemes as above, the last one possibly unfinished,
@@ -129,16 +130,25 @@ pub struct NaiveGrammarIndex {
 
 impl NaiveGrammarIndex {
     /// `%ignore` expanded (as `options` say), trimmed (an empty language is
-    /// [`Error::Invalid`]; with greedy lexing, terminals match non-empty strings only),
-    /// terminals compiled, the initial chart built.
+    /// [`Error::Invalid`]; with greedy lexing, terminals match non-empty strings only, and
+    /// one that also matches the empty string may be left out: `lexemes`), terminals
+    /// compiled, the initial chart built.
     pub fn new(
         grammar: &Grammar,
         vocab: &Vocabulary,
         options: GrammarOptions,
     ) -> Result<Self, Error> {
         let greedy = options.lexing == Lexing::Greedy;
+        let optional;
+        let read = if greedy {
+            // before the ignore text is placed: a left-out terminal is no occurrence
+            optional = grammar.empty_terminals_optional()?;
+            &optional
+        } else {
+            grammar
+        };
         let (expanded, ignore_rules) =
-            grammar.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
+            read.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
         let (trimmed, dfas, renumbered) = expanded.trimmed_with_dfas_for(greedy)?;
         let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
         let ignore: Vec<u32> = ignore_rules

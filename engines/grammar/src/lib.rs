@@ -13,6 +13,7 @@
 //! - `transform`: `%ignore` made explicit, trimming (unproductive and unreachable symbols
 //!   removed; an empty language refused);
 //! - `earley`: the byte-level Earley recognizer with regular terminals;
+//! - `lexemes`: greedy lexing's reading of terminals that match the empty string;
 //! - `index`: [`NaiveGrammarIndex`], the exact reference over a vocabulary's token trie;
 //! - `sample`: [`Sampler`], random sentences (the corpus's derived instances);
 //! - `reduce`: one-step smaller grammars ([`Grammar::reductions`]), which the differ's
@@ -27,6 +28,7 @@ mod earley;
 mod error;
 mod index;
 mod ir;
+mod lexemes;
 mod options;
 mod read;
 mod reduce;

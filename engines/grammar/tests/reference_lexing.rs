@@ -86,9 +86,13 @@ fn build(raw: &RawRules, terms: &[BTreeSet<&str>], ignore: Option<usize>) -> Gra
     }
 }
 
-/// The terminal sentences (sequences of terminal ids), using only `usable` terminals;
-/// None past the cap.
-fn terminal_sentences(g: &Grammar, usable: &[bool]) -> Option<BTreeSet<Vec<usize>>> {
+/// The terminal sentences (sequences of terminal ids), using only `usable` terminals,
+/// and leaving out at will each occurrence of an `optional` one; None past the cap.
+fn terminal_sentences(
+    g: &Grammar,
+    usable: &[bool],
+    optional: &[bool],
+) -> Option<BTreeSet<Vec<usize>>> {
     let mut langs: Vec<BTreeSet<Vec<usize>>> = vec![BTreeSet::new(); g.rules.len()];
     for r in (0..g.rules.len()).rev() {
         let mut out = BTreeSet::new();
@@ -97,8 +101,12 @@ fn terminal_sentences(g: &Grammar, usable: &[bool]) -> Option<BTreeSet<Vec<usize
             for s in alt {
                 let words: BTreeSet<Vec<usize>> = match *s {
                     Symbol::Rule(q) => langs[q as usize].clone(),
-                    Symbol::Terminal(t) if usable[t as usize] => [vec![t as usize]].into(),
-                    Symbol::Terminal(_) => BTreeSet::new(),
+                    Symbol::Terminal(t) => {
+                        let t = t as usize;
+                        let one = usable[t].then(|| vec![t]);
+                        let none = optional[t].then(Vec::new);
+                        one.into_iter().chain(none).collect()
+                    }
                 };
                 acc = acc
                     .iter()
@@ -200,7 +208,10 @@ proptest! {
             .iter()
             .map(|w| w.iter().any(|s| !greedy || !s.is_empty()))
             .collect();
-        let Some(sentences) = terminal_sentences(&g, &usable) else { return Ok(()) };
+        // greedy: a terminal that also matches the empty string may be left out
+        // (src/lexemes.rs), its lexemes being its non-empty words
+        let optional: Vec<bool> = words.iter().map(|w| greedy && w.contains(&vec![])).collect();
+        let Some(sentences) = terminal_sentences(&g, &usable, &optional) else { return Ok(()) };
         let ignore: Vec<usize> = ign.filter(|&t| usable[t]).into_iter().collect();
         let o = LexOracle::new(words, ignore, sentences, (greedy, leading, trailing));
         let mut tokens: Vec<&[u8]> = vec![b"<eos>"];

@@ -7,7 +7,7 @@ mod reference_support;
 
 use reference_support::{grammar, vocab, with_ignore};
 use tokensdfa_grammar::{
-    Error, Grammar, GrammarOptions, Lexing, NaiveGrammarIndex, Notation, TrailingIgnore,
+    Grammar, GrammarOptions, Lexing, NaiveGrammarIndex, Notation, TrailingIgnore,
 };
 
 use TrailingIgnore::{Always, Never, WhereALexemeMayFollow as MayFollow};
@@ -322,10 +322,25 @@ fn greedy_masks_follow_the_lexer() {
     let s = ix.next_state(0, 1).unwrap().unwrap();
     assert_eq!(ix.allowed(s).unwrap(), vec![1, 2]);
     assert!(!ix.is_accepting(s));
-    // a terminal matching only the empty string matches nothing when greedy
+    // a terminal matching only the empty string is never a lexeme when greedy, and its
+    // occurrence is left out (llguidance's reading, src/lexemes.rs)
     let g = grammar("s", &[("s", "'a' E")], &[("E", "(?:)")]);
-    let e = NaiveGrammarIndex::new(&g, &vocab(toks), options(Lexing::Greedy, true, Always));
-    assert!(matches!(e, Err(Error::Invalid(_))));
-    let ix = NaiveGrammarIndex::new(&g, &vocab(toks), GrammarOptions::default()).unwrap();
-    assert!(ix.accepts(b"a").unwrap());
+    for opts in [
+        options(Lexing::Greedy, true, Always),
+        GrammarOptions::default(),
+    ] {
+        let ix = NaiveGrammarIndex::new(&g, &vocab(toks), opts).unwrap();
+        assert!(ix.accepts(b"a").unwrap());
+    }
+    // one matching the empty string and more is optional: "y" then "x" or "yx"
+    let g = grammar("s", &[("s", "O P 'x'")], &[("O", "y?"), ("P", "y?y?|zz")]);
+    let toks: &[&[u8]] = &[b"<eos>", b"x", b"y", b"z"];
+    let ix =
+        NaiveGrammarIndex::new(&g, &vocab(toks), options(Lexing::Greedy, true, Always)).unwrap();
+    let y = ix.next_state(0, 2).unwrap().unwrap();
+    assert_eq!(ix.allowed(y).unwrap(), vec![1, 2, 3]);
+    // after "yy" the maximal munch took one P: a third y is refused
+    let yy = ix.next_state(y, 2).unwrap().unwrap();
+    assert_eq!(ix.allowed(yy).unwrap(), vec![1]);
+    assert!(ix.accepts(b"yyx").unwrap() && !ix.accepts(b"yyyx").unwrap());
 }
