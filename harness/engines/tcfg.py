@@ -261,7 +261,7 @@ class TCFGEngine(Engine):
         regex=False,
         json_schema="no",
         # its "EBNF" is llama.cpp's GBNF (root rule `root`); Lark through our GBNF writer
-        grammars=("ebnf", "gbnf"),
+        grammars=("gbnf", "ebnf"),
     )
     policies = Policies(json_whitespace="none")
 
