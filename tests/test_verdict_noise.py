@@ -151,6 +151,7 @@ def test_check_names_one_fastest_engine_only_beyond_its_margin() -> None:
         found = check_model.SpecResult("user/regex#1", "regex", "--regex")
         for engine, ns, status in ttfm:
             result = check_model.EngineResult(engine, "ok", ttfm_ns=ns, mask_p50_ns=100.0)
+            result.states = 10  # the diff compared its masks
             if status == "bug":
                 result.bug_states = 1
             found.engines.append(result)
@@ -166,3 +167,18 @@ def test_check_names_one_fastest_engine_only_beyond_its_margin() -> None:
     assert clear.verdict == "user/regex#1: fastest correct: a; wrong: c"
     assert spec(("c", 10, "bug")).verdict == "user/regex#1: no correct engine; wrong: c"
     assert check_model.CLEAR_RATIO == verdict.CLEAR_RATIO
+
+
+def test_check_calls_no_engine_correct_that_the_diff_did_not_check() -> None:
+    """A diff cell that timed out compared no mask: its engines are fast, not correct,
+    and the verdict says nothing was checked (seen on a 128k-token tokenizer file with a
+    CSV grammar, where the reference's cover took past the diff's timeout)."""
+    found = check_model.SpecResult("user/csv", "grammar", "csv.lark")
+    unchecked = check_model.EngineResult("a", "ok", ttfm_ns=1_000, mask_p50_ns=100.0)
+    unchecked.diff_note = "not compared: timeout ran over 120 s"
+    found.engines.append(unchecked)
+    assert unchecked.outcome == "ok" and not unchecked.correct
+    assert found.fastest_correct is None
+    assert found.verdict == (
+        "user/csv: no engine checked against the reference (not compared: timeout ran over 120 s)"
+    )

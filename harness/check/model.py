@@ -80,8 +80,18 @@ class EngineResult:
         return "bug" if self.bug_states or failures or self.findings else "ok"
 
     @property
+    def checked(self) -> bool:
+        """Whether the diff held this engine to the reference at all: masks compared at
+        some state, or instances judged. A diff cell that timed out or failed checks
+        nothing, and an engine it did not check is never called correct."""
+        judged = self.instances is not None and (
+            self.instances.valid + self.instances.invalid + self.instances.samples > 0
+        )
+        return self.states > 0 or judged
+
+    @property
     def correct(self) -> bool:
-        return self.outcome == "ok"
+        return self.outcome == "ok" and self.checked
 
 
 @dataclass
@@ -116,6 +126,10 @@ class SpecResult:
     def _fastest(self) -> str:
         tied = [e.engine for e in self.tied_fastest]
         if not tied:
+            unchecked = [e for e in self.engines if e.outcome == "ok" and not e.checked]
+            if unchecked:
+                why = unchecked[0].diff_note or "not compared"
+                return f"no engine checked against the reference ({why})"
             return "no correct engine"
         if len(tied) == 1:
             return f"fastest correct: {tied[0]}"
