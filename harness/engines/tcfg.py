@@ -28,7 +28,8 @@ or declared here:
   bound in its stack expansion: the RecursionError is reported as unsupported (compile)
   or as an engine error (a step).
 - Pure Python: compiles in about half a second and fills a mask in milliseconds to
-  seconds (a cache per stack, `lru_cache`, keeps every mask computed).
+  seconds (a cache per stack, `lru_cache`, keeps every mask computed). Its caches are
+  class-wide and keep every constraint alive; each compile here empties them first.
 """
 
 from __future__ import annotations
@@ -285,6 +286,7 @@ class TCFGEngine(Engine):
         from transformers_cfg.grammar_utils import IncrementalGrammarConstraint
 
         text, _ = self.grammar_read(spec)
+        clear_caches()
         errors = ParseErrors()
         parser_log = logging.getLogger("transformers_cfg.parser")
         parser_log.addHandler(errors)
@@ -310,6 +312,20 @@ class TCFGEngine(Engine):
         finally:
             parser_log.removeHandler(errors)
         return TCFGCompiled(constraint, prepared.vocab, spec.id)
+
+
+def clear_caches() -> None:
+    """Empty transformers-CFG's method caches (`functools.lru_cache` on its classes,
+    keyed by instance, so they keep every constraint a process ever compiled and its
+    masks, up to 32,768 of them): a compile starts from none, as in a fresh process, and
+    one cell's masks neither speed up nor weigh on the next."""
+    from transformers_cfg.recognizer import StringRecognizer
+    from transformers_cfg.token_grammar_recognizer import IncrementalTokenRecognizer
+
+    for cls in (StringRecognizer, IncrementalTokenRecognizer):
+        for attr in vars(cls).values():
+            if callable(getattr(attr, "cache_clear", None)):
+                attr.cache_clear()
 
 
 class ParseErrors(logging.Handler):
