@@ -21,6 +21,7 @@ from harness.diff.judge import schema_policies
 from harness.diff.judge.instances import check_instances
 from harness.diff.shrink import SHRINKERS, json_shrink
 from harness.diff.shrink.ddmin import ddmin
+from harness.diff.shrink.grammar_shrink import shrink_grammar
 from harness.diff.shrink.minimize import (
     TinyCase,
     minimize,
@@ -35,7 +36,7 @@ from harness.diff.shrink.text_shrink import shrink_text
 from harness.diff.walk.differ import Differ
 from harness.diff.walk.plan import WalkPlan
 from harness.errors import UnsupportedSpec
-from harness.language import regex_tree
+from harness.language import grammar, regex_tree
 from harness.spec import Spec
 from harness.vocab import synthetic
 from tests.mutation import suite as mutation
@@ -99,6 +100,14 @@ CONTRACT_CASES: list[tuple[Any, Any, Any, Any]] = [
         TinyCase("ab|cd", (b"a", b"b", b"c", b"d")),
         lambda c: "c" in c.regex and b"c" in c.tokens,
         TinyCase("c", (b"c",)),
+    ),
+    (
+        shrink_grammar,
+        Spec.grammar("t/g", 'root ::= "a" | "b" x\nx ::= "c" | "d"\n', "gbnf"),
+        lambda g: grammar.accepts(g.text, "gbnf", ["bd"])[0],
+        Spec.grammar(
+            "t/g", 'root ::= r0-root\nr0-root ::= t0-b t1-d\nt0-b ::= "b"\nt1-d ::= "d"\n', "gbnf"
+        ),
     ),
     (
         shrink_history,
