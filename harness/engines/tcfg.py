@@ -133,7 +133,8 @@ class TCFGVocab:
 
 
 class TCFGMatcher(Matcher):
-    """One decoding: the constraint's immutable parse states, newest last."""
+    """One decoding: the constraint's current parse state. Its states are immutable, so
+    a refused token leaves the matcher as it was, and a reset is the initial one again."""
 
     def __init__(self, constraint: Any, vocab: Vocabulary, spec_id: str) -> None:
         self._constraint = constraint
