@@ -12,6 +12,7 @@ from harness import engines
 from harness.diff.judge.leftmost import LeftmostFirst
 from harness.diff.judge.signatures import (
     escapes_surrogate,
+    ill_formed_utf8,
     impossible_date,
     leaves_match_last_byte,
     raw_control_in_string,
@@ -164,6 +165,16 @@ def test_utf8_signatures() -> None:
     assert rule(view("a[é]", tokens, b"a", {1}, {1, 4})) == "unclassified"
     assert rule(view("a[é]", tokens, b"a", {1}, {1, 5})) == "unclassified"
     assert unfinished_character(b"a\xe4\xb8") == 1 and unfinished_character(b"a\xff") is None
+
+
+def test_ill_formed_utf8() -> None:
+    """A lone continuation byte after `"` (transformers-CFG reading bytes as code points)
+    is ill-formed; a character only begun is not, nor is valid text the engine adds."""
+    tokens = ["é".encode(), b"\xa1", b"\xe4", b"z"]
+    assert rule(view('"[^"]*', tokens, b'"', {1, 3, 4}, {1, 2, 3, 4})) == "ill-formed-utf8"
+    assert rule(view('"[^"a-z]*', tokens, b'"', {1, 3}, {1, 2, 3, 4})) == "unclassified"
+    assert ill_formed_utf8(b'"', b"\xa1") and ill_formed_utf8(b"\xe4", b"z")
+    assert not ill_formed_utf8(b'"', b"\xe4") and not ill_formed_utf8(b'"\xe4', b"\xb8")
 
 
 def test_lone_surrogate_escape() -> None:

@@ -36,6 +36,8 @@ SIGNATURE_TEXT = {
     "(finish-and-continue)",
     "utf8-surrogate": "every token it adds spells a UTF-8-encoded surrogate (ED A0-BF), "
     "which is not UTF-8 and so matches no regex over text",
+    "ill-formed-utf8": "every token it adds makes the text ill-formed UTF-8 (a byte that no "
+    "continuation turns into a character), which no text matches",
     "utf8-overapproximation": "every token it adds stops inside a UTF-8 character that starts "
     "where the regex still matches but that the regex cannot finish: the engine approximates "
     "the UTF-8 byte ranges of a Unicode class",

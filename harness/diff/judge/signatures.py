@@ -28,6 +28,10 @@ and a near-miss case for each. The first signature that holds names the bug:
   any value (`harness.diff.walk.dialects`; xgrammar 0.2.8).
 - `utf8-surrogate`: the engine only adds tokens, and each one spells a UTF-8-encoded
   surrogate (ED A0-BF), which is not UTF-8 and so matches no regex over text.
+- `ill-formed-utf8`: the engine only adds tokens, and each makes the text ill-formed
+  UTF-8 (a byte no continuation turns into a character, such as a lone continuation byte
+  after `"`): an engine matching token bytes against a grammar's classes one byte at a
+  time, as if each byte were a code point (transformers-CFG 0.2.7 on ASCII grammars).
 - `utf8-overapproximation`: the engine only adds tokens, and each stops inside a
   well-formed but unfinished UTF-8 character that starts where the regex still matches:
   a byte-range approximation of a Unicode class lets the character's first bytes through.
@@ -260,6 +264,22 @@ def _utf8_surrogate(view: StateView) -> str | None:
     return _every_added(view, spells_surrogate, "spells a surrogate (ED A0-BF)")
 
 
+def ill_formed_utf8(prefix: bytes, token: bytes) -> bool:
+    """Whether `prefix` + `token` is ill-formed UTF-8: some byte no continuation turns
+    into a character (a lone continuation byte, a lead byte followed by a byte that
+    cannot continue it, a byte that never starts one). A text that only stops inside a
+    character is not ill-formed: the next token may finish it."""
+    try:
+        (prefix + token).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason != "unexpected end of data"
+    return False
+
+
+def _ill_formed_utf8(view: StateView) -> str | None:
+    return _every_added(view, ill_formed_utf8, "makes the text ill-formed UTF-8")
+
+
 def _utf8_overapproximation(view: StateView) -> str | None:
     if not _only_adds(view) or view.dfa is None:
         return None
@@ -399,6 +419,7 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "anchors-ignored": _anchors_ignored,
     "allof-widened": _allof_widened,
     "utf8-surrogate": _utf8_surrogate,
+    "ill-formed-utf8": _ill_formed_utf8,
     "utf8-overapproximation": _utf8_overapproximation,
     "dot-matches-newline": _dot_matches_newline,
     "lone-surrogate-escape": _lone_surrogate_escape,
