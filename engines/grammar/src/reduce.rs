@@ -10,8 +10,9 @@
 //!
 //! Each is trimmed (no unproductive or unreachable symbols), and an alternative `A -> A`
 //! a step leaves is dropped (the language is the same; dropping `"b"` from
-//! `a ::= ("b" a)?` would leave `a ::= a?`, on which xgrammar 0.2.8 crashes: a bug of its
-//! own, which the corpus holds as `edge-optional-self`, not one to meet while shrinking
+//! `a ::= ("b" a)?` would leave a rule that is optionally itself, written `a: [a]` in
+//! Lark, which xgrammar 0.2.8 reads as `a ::= a{0,1}` and crashes on: a bug of its own,
+//! which the corpus holds as `edge-optional-self`, not one to meet while shrinking
 //! another). A step whose language is empty, or that is the grammar itself after
 //! trimming, is left out. A step never adds
 //! a rule, a terminal or an alternative, so repeating "take the first step that keeps
