@@ -143,6 +143,9 @@ class TCFGMatcher(Matcher):
         self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
         self._initial = constraint.string_recognizer.get_initial_parsing_state()
         self._state = self._initial
+        # the mask's bytes, filled in place at each fill (no array made per mask)
+        self._bytes = np.zeros(vocab.mask_words * 4, dtype=np.uint8)
+        self._device: Any = None
 
     def _guarded(self, call: Any, *args: Any) -> Any:
         try:
@@ -153,14 +156,15 @@ class TCFGMatcher(Matcher):
             raise EngineError(NAME, self._spec_id, f"{type(exc).__name__}: {exc}") from exc
 
     def fill_mask(self, out: np.ndarray) -> None:
-        import torch
+        if self._device is None:
+            import torch
 
+            self._device = torch.device("cpu")
         self._buffer.check(out)
-        allowed = self._guarded(self._constraint.filter_vocab, self._state, torch.device("cpu"))
+        allowed = self._guarded(self._constraint.filter_vocab, self._state, self._device)
         bits = np.packbits(allowed.numpy(), bitorder="little")
-        words = np.zeros(self._vocab.mask_words * 4, dtype=np.uint8)
-        words[: bits.size] = bits
-        out[:] = words.view(np.int32)
+        self._bytes[: bits.size] = bits  # the tail past the vocabulary stays zero
+        out[:] = self._bytes.view(np.int32)
 
     def advance(self, token_id: int) -> bool:
         if token_id == self._vocab.eos_id or token_id in self._vocab.special_ids:
