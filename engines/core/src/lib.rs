@@ -63,7 +63,7 @@ pub use error::Error;
 pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
 pub use nfa::ast::{fast_parse, Ast};
 pub use nfa::counted::{self, Counted, UNBOUNDED};
-pub use util::bitmask::{get_bit, ones, set_bit, Mask};
+pub use util::bitmask::{copy_mask, get_bit, ones, set_bit, Mask};
 pub use vocab::Vocabulary;
 pub use walk::slices::JSON_SLICES;
 pub use walk::trie::{self, TokenTrie};

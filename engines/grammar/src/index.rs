@@ -82,7 +82,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
-use tokensdfa_core::{ones, set_bit, TokenTrie, Vocabulary};
+use tokensdfa_core::{copy_mask, ones, set_bit, TokenTrie, Vocabulary};
 
 use crate::earley::{Chart, Compiled, Earley, Set};
 use crate::error::Error;
@@ -286,7 +286,7 @@ impl NaiveGrammarIndex {
                 self.words
             )));
         }
-        out.copy_from_slice(&self.mask(state)?);
+        copy_mask(out, &self.mask(state)?);
         Ok(())
     }
 

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use crate::dfa::ByteDfa;
 use crate::eager::build::{mask_hash, Built, Limits, MaskStore, Stats, CHUNK};
 use crate::error::Error;
-use crate::util::bitmask::set_bit;
+use crate::util::bitmask::{copy_mask, set_bit};
 use crate::util::table::DEAD;
 use crate::util::table::{DfaTable, Frozen};
 use crate::vocab::{Tokens, Vocabulary};
@@ -271,7 +271,7 @@ impl Ctx<'_> {
         } else {
             let lead = (!all).trailing_zeros().min(n as u32) as usize;
             if lead > 0 {
-                sink.mask.copy_from_slice(&p.slices[lead - 1].prefix_mask);
+                copy_mask(sink.mask, &p.slices[lead - 1].prefix_mask);
             }
             for (k, slice) in p.slices.iter().enumerate() {
                 if all >> k & 1 == 1 {

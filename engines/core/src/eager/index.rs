@@ -28,7 +28,7 @@ use crate::eager::build::{Limits, Stats};
 use crate::eager::canonical::GroupNext;
 use crate::eager::exact::WalkNext;
 use crate::error::Error;
-use crate::util::bitmask::{get_bit, ones, Mask};
+use crate::util::bitmask::{copy_mask, get_bit, ones, Mask};
 use crate::util::syntax::parse;
 use crate::vocab::Vocabulary;
 
@@ -228,7 +228,7 @@ impl TokenAutomaton for Index {
 
     #[inline]
     fn fill_mask(&self, state: u32, out: &mut Mask) {
-        out.copy_from_slice(self.mask(state));
+        copy_mask(out, self.mask(state));
     }
 
     fn allowed(&self, state: u32) -> Vec<u32> {

@@ -8,7 +8,7 @@
 use crate::automaton::TokenAutomaton;
 use crate::dfa::ByteDfa;
 use crate::error::Error;
-use crate::util::bitmask::{ones, set_bit, Mask};
+use crate::util::bitmask::{copy_mask, ones, set_bit, Mask};
 use crate::util::table::DEAD;
 use crate::vocab::{Tokens, Vocabulary};
 
@@ -121,7 +121,7 @@ impl TokenAutomaton for NaiveIndex {
     /// An unknown state allows nothing.
     fn fill_mask(&self, state: u32, out: &mut Mask) {
         if (state as usize) < self.num_states() {
-            out.copy_from_slice(self.mask(state));
+            copy_mask(out, self.mask(state));
         } else {
             out.fill(0);
         }

@@ -63,7 +63,7 @@ use crate::automaton::Mode;
 use crate::dfa::lazy::LazyDfa;
 use crate::error::Error;
 use crate::nfa::ast::Ast;
-use crate::util::bitmask::{set_bit, Mask};
+use crate::util::bitmask::{copy_mask, set_bit, Mask};
 use crate::util::table::Stepper;
 use crate::vocab::{Tokens, Vocabulary};
 use crate::walk::masks::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
@@ -292,7 +292,7 @@ impl LazyIndex {
         let memo = self.memo();
         match memo.masks.get(state as usize) {
             Some(Some(m)) => {
-                out.copy_from_slice(m);
+                copy_mask(out, m);
                 memo.used[state as usize].store(true, Ordering::Relaxed);
                 true
             }
@@ -343,7 +343,7 @@ impl LazyIndex {
         if verdict.gave_up && n > 0 && p.family.tiers.is_some() {
             // A large live region of the slices' class (keys beside any other key, say):
             // start from every slice token and clear the ones that die.
-            mask.copy_from_slice(&p.slices[n - 1].prefix_mask);
+            copy_mask(&mut mask, &p.slices[n - 1].prefix_mask);
             e.prune(p, row, &mut mask);
             e.pruned_masks += 1;
             e.walk(&p.rest, row, &mut mask);
@@ -354,7 +354,7 @@ impl LazyIndex {
             // The longest run of leading "all" slices takes one prefix union.
             let lead = (!verdict.all).trailing_zeros().min(n as u32) as usize;
             if lead > 0 {
-                mask.copy_from_slice(&p.slices[lead - 1].prefix_mask);
+                copy_mask(&mut mask, &p.slices[lead - 1].prefix_mask);
             }
             for (k, slice) in p.slices.iter().enumerate().skip(lead) {
                 if verdict.all >> k & 1 == 1 {

@@ -3,7 +3,7 @@
 use std::sync::atomic::AtomicBool;
 
 use crate::automaton::TokenAutomaton;
-use crate::util::bitmask::{ones, Mask};
+use crate::util::bitmask::{copy_mask, ones, Mask};
 use crate::util::table::Stepper;
 use crate::util::table::DEAD;
 
@@ -67,7 +67,7 @@ impl TokenAutomaton for LazyIndex {
             return;
         }
         match self.mask(state) {
-            Some(m) => out.copy_from_slice(&m),
+            Some(m) => copy_mask(out, &m),
             None => out.fill(0),
         }
     }
