@@ -21,6 +21,7 @@ from harness.diff.judge.signatures import (
 from harness.diff.judge.triage import triage
 from harness.diff.judge.view import Models, StateView
 from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.language import reference
 
 tokensdfa = pytest.importorskip("tokensdfa")
 
@@ -290,3 +291,62 @@ def test_canonical_literals_needs_the_mode_s_own_mask() -> None:
     )
     # near miss: a subset, but not the one canonical literals prescribe
     assert rule(view(*args, {2}, engine=CANON, policy_reference=same)) == "unclassified"
+
+
+def test_utf8_overapproximation_reads_lead_bytes_by_their_high_bits() -> None:
+    """A lead byte C0 (which starts no character, but announces two bytes) beside C3
+    counts as a character begun (alone it is `ill-formed-utf8`, the first to hold);
+    F8, which announces nothing, does not."""
+    tokens = ["é".encode(), b"\xc0", b"\xf8", b"\xc3"]
+    assert rule(view("a[é]", tokens, b"a", {1}, {1, 2, 4})) == "utf8-overapproximation"
+    assert rule(view("a[é]", tokens, b"a", {1}, {1, 3, 4})) == "unclassified"
+    assert unfinished_character(b"a\xc0") is None
+    assert unfinished_character(b"a\xc0", by_high_bits=True) == 1
+
+
+def _grammar_models(grammar: str, tokens: list[bytes]) -> Models:
+    """The walk's byte-level models of a GBNF grammar: its reference's own answers."""
+    index = tokensdfa.NaiveGrammarIndex(
+        grammar, reference.native_vocabulary(tiny_vocabulary(tokens)), "gbnf"
+    )
+    return Models(sentence=index.accepts, viable=index.viable)
+
+
+def test_utf8_overapproximation_on_a_grammar() -> None:
+    """With no byte DFA the signature asks the grammar's reference whether the text
+    before the unfinished character is viable."""
+    grammar = 'root ::= "a" [一-龥]'
+    tokens = ["一".encode(), b"\xe4", b"\xc3", b"b\xc3"]
+    models = _grammar_models(grammar, tokens)
+    over = view("", tokens, b"a", {1, 2}, {1, 2, 3}, dfa=None, models=models)
+    assert rule(over) == "utf8-overapproximation"
+    # near miss: the text before the character ("ab") is no viable prefix
+    dead = view("", tokens, b"a", {1, 2}, {1, 2, 4}, dfa=None, models=models)
+    assert rule(dead) == "unclassified"
+
+
+def test_finished_mid_token() -> None:
+    """kbnf's reading of `a(bc)?`: the token `ab` passes through the match `a` and the
+    engine reports the text finished. A last token of one byte passes through nothing."""
+    tokens = [b"ab", b"b", b"c", b"a"]
+    done = view("a(bc)?", tokens, b"ab", {3}, set(), accepting=(False, True), last_token=b"ab")
+    assert rule(done) == "finished-mid-token"
+    one_byte = view("a(bc)?", tokens, b"ab", {3}, set(), accepting=(False, True), last_token=b"b")
+    assert rule(one_byte) == "unclassified"
+    # near miss: a finished engine allows no token, and this one allows `a`
+    more = view("a(bc)?", tokens, b"ab", {3}, {4}, accepting=(False, True), last_token=b"ab")
+    assert rule(more) == "unclassified"
+    grammar = 'root ::= "a" ("bc")?'
+    models = _grammar_models(grammar, tokens)
+    on_grammar = view(
+        "",
+        tokens,
+        b"ab",
+        {3},
+        set(),
+        accepting=(False, True),
+        last_token=b"ab",
+        dfa=None,
+        models=models,
+    )
+    assert rule(on_grammar) == "finished-mid-token"

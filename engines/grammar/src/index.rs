@@ -337,6 +337,21 @@ impl NaiveGrammarIndex {
         Ok(chart.last().accepting())
     }
 
+    /// Whether `text` is a viable prefix: some continuation makes it a sentence (the
+    /// grammar is trimmed, so a live chart after its last byte says so). No state is
+    /// made; triage asks this of texts that are not token paths. Errors: the item budget.
+    pub fn viable(&self, text: &[u8]) -> Result<bool, Error> {
+        let sets = self.sets(0)?;
+        let mut earley = Earley::new(&self.g, self.budget);
+        let mut chart = Chart::new(&sets);
+        for &b in text {
+            if !earley.push_byte(&mut chart, b)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The figures of the state's mask fill, once filled.
     pub fn fill_stats(&self, state: u32) -> Option<FillStats> {
         self.lock().states.get(state as usize).and_then(|s| s.fill)

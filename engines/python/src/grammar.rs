@@ -184,6 +184,22 @@ impl PyNaiveGrammarIndex {
             .map_err(grammar_error)
     }
 
+    /// Whether the bytes `text` are a sentence of the grammar as this index reads it
+    /// (its lexing and ignore options). Errors: the item budget (BudgetError).
+    fn accepts(&self, py: Python<'_>, text: Vec<u8>) -> PyResult<bool> {
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.accepts(&text))
+            .map_err(grammar_error)
+    }
+
+    /// Whether the bytes `text` are a viable prefix: some continuation makes them a
+    /// sentence. Errors: the item budget (BudgetError).
+    fn viable(&self, py: Python<'_>, text: Vec<u8>) -> PyResult<bool> {
+        let inner = self.inner.clone();
+        py.allow_threads(move || inner.viable(&text))
+            .map_err(grammar_error)
+    }
+
     /// Figures of the state's mask fill (None before it is filled): Earley items
     /// created, trie nodes visited and live, seconds.
     fn fill_stats<'py>(&self, py: Python<'py>, state: u32) -> PyResult<Option<Bound<'py, PyDict>>> {

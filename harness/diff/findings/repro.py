@@ -39,8 +39,10 @@ SIGNATURE_TEXT = {
     "ill-formed-utf8": "every token it adds makes the text ill-formed UTF-8 (a byte that no "
     "continuation turns into a character), which no text matches",
     "utf8-overapproximation": "every token it adds stops inside a UTF-8 character that starts "
-    "where the regex still matches but that the regex cannot finish: the engine approximates "
-    "the UTF-8 byte ranges of a Unicode class",
+    "where the spec still matches but that the spec cannot finish: the engine approximates "
+    "the UTF-8 byte ranges of a Unicode class, or takes any lead byte",
+    "finished-mid-token": "the engine reports the text finished and allows only EOS, where "
+    "the text is no sentence: its last token passed through a full match inside its bytes",
     "dot-matches-newline": "every token it adds holds a newline and fits the regex only if "
     "`.` matched newline, which it does not outside (?s)",
     "special-allowed": "the engine allows special or padding ids, which are never text",

@@ -18,6 +18,10 @@ and a near-miss case for each. The first signature that holds names the bug:
   the dropped tokens are exactly those t for which prefix + t minus its last byte is a
   full match and prefix + t is not (a DFA whose match is reported one byte late stopping
   there: outlines-core's finish-and-continue).
+- `finished-mid-token`: the engine reports the text finished (accepting, no token but
+  EOS allowed) where the reference sees no sentence, and the path's last token passes
+  through a full match inside its bytes (kbnf 0.4.2 stopping at a match it met within
+  a token).
 - `leftmost-first`: the engine only drops tokens and its mask and accepting status are
   those of leftmost-first matching (`harness.diff.judge.leftmost`): a lower-priority branch is
   abandoned once a higher one has matched (`(a|ab)` never allows `ab`).
@@ -32,9 +36,10 @@ and a near-miss case for each. The first signature that holds names the bug:
   UTF-8 (a byte no continuation turns into a character, such as a lone continuation byte
   after `"`): an engine matching token bytes against a grammar's classes one byte at a
   time, as if each byte were a code point (transformers-CFG 0.2.7 on ASCII grammars).
-- `utf8-overapproximation`: the engine only adds tokens, and each stops inside a
-  well-formed but unfinished UTF-8 character that starts where the regex still matches:
-  a byte-range approximation of a Unicode class lets the character's first bytes through.
+- `utf8-overapproximation`: the engine only adds tokens, and each stops inside an
+  unfinished UTF-8 character (by the length its lead byte's high bits announce) that
+  starts where the spec still matches: a byte-range approximation of a Unicode class,
+  or a decoder taking any lead byte, lets the character's first bytes through.
 - `dot-matches-newline`: the engine only adds tokens, each holding a newline, and each
   fits the regex read with `.` matching newline (outside `(?s)`, `.` excludes it).
 - `lone-surrogate-escape` (JSON schemas): the engine only adds tokens, and each writes
@@ -136,16 +141,19 @@ def _high(digits: bytes) -> bool:
 _LOW_START = re.compile(rb"\\(?:u(?:[dD][c-fC-F]?)?)?|\\u[dD][c-fC-F][0-9a-fA-F]?")
 
 
-def unfinished_character(data: bytes) -> int | None:
+def unfinished_character(data: bytes, by_high_bits: bool = False) -> int | None:
     """Where the well-formed but unfinished UTF-8 character that `data` ends with starts
     (a lead byte C2-F4 followed by fewer continuation bytes 80-BF than it announces), or
-    None when `data` does not end inside one."""
+    None when `data` does not end inside one. `by_high_bits` reads any lead byte C0-F7 by
+    the length its high bits announce, as a decoder that checks no ranges does (C0 and
+    C1 start no character; F5-F7 none that Unicode has)."""
+    lowest, highest = (0xC0, 0xF7) if by_high_bits else (0xC2, 0xF4)
     for back in range(1, min(4, len(data)) + 1):
         byte = data[-back]
         if byte & 0xC0 == 0x80:
             continue  # a continuation byte: keep looking for the lead
-        need = 2 if 0xC2 <= byte <= 0xDF else 3 if 0xE0 <= byte <= 0xEF else 4
-        if not 0xC2 <= byte <= 0xF4:
+        need = 2 if byte <= 0xDF else 3 if byte <= 0xEF else 4
+        if not lowest <= byte <= highest:
             return None
         return len(data) - back if back < need else None
     return None
@@ -280,19 +288,51 @@ def _ill_formed_utf8(view: StateView) -> str | None:
     return _every_added(view, ill_formed_utf8, "makes the text ill-formed UTF-8")
 
 
-def _utf8_overapproximation(view: StateView) -> str | None:
-    if not _only_adds(view) or view.dfa is None:
-        return None
+def _viable(view: StateView) -> Callable[[bytes], bool | None] | None:
+    """Whether a text is a viable prefix of the spec: the walk's model, else the byte DFA."""
+    if view.models.viable is not None:
+        return view.models.viable
     dfa = view.dfa
+    if dfa is None:
+        return None
+    return lambda text: dfa.walk(dfa.initial_state, text) is not None
+
+
+def _utf8_overapproximation(view: StateView) -> str | None:
+    viable = _viable(view)
+    if not _only_adds(view) or viable is None:
+        return None
     for t in view.engine_only:
         data = view.prefix + view.tokens[t]
-        start = unfinished_character(data)
-        if start is None or dfa.walk(dfa.initial_state, data[:start]) is None:
+        start = unfinished_character(data, by_high_bits=True)
+        if start is None or not viable(data[:start]):
             return None
     return (
         f"every one of the {len(view.engine_only)} extra tokens stops inside a UTF-8 "
-        "character that starts where the regex still matches but that it cannot finish"
+        "character (as its lead byte's high bits announce it) that starts where the spec "
+        "still matches but that it cannot finish"
     )
+
+
+def _finished_mid_token(view: StateView) -> str | None:
+    sentence = view.models.sentence
+    if sentence is None and view.dfa is not None:
+        dfa = view.dfa
+
+        def sentence(text: bytes) -> bool | None:
+            state = dfa.walk(dfa.initial_state, text)
+            return state is not None and bool(dfa.is_accepting(state))
+
+    ends = not view.actual and view.accepting_actual and not view.accepting_expected
+    if sentence is None or not ends or not view.eos_consistent:
+        return None
+    for back in range(1, len(view.last_token)):
+        if sentence(view.prefix[:-back]):
+            return (
+                f"the engine reports the text finished and allows no token, and its last "
+                f"token passes through a full match {back} byte(s) before its end"
+            )
+    return None
 
 
 def _dot_matches_newline(view: StateView) -> str | None:
@@ -415,6 +455,7 @@ BUG_SIGNATURES: dict[str, Signature] = {
     "eos-refused-at-match": _eos_refused_at_match,
     "eos-allowed-before-match": _eos_allowed_before_match,
     "final-state-exit": _final_state_exit,
+    "finished-mid-token": _finished_mid_token,
     "leftmost-first": _leftmost_first,
     "anchors-ignored": _anchors_ignored,
     "allof-widened": _allof_widened,

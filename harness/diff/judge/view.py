@@ -38,12 +38,18 @@ class Explains(Protocol):
 class Models:
     """What some rules compare the engine with besides the reference, built by the walk
     on demand: leftmost-first matching of the regex (`harness.diff.judge.leftmost`, the
-    `leftmost-first` signature), and for a schema compared in an engine's JSON dialect
-    the reference nested k levels deeper at this state (`deeper(k)`, the
-    `values-nested-deeper` policy)."""
+    `leftmost-first` signature), for a schema compared in an engine's JSON dialect the
+    reference nested k levels deeper at this state (`deeper(k)`, the
+    `values-nested-deeper` policy), and the spec's sentences and viable prefixes over
+    bytes (`sentence`, `viable`: a grammar has no byte DFA to walk)."""
 
     leftmost_first: Explains | None = None
     deeper: Callable[[int], Answer | None] | None = None
+    # the spec read on bytes, for texts that are no token path: whether a text is a
+    # sentence, and whether some continuation makes it one (None: the reference ran out
+    # of budget, and a signature needing the answer does not hold)
+    sentence: Callable[[bytes], bool | None] | None = None
+    viable: Callable[[bytes], bool | None] | None = None
 
 
 @dataclass
@@ -75,6 +81,7 @@ class StateView:
     special: frozenset[int] = frozenset()
     vocab: Vocabulary | None = None
     regex: str = ""
+    last_token: bytes = b""  # the bytes of the path's last token (b"" at the start)
     # semantics models rules may consult (leftmost-first, the deeper reference)
     models: Models = field(default_factory=Models)
 

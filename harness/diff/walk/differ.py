@@ -257,6 +257,7 @@ class Differ:
             special=self.special,
             vocab=self.vocab,
             regex=self.refs.regex,
+            last_token=self.vocab.tokens[ids[-1]] if ids else b"",
             models=self._models_at(ids),
         )
 
@@ -273,7 +274,12 @@ class Differ:
         deeper = None
         if self.refs.deeper is not None:
             deeper = partial(self.refs.deeper_answer, tuple(ids))
-        return Models(leftmost_first=self._leftmost, deeper=deeper)
+        return Models(
+            leftmost_first=self._leftmost,
+            deeper=deeper,
+            sentence=self.refs.sentence,
+            viable=self.refs.viable,
+        )
 
     @cached_property
     def _leftmost(self) -> LeftmostFirst | None:

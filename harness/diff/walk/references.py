@@ -113,6 +113,25 @@ class References:
         self._dotall: ByteDfa | None = None
         self._dotall_built = False
 
+    def sentence(self, text: bytes) -> bool | None:
+        """Whether `text` is a sentence of the spec (None past a grammar's budget)."""
+        if self.dfa is None:
+            return self._grammar_answer("accepts", text)
+        state = self.dfa.walk(self.dfa.initial_state, text)
+        return state is not None and bool(self.dfa.is_accepting(state))
+
+    def viable(self, text: bytes) -> bool | None:
+        """Whether some continuation makes `text` a sentence (None past the budget)."""
+        if self.dfa is None:
+            return self._grammar_answer("viable", text)
+        return self.dfa.walk(self.dfa.initial_state, text) is not None
+
+    def _grammar_answer(self, question: str, text: bytes) -> bool | None:
+        try:
+            return bool(getattr(self.naive, question)(text))
+        except ValueError:  # the reference's BudgetError
+            return None
+
     @property
     def dotall_dfa(self) -> ByteDfa | None:
         """The byte DFA of the regex with `.` matching newline (for triage)."""
