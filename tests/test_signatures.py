@@ -20,6 +20,7 @@ from harness.diff.judge.signatures import (
 )
 from harness.diff.judge.triage import triage
 from harness.diff.judge.view import Models, StateView
+from harness.engines.base import Policy
 from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.language import reference
 
@@ -350,3 +351,23 @@ def test_finished_mid_token() -> None:
         models=models,
     )
     assert rule(on_grammar) == "finished-mid-token"
+
+
+def test_signature_beside_a_policy_reading() -> None:
+    """llguidance refuses a space its greedy lexing refuses (its policy) and, at the
+    same state, adds a surrogate (a bug): against its policy's reading the surrogate
+    alone is the difference, and its signature names the bug. Without the reading, or
+    with a reading that does not account for the space, nothing names it."""
+    tokens = [b" ", b'"', b"\xed\xa0", b"a"]
+    greedy = Policy.GREEDY_LEXEMES
+    reading = {greedy: (frozenset({2, 4}), False)}
+    both = view('"[^"]*"', tokens, b'"', {1, 2, 4}, {2, 3, 4}, engine=LLG, policy_reference=reading)
+    verdict = triage(both)
+    assert (verdict.rule, verdict.kind) == ("utf8-surrogate", "bug") and greedy in verdict.why
+    assert rule(view('"[^"]*"', tokens, b'"', {1, 2, 4}, {2, 3, 4}, engine=LLG)) == "unclassified"
+    wide = {greedy: (frozenset({1, 2, 4}), False)}
+    off = view('"[^"]*"', tokens, b'"', {1, 2, 4}, {2, 3, 4}, engine=LLG, policy_reference=wide)
+    assert rule(off) == "unclassified"
+    # an engine that does not follow the policy gets no reading
+    other = view('"[^"]*"', tokens, b'"', {1, 2, 4}, {2, 3, 4}, policy_reference=reading)
+    assert rule(other) == "unclassified"

@@ -39,6 +39,7 @@ disagrees with the engine's own accepting status.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import StrEnum
@@ -237,9 +238,32 @@ POLICY_RULES: dict[Policy, Rule] = {
 }
 
 
+# Policies whose reading is a reference of its own (`StateView.policy_reference`).
+READING_POLICIES = (Policy.ASCII_CLASSES, Policy.GREEDY_LEXEMES, Policy.NO_LEADING_IGNORE)
+
+
+def _policy_readings(view: StateView) -> list[tuple[Policy, StateView]]:
+    """The state seen against the reference read under each policy the engine follows
+    that has a reading: where an engine both follows a policy and has a known bug at
+    one state (llguidance refusing leading whitespace, its policy, and letting a raw
+    newline into a string), the bug's signature holds against that reading and names
+    it, though no rule explains the whole difference from the plain reference."""
+    found = []
+    for policy in READING_POLICIES:
+        under = view.policy_reference.get(policy)
+        if under is None or not view.engine.policies.follows(policy):
+            continue
+        allowed, accepting = under
+        found.append(
+            (policy, dataclasses.replace(view, expected=allowed, accepting_expected=accepting))
+        )
+    return found
+
+
 def triage(view: StateView) -> Verdict:
     """The verdict on one disagreement: the first policy that explains all of it, else a
-    bug with the first matching signature, else an unclassified bug."""
+    bug with the first matching signature (against the plain reference, else against
+    the reading of a policy the engine follows), else an unclassified bug."""
     if view.eos_consistent:
         for policy, rule in POLICY_RULES.items():
             why = rule(view)
@@ -249,6 +273,11 @@ def triage(view: StateView) -> Verdict:
         why = signature(view)
         if why:
             return Verdict(VerdictKind.BUG, name, why)
+    for policy, read in _policy_readings(view):
+        for name, signature in BUG_SIGNATURES.items():
+            why = signature(read)
+            if why:
+                return Verdict(VerdictKind.BUG, name, f"{why}, beside its {policy} reading")
     parts = []
     if view.reference_only:
         parts.append(f"{len(view.reference_only)} tokens allowed only by the reference")
