@@ -20,8 +20,8 @@ from harness.diff.judge.signatures import (
 )
 from harness.diff.judge.triage import triage
 from harness.diff.judge.view import Models, StateView
-from harness.engines.base import Policy
 from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.engines.base import Policy
 from harness.language import reference
 
 tokensdfa = pytest.importorskip("tokensdfa")
