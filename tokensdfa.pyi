@@ -256,3 +256,18 @@ class NaiveGrammarIndex:
     def forced_bytes(self, state: int, limit: int = 256) -> bytes: ...
     def accepts(self, text: bytes) -> bool: ...
     def viable(self, text: bytes) -> bool: ...
+
+# A decoding step for a batch: sequence i is (indexes[i], states[i]); the indexes may
+# differ (specs mixed in one batch) but share one vocabulary width.
+def fill_masks(
+    indexes: Sequence[Index | LazyIndex | NaiveIndex],
+    states: Sequence[int],
+    out: npt.NDArray[np.int32],
+    threads: int = 1,
+) -> None: ...
+def next_states(
+    indexes: Sequence[Index | LazyIndex | NaiveIndex],
+    states: Sequence[int],
+    tokens: Sequence[int],
+    threads: int = 1,
+) -> list[int | None]: ...

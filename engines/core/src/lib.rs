@@ -36,8 +36,9 @@
 //! - `eager`: [`Index`] with its exact and canonical builders, and [`NaiveIndex`];
 //! - `lazy`: [`LazyIndex`].
 //!
-//! Beside them, [`Error`] (errors by kind) and [`TokenAutomaton`] with [`Mode`] (the
-//! surface every index shares).
+//! Beside them, [`Error`] (errors by kind), [`TokenAutomaton`] with [`Mode`] (the
+//! surface every index shares) and [`batch`] (a decoding step for many sequences at once:
+//! their masks into one buffer and their next states, on a pool of threads).
 //!
 //! ## Public surface
 //!
@@ -47,6 +48,7 @@
 //! ([`fast_parse`] reads a pattern into one) and its [`counted`] automata.
 
 mod automaton;
+pub mod batch;
 pub mod dfa;
 mod eager;
 mod error;

@@ -17,7 +17,7 @@ use crate::{check_state, mask_slice, value_error, LimitError};
 
 #[pyclass(name = "NaiveIndex", module = "tokensdfa", frozen)]
 pub(crate) struct PyNaiveIndex {
-    inner: core::NaiveIndex,
+    pub(crate) inner: core::NaiveIndex,
     words: usize,
 }
 
@@ -38,7 +38,7 @@ token_automaton_methods!(PyNaiveIndex {
 
 #[pyclass(name = "Index", module = "tokensdfa", frozen)]
 pub(crate) struct PyIndex {
-    inner: core::Index,
+    pub(crate) inner: core::Index,
     words: usize,
 }
 
@@ -140,7 +140,7 @@ token_automaton_methods!(PyIndex {
 /// memoized after (see the core's `lazy` module).
 #[pyclass(name = "LazyIndex", module = "tokensdfa", frozen)]
 pub(crate) struct PyLazyIndex {
-    inner: Arc<core::LazyIndex>,
+    pub(crate) inner: Arc<core::LazyIndex>,
     words: usize,
 }
 
@@ -287,7 +287,7 @@ impl PyLazyIndex {
     /// LimitError once a walk has passed the NFA's limit (the core's
     /// `LazyIndex::exceeded`): the index's masks and states may be wrong from then on, so
     /// every later call fails too, and the caller discards the index.
-    fn healthy(&self) -> PyResult<()> {
+    pub(crate) fn healthy(&self) -> PyResult<()> {
         if self.inner.exceeded() {
             return Err(LimitError::new_err(
                 "limit exceeded: the lazy index's NFA passed its walk limit \

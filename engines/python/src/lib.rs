@@ -155,6 +155,7 @@ macro_rules! token_automaton_methods {
     };
 }
 
+mod batch;
 mod grammar;
 mod indexes;
 mod schema;
@@ -180,6 +181,8 @@ fn check_pattern(regex: &str) -> PyResult<()> {
 #[pymodule]
 fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::fill_masks, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::next_states, m)?)?;
     m.add_function(wrap_pyfunction!(schema_to_regex, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_to_lark, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_to_gbnf, m)?)?;

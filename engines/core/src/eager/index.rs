@@ -17,7 +17,6 @@
 //! 128k-token vocabulary on two cores; the lazy index ([`crate::LazyIndex`]) has no such
 //! limit, as it only builds the states it visits.
 
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use regex_syntax::hir::Hir;
@@ -29,6 +28,7 @@ use crate::eager::canonical::GroupNext;
 use crate::eager::exact::WalkNext;
 use crate::error::Error;
 use crate::util::bitmask::{copy_mask, get_bit, ones, Mask};
+use crate::util::pool::pool;
 use crate::util::syntax::parse;
 use crate::vocab::Vocabulary;
 
@@ -59,31 +59,6 @@ enum Source<'a> {
     Hir(&'a Hir),
 }
 
-/// The pool builds share when no size is given, one per process. Not rayon's global pool:
-/// a process forked after that pool started inherits its bookkeeping but none of its
-/// threads, so every build in the child would wait forever (the differ forks a child per
-/// spec, after building indexes itself).
-fn process_pool() -> Result<Arc<rayon::ThreadPool>, Error> {
-    static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
-    let pid = std::process::id();
-    let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((owner, pool)) = slot.as_ref() {
-        if *owner == pid {
-            return Ok(pool.clone());
-        }
-    }
-    let pool = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .build()
-            .map_err(|e| Error::Option(format!("cannot start the build pool: {e}")))?,
-    );
-    if let Some(inherited) = slot.replace((pid, pool.clone())) {
-        // Its threads live in the parent; dropping it here would wait for them forever.
-        std::mem::forget(inherited);
-    }
-    Ok(pool)
-}
-
 impl Index {
     pub fn new(pattern: &str, vocab: &Vocabulary, mode: Mode) -> Result<Index, Error> {
         Self::with_threads(pattern, vocab, mode, None)
@@ -108,14 +83,7 @@ impl Index {
         limits: Limits,
     ) -> Result<Index, Error> {
         let build = || Self::build(Source::Pattern(pattern), vocab, mode, &limits);
-        match threads {
-            None => process_pool()?.install(build),
-            Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
-                .build()
-                .map_err(|e| Error::Option(format!("cannot start {n} threads: {e}")))?
-                .install(build),
-        }
+        pool(threads)?.install(build)
     }
 
     /// Build the index of a parsed regex with the default limits.

@@ -4,10 +4,12 @@
 //! - [`table`]: [`table::DfaTable`], the premultiplied transition table every mask walk
 //!   reads, and [`table::Stepper`], a walk's view of a complete table (the eager index)
 //!   or of one filled on demand (the lazy DFA); [`table::DEAD`] and [`table::UNKNOWN`];
-//! - [`syntax`]: the one `regex-syntax` configuration every road parses with.
+//! - [`syntax`]: the one `regex-syntax` configuration every road parses with;
+//! - [`pool`]: the process's thread pools, one per size, safe across `fork`.
 //!
 //! Nothing here depends on another module of the crate but [`crate::error`].
 
 pub mod bitmask;
+pub mod pool;
 pub mod syntax;
 pub mod table;

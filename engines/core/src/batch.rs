@@ -1,0 +1,157 @@
+//! Batch steps: the masks of many (automaton, state) pairs written into one buffer, and
+//! the state after one token for each pair, on a pool of threads: what a server does
+//! for every structured sequence of its batch at each decoding step.
+//!
+//! Rows are independent: row `i` of the buffer is what `fill_mask` of pair `i` writes,
+//! by that automaton's own `fill_mask`, so a batch fill equals single fills bit for bit
+//! by construction; the pool only decides which thread writes which row. The automata
+//! may differ (a batch mixes specs) or repeat (sequences of one spec share one index).
+//! With one thread the rows are filled on the calling thread, in order: no dispatch.
+//!
+//! Threads and the lazy index: a row whose state's mask is memoized is a copy under a
+//! read lock, so such rows run concurrently; a first visit takes the index's engine
+//! lock, so the first visits of one lazy index run one at a time, while those of
+//! different indexes run in parallel ([`crate::LazyIndex`], "Threads").
+
+use rayon::prelude::*;
+
+use crate::automaton::TokenAutomaton;
+use crate::error::Error;
+use crate::util::pool::pool;
+
+/// One sequence of a batch: the automaton of its spec and its current state.
+pub type Item<'a> = (&'a (dyn TokenAutomaton + Sync), u32);
+
+/// Mask words of an automaton's vocabulary.
+fn words_of(automaton: &(dyn TokenAutomaton + Sync)) -> usize {
+    automaton.vocab_len().div_ceil(32)
+}
+
+/// Check the batch's shape: every automaton over vocabularies of one mask width, every
+/// state known, `out` that width times the batch. Returns the width.
+fn check(items: &[Item<'_>], out_len: usize) -> Result<usize, Error> {
+    let words = items.first().map(|(a, _)| words_of(*a)).unwrap_or(0);
+    for (i, (automaton, state)) in items.iter().enumerate() {
+        if words_of(*automaton) != words {
+            return Err(Error::Option(format!(
+                "batch row {i}: a vocabulary of {} mask words among ones of {words}",
+                words_of(*automaton)
+            )));
+        }
+        if *state as usize >= automaton.num_states() {
+            return Err(Error::Option(format!("batch row {i}: no state {state}")));
+        }
+    }
+    if out_len != items.len() * words {
+        return Err(Error::Option(format!(
+            "the mask buffer has {out_len} words; {} rows of {words} need {}",
+            items.len(),
+            items.len() * words
+        )));
+    }
+    Ok(words)
+}
+
+/// Fill row `i` of `out` with the mask of `items[i]`, on `threads` threads.
+pub fn fill_masks(items: &[Item<'_>], out: &mut [u32], threads: usize) -> Result<(), Error> {
+    let words = check(items, out.len())?;
+    if words == 0 {
+        return Ok(());
+    }
+    if threads <= 1 {
+        for ((automaton, state), row) in items.iter().zip(out.chunks_mut(words)) {
+            automaton.fill_mask(*state, row);
+        }
+        return Ok(());
+    }
+    pool(Some(threads))?.install(|| {
+        out.par_chunks_mut(words)
+            .zip(items.par_iter())
+            .for_each(|(row, (automaton, state))| automaton.fill_mask(*state, row));
+    });
+    Ok(())
+}
+
+/// The state after `tokens[i]` from `items[i]` (None where the token is not allowed),
+/// on `threads` threads.
+pub fn next_states(
+    items: &[Item<'_>],
+    tokens: &[u32],
+    threads: usize,
+) -> Result<Vec<Option<u32>>, Error> {
+    if tokens.len() != items.len() {
+        return Err(Error::Option(format!(
+            "{} tokens for a batch of {}",
+            tokens.len(),
+            items.len()
+        )));
+    }
+    let step =
+        |((automaton, state), token): (&Item<'_>, &u32)| automaton.next_state(*state, *token);
+    if threads <= 1 {
+        return Ok(items.iter().zip(tokens).map(step).collect());
+    }
+    Ok(
+        pool(Some(threads))?
+            .install(|| items.par_iter().zip(tokens.par_iter()).map(step).collect()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Index, LazyIndex, Mode, Vocabulary};
+
+    fn vocab() -> Vocabulary {
+        let tokens: Vec<Vec<u8>> = ["<eos>", "a", "b", "ab", "1", "12", "\"", "x\""]
+            .iter()
+            .map(|t| t.as_bytes().to_vec())
+            .collect();
+        let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+        Vocabulary::new(&refs, 0, &[]).unwrap()
+    }
+
+    #[test]
+    fn batch_rows_equal_single_fills_at_any_thread_count() {
+        let v = vocab();
+        let eager = Index::new("(ab)+1?", &v, Mode::Exact).unwrap();
+        let lazy = LazyIndex::new("\"[a-z]*\"|[0-9]+", &v, Mode::Exact).unwrap();
+        let s1 = eager.next_state(0, 3).unwrap();
+        let s2 = lazy.next_state(0, 6).unwrap();
+        let items: Vec<Item<'_>> = vec![
+            (&eager, 0),
+            (&lazy, 0),
+            (&eager, s1),
+            (&lazy, s2),
+            (&lazy, 0),
+        ];
+        let words = v.mask_words();
+        let mut single = vec![0u32; items.len() * words];
+        for ((a, s), row) in items.iter().zip(single.chunks_mut(words)) {
+            a.fill_mask(*s, row);
+        }
+        for threads in [1, 2, 3] {
+            let mut out = vec![u32::MAX; items.len() * words];
+            fill_masks(&items, &mut out, threads).unwrap();
+            assert_eq!(out, single, "{threads} threads");
+            let next = next_states(&items, &[3, 6, 4, 1, 5], threads).unwrap();
+            let expected: Vec<Option<u32>> = items
+                .iter()
+                .zip([3, 6, 4, 1, 5])
+                .map(|((a, s), t)| a.next_state(*s, t))
+                .collect();
+            assert_eq!(next, expected);
+        }
+    }
+
+    #[test]
+    fn a_batch_of_the_wrong_shape_is_an_error() {
+        let v = vocab();
+        let eager = Index::new("a", &v, Mode::Exact).unwrap();
+        let words = v.mask_words();
+        let mut short = vec![0u32; words];
+        assert!(fill_masks(&[(&eager, 0), (&eager, 0)], &mut short, 2).is_err());
+        assert!(fill_masks(&[(&eager, 99)], &mut short, 1).is_err());
+        assert!(next_states(&[(&eager, 0)], &[1, 2], 1).is_err());
+    }
+}

@@ -1,0 +1,86 @@
+"""TokensDFA's batch step (`tokensdfa.fill_masks`, `tokensdfa.next_states`): many
+sequences, each an (index, state) pair of its own spec, in one call on a thread pool.
+Row i must be the mask the pair's own `fill_mask` writes, bit for bit, at any thread
+count, with eager, lazy and naive indexes mixed in one batch; a batch of the wrong shape
+is a ValueError naming what is wrong, never a crash or a partial write passed off as a
+mask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness import vocab as vocabularies
+from harness.language import reference
+
+tokensdfa = pytest.importorskip("tokensdfa")
+
+REGEXES = (r'\{"id": [0-9]{1,6}, "name": "[a-z ]{0,12}"\}', r"(19|20)[0-9]{2}-[01][0-9]", "yes|no")
+
+
+@pytest.fixture(scope="module")
+def batch() -> tuple[list[object], list[int], int]:
+    """Indexes of every kind over llama3 and, for each, states along a path, first visits
+    of the lazy ones included (they are filled by the batch before any single fill)."""
+    vocab = vocabularies.load("llama3")
+    native = reference.native_vocabulary(vocab)
+    indexes: list[object] = []
+    states: list[int] = []
+    for regex in REGEXES:
+        for index in (
+            tokensdfa.Index(regex, native),
+            tokensdfa.LazyIndex(regex, native),
+            tokensdfa.NaiveIndex(regex, native),
+        ):
+            state = index.initial_state
+            for byte in regex.replace("\\", "")[:6].encode():
+                indexes.append(index)
+                states.append(state)
+                nxt = index.next_state(state, vocab.tokens.index(bytes([byte])))
+                if nxt is None:
+                    break
+                state = nxt
+    return indexes, states, vocab.mask_words
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_batch_rows_equal_single_fills(
+    batch: tuple[list[object], list[int], int], threads: int
+) -> None:
+    indexes, states, words = batch
+    out = np.full((len(states), words), -1, dtype=np.int32)
+    tokensdfa.fill_masks(indexes, states, out, threads)
+    single = np.zeros(words, dtype=np.int32)
+    for row, (index, state) in enumerate(zip(indexes, states, strict=True)):
+        index.fill_mask(state, single)  # type: ignore[attr-defined]
+        assert np.array_equal(out[row], single), (row, state)
+    tokens = [17, 90, 1] * (len(states) // 3) + [17] * (len(states) % 3)
+    expected = [i.next_state(s, t) for i, s, t in zip(indexes, states, tokens, strict=True)]  # type: ignore[attr-defined]
+    assert tokensdfa.next_states(indexes, states, tokens, threads) == expected
+
+
+def test_a_batch_of_the_wrong_shape_is_a_value_error(
+    batch: tuple[list[object], list[int], int],
+) -> None:
+    indexes, states, words = batch
+    with pytest.raises(ValueError, match="shape"):
+        tokensdfa.fill_masks(indexes, states, np.zeros((len(states), words - 1), np.int32))
+    with pytest.raises(ValueError, match="contiguous"):
+        wide = np.zeros((len(states), 2 * words), np.int32)
+        tokensdfa.fill_masks(indexes, states, wide[:, ::2], 2)
+    with pytest.raises(ValueError, match="indexes for a batch"):
+        tokensdfa.fill_masks(indexes[:-1], states, np.zeros((len(states), words), np.int32))
+    with pytest.raises(ValueError, match="no state"):
+        tokensdfa.fill_masks(indexes[:1], [10**6], np.zeros((1, words), np.int32))
+    with pytest.raises(TypeError, match="Index, LazyIndex or NaiveIndex"):
+        tokensdfa.fill_masks(["not an index"], [0], np.zeros((1, words), np.int32))
+    with pytest.raises(ValueError, match="tokens for a batch"):
+        tokensdfa.next_states(indexes, states, [1], 2)
+
+
+def test_a_batch_mixing_vocabulary_widths_is_a_value_error() -> None:
+    small = tokensdfa.Vocabulary([b"<eos>", b"a", b"b"], 0, [0])
+    big = tokensdfa.Vocabulary([b"<eos>"] + [bytes([b]) for b in range(256)], 0, [0])
+    indexes = [tokensdfa.Index("a+", small), tokensdfa.Index("a+", big)]
+    with pytest.raises(ValueError, match="mask words among"):
+        tokensdfa.fill_masks(indexes, [0, 0], np.zeros((2, 1), np.int32), 2)
