@@ -4,6 +4,9 @@ An `Engine` prepares a vocabulary once (`prepare`), compiles a `Spec` against it
 (`compile`), and hands out `Matcher`s that walk one token path: `fill_mask` writes the
 int32 bitmask (bit i % 32 of word i // 32 is token i) into the caller's buffer in place,
 `advance` consumes one token, `is_accepting` says whether EOS may end the output here.
+A decoding step for a whole batch of matchers goes through `Engine.fill_batch` and
+`Engine.advance_batch`: the engine's own batch API on a thread pool where it has one,
+else the loop a server runs over its matchers.
 Runner, differ and report only ever see this interface, never an engine's own API.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
@@ -206,6 +210,9 @@ class Engine(ABC):
     # tokensieve
     extra: str | None = None
     module: str | None = None
+    # the engine's own batch entry point `fill_batch` goes through (named in reports),
+    # or None where a server loops over the engine's matchers (vLLM for such engines)
+    batch_api: str | None = None
 
     @abstractmethod
     def version(self) -> str: ...
@@ -265,6 +272,21 @@ class Engine(ABC):
         if self.extra is None:
             return what
         return f"{what}; install it with: pip install 'tokensieve[{self.extra}]'"
+
+    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
+        """Row i of `out` (int32, C-contiguous, one row of mask words per matcher) gets
+        matchers[i]'s mask: one decoding step's mask work for a batch, through the
+        engine's batch API on `threads` threads where it has one (`batch_api`), else the
+        loop a server runs (one matcher after another; `threads` then changes nothing).
+        Every matcher was made by this engine; the rows must equal their single fills."""
+        for row, matcher in zip(out, matchers, strict=True):
+            matcher.fill_mask(row)
+
+    def advance_batch(
+        self, matchers: Sequence[Matcher], tokens: Sequence[int], threads: int = 1
+    ) -> list[bool]:
+        """Advance matchers[i] by tokens[i]; whether each took its token (as `advance`)."""
+        return [m.advance(t) for m, t in zip(matchers, tokens, strict=True)]
 
     @abstractmethod
     def prepare(self, vocab: Vocabulary) -> Any:

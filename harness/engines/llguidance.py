@@ -18,14 +18,21 @@ Quirks of 1.9.1, normalized here:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, Policy
-from harness.engines.support import MaskBuffer, check_features, clean_message, compile_failure
+from harness.engines.support import (
+    MaskBuffer,
+    check_batch_buffer,
+    check_features,
+    clean_message,
+    compile_failure,
+    per_process,
+)
 from harness.errors import EngineError
 from harness.spec import Spec
 from harness.vocab import GreedyEncoder, Vocabulary
@@ -106,8 +113,16 @@ class LLGuidanceMatcher(Matcher):
             self._matcher.unsafe_compute_mask_ptr(pointer, self._nbytes)
         except (ValueError, RuntimeError, TypeError) as exc:
             raise EngineError(NAME, self._spec_id, str(exc)) from exc
-        # A resource limit hit while computing the mask leaves an error state and a mask
-        # that is not the grammar's: report it instead of returning a wrong answer.
+        self.check_error()
+
+    @property
+    def native(self) -> Any:
+        """The LLMatcher (a batch step hands it to llguidance's executor)."""
+        return self._matcher
+
+    def check_error(self) -> None:
+        """A resource limit hit while computing the mask leaves an error state and a mask
+        that is not the grammar's: report it instead of returning a wrong answer."""
         if self._matcher.is_error():
             raise EngineError(NAME, self._spec_id, clean_message(self._matcher.get_error()))
 
@@ -286,10 +301,29 @@ class LLGuidanceEngine(Engine):
     instance_repro_target = "llguidance"
     instance_repro_package = "llguidance"
 
+    batch_api = "llguidance LLExecutor.unsafe_compute_mask_ptr (fill_next_token_bitmask_par)"
+
     def version(self) -> str:
         import llguidance
 
         return str(llguidance.__version__)
+
+    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
+        """Through llguidance's executor of `threads` threads, as vLLM and SGLang call it
+        (`fill_next_token_bitmask_par`): one call for the batch, rows by index."""
+        batch = [m for m in matchers if isinstance(m, LLGuidanceMatcher)]
+        if len(batch) != len(matchers):
+            raise EngineError(NAME, "<batch>", "a batch of matchers this engine did not make")
+        words = out.shape[-1] if isinstance(out, np.ndarray) else 0
+        check_batch_buffer(NAME, out, len(batch), words)
+        executor = per_process(_EXECUTORS, threads, _executor)
+        pairs = [(m.native, row) for row, m in enumerate(batch)]
+        try:
+            executor.unsafe_compute_mask_ptr(pairs, out.ctypes.data, words * 4, len(batch))
+        except (ValueError, RuntimeError, TypeError) as exc:
+            raise EngineError(NAME, "<batch>", str(exc)) from exc
+        for m in batch:
+            m.check_error()
 
     def prepare(self, vocab: Vocabulary) -> LLGuidanceVocab:
         from llguidance import LLTokenizer, TokenizerWrapper
@@ -326,6 +360,16 @@ class LLGuidanceEngine(Engine):
         if native.is_error():
             raise compile_failure(self, spec, native.get_error())
         return LLGuidanceCompiled(prepared, grammar, native, spec.id)
+
+
+# llguidance's executors (thread pools) of this process, by (pid, threads)
+_EXECUTORS: dict[tuple[int, int], Any] = {}
+
+
+def _executor(threads: int) -> Any:
+    from llguidance import LLExecutor
+
+    return LLExecutor(num_threads=threads)
 
 
 def _grammar(engine: Engine, spec: Spec) -> str:

@@ -7,6 +7,7 @@ and one compiled type serve both; a subclass only says how to build its index.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,11 @@ class IndexMatcher(Matcher):
         """The index's id of the current state (benchmarks tell first visits by it)."""
         return int(self._state)
 
+    @property
+    def index(self) -> TokenIndex:
+        """The shared index this matcher walks (a batch step hands it to the extension)."""
+        return self._index
+
     def fill_mask(self, out: np.ndarray) -> None:
         try:
             self._index.fill_mask(self._state, out)
@@ -83,6 +89,14 @@ class IndexMatcher(Matcher):
 
     def reset(self) -> None:
         self._state = self._initial
+
+    @property
+    def eos_id(self) -> int:
+        return self._eos_id
+
+    def move_to(self, state: int) -> None:
+        """Take the state a batch step computed for this matcher (`advance_index_batch`)."""
+        self._state = state
 
     def forced_text(self) -> bytes | None:
         # TokensDFA computes forced runs; the naive reference does not
@@ -156,3 +170,48 @@ class RustIndexEngine(Engine):
     def build_index(self, regex: str, native_vocab: tokensdfa.Vocabulary) -> TokenIndex:
         """The index for `regex`; raises tokensdfa's PatternError, UnsupportedPatternError
         or LimitError when it cannot."""
+
+
+def fill_index_batch(name: str, matchers: Sequence[Matcher], out: np.ndarray, threads: int) -> None:
+    """`Engine.fill_batch` for TokensDFA's matchers: one `tokensdfa.fill_masks` call, the
+    GIL released, the rows filled on `threads` threads by the extension's pool."""
+    batch = _index_matchers(name, matchers)
+    try:
+        reference.tokensdfa().fill_masks(
+            [m.index for m in batch], [m.state for m in batch], out, threads
+        )
+    except (TypeError, ValueError) as exc:
+        raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
+
+
+def advance_index_batch(
+    name: str, matchers: Sequence[Matcher], tokens: Sequence[int], threads: int
+) -> list[bool]:
+    """`Engine.advance_batch` for TokensDFA's matchers: one `tokensdfa.next_states` call
+    for the tokens that are not EOS (which no index has a state after, as `advance`)."""
+    batch = _index_matchers(name, matchers)
+    if len(tokens) != len(batch):
+        raise EngineError(name, "<batch>", f"{len(tokens)} tokens for a batch of {len(batch)}")
+    moving = [i for i, (m, t) in enumerate(zip(batch, tokens, strict=True)) if t != m.eos_id]
+    try:
+        nxt = reference.tokensdfa().next_states(
+            [batch[i].index for i in moving],
+            [batch[i].state for i in moving],
+            [tokens[i] for i in moving],
+            threads,
+        )
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
+    took = [False] * len(batch)
+    for i, state in zip(moving, nxt, strict=True):
+        if state is not None:
+            batch[i].move_to(state)
+            took[i] = True
+    return took
+
+
+def _index_matchers(name: str, matchers: Sequence[Matcher]) -> list[IndexMatcher]:
+    found = [m for m in matchers if isinstance(m, IndexMatcher)]
+    if len(found) != len(matchers):
+        raise EngineError(name, "<batch>", "a batch of matchers this engine did not make")
+    return found

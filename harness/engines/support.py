@@ -10,7 +10,9 @@ own Rust engines say which by the class of the exception they raise.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -148,3 +150,34 @@ def tail_mask(vocab_size: int) -> int | None:
     a positive int32), or None when the vocabulary fills that word exactly."""
     used = vocab_size % 32
     return (1 << used) - 1 if used else None
+
+
+def check_batch_buffer(engine: str, out: Any, rows: int, words: int) -> None:
+    """The buffer of a batch step: a writable C-contiguous int32 array of `rows` rows
+    of `words` words (an engine writing through a raw pointer would scribble past a
+    smaller one)."""
+    ok = (
+        isinstance(out, np.ndarray)
+        and out.dtype == np.int32
+        and out.shape == (rows, words)
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    )
+    if not ok:
+        raise EngineError(
+            engine,
+            "<batch>",
+            f"a batch's mask buffer must be a writable C-contiguous int32 array of shape "
+            f"({rows}, {words}), got {_describe_array(out)}",
+        )
+
+
+def per_process(cache: dict[tuple[int, int], Any], threads: int, make: Callable[[int], Any]) -> Any:
+    """The engine's thread pool object of `threads` threads for this process, built on
+    first use. Keyed by process id as well: a pool made before a fork has no threads in
+    the child, and work sent to it there would wait forever."""
+    key = (os.getpid(), threads)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make(threads)
+    return found

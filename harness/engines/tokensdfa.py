@@ -16,11 +16,20 @@ multi-megabyte regex text printed and parsed again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from harness.engines.base import Policies, Policy
-from harness.engines.rust_index import IndexCompiled, RustIndexEngine, RustVocab
+import numpy as np
+
+from harness.engines.base import Matcher, Policies, Policy
+from harness.engines.rust_index import (
+    IndexCompiled,
+    RustIndexEngine,
+    RustVocab,
+    advance_index_batch,
+    fill_index_batch,
+)
 from harness.engines.support import check_features
 from harness.errors import SpecError, UnsupportedSpec
 from harness.language import converter, reference
@@ -75,6 +84,16 @@ class TokensDFAEngine(RustIndexEngine):
         return MASK_REPRO.replace("MODE_NAME", repr(self.mode)).replace(
             "KIND_NAME", repr(self.kind)
         )
+
+    batch_api = "tokensdfa.fill_masks"
+
+    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
+        fill_index_batch(self.name, matchers, out, threads)
+
+    def advance_batch(
+        self, matchers: Sequence[Matcher], tokens: Sequence[int], threads: int = 1
+    ) -> list[bool]:
+        return advance_index_batch(self.name, matchers, tokens, threads)
 
     def build_index(
         self, regex: str, native_vocab: tokensdfa.Vocabulary

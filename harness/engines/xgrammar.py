@@ -19,6 +19,7 @@ Quirks of 0.2.8, normalized here:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,10 @@ from harness.engines.base import (
 )
 from harness.engines.support import (
     MaskBuffer,
+    check_batch_buffer,
     check_features,
     compile_failure,
+    per_process,
     tail_mask,
 )
 from harness.errors import EngineError
@@ -78,13 +81,23 @@ class XGrammarVocab:
 
 
 class XGrammarMatcher(Matcher):
-    __slots__ = ("_buffer", "_eos_id", "_matcher", "_out", "_spec_id", "_tail", "_view")
+    __slots__ = (
+        "_buffer",
+        "_eos_id",
+        "_matcher",
+        "_out",
+        "_spec_id",
+        "_tail",
+        "_view",
+        "vocab_size",
+    )
 
     def __init__(self, matcher: Any, vocab: Vocabulary, spec_id: str) -> None:
         self._matcher = matcher
         self._eos_id = vocab.eos_id
         self._spec_id = spec_id
         self._tail = tail_mask(vocab.size)
+        self.vocab_size = vocab.size
         self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
         self._out: np.ndarray | None = None
         self._view: np.ndarray | None = None
@@ -113,6 +126,15 @@ class XGrammarMatcher(Matcher):
 
     def is_accepting(self) -> bool:
         return bool(self._matcher.is_completed())
+
+    @property
+    def native(self) -> Any:
+        """The GrammarMatcher (a batch step hands it to BatchGrammarMatcher)."""
+        return self._matcher
+
+    @property
+    def eos_id(self) -> int:
+        return self._eos_id
 
     def reset(self) -> None:
         self._matcher.reset()
@@ -250,6 +272,44 @@ class XGrammarEngine(Engine):
 
         return version("xgrammar")
 
+    batch_api = "xgrammar BatchGrammarMatcher.batch_fill_next_token_bitmask"
+
+    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
+        """Through xgrammar's BatchGrammarMatcher of `threads` threads: one call for the
+        batch; padding bits past the vocabulary cleared as a single fill clears them."""
+        batch = _own(matchers)
+        words = out.shape[-1] if isinstance(out, np.ndarray) else 0
+        check_batch_buffer(NAME, out, len(batch), words)
+        batcher = per_process(_BATCHERS, threads, _batcher)
+        try:
+            batcher.batch_fill_next_token_bitmask([m.native for m in batch], out)
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise EngineError(NAME, "<batch>", str(exc)) from exc
+        tail = tail_mask(batch[0].vocab_size) if batch else None
+        if tail is not None:
+            out[:, -1] &= tail
+
+    def advance_batch(
+        self, matchers: Sequence[Matcher], tokens: Sequence[int], threads: int = 1
+    ) -> list[bool]:
+        """Through `BatchGrammarMatcher.batch_accept_token` (EOS refused, as `advance`)."""
+        from xgrammar import BatchGrammarMatcher
+
+        batch = _own(matchers)
+        if len(tokens) != len(batch):
+            raise EngineError(NAME, "<batch>", f"{len(tokens)} tokens for {len(batch)} matchers")
+        moving = [i for i, (m, t) in enumerate(zip(batch, tokens, strict=True)) if t != m.eos_id]
+        try:
+            took = BatchGrammarMatcher.batch_accept_token(
+                [batch[i].native for i in moving], [tokens[i] for i in moving]
+            )
+        except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
+            raise EngineError(NAME, "<batch>", str(exc)) from exc
+        result = [False] * len(batch)
+        for i, ok in zip(moving, took, strict=True):
+            result[i] = bool(ok)
+        return result
+
     def prepare(self, vocab: Vocabulary) -> XGrammarVocab:
         from xgrammar import GrammarCompiler, TokenizerInfo, VocabType
 
@@ -281,3 +341,20 @@ class XGrammarEngine(Engine):
         except BaseException as exc:  # RuntimeError from C++, InvalidJSONError, ...
             raise compile_failure(self, spec, str(exc)) from exc
         return XGrammarCompiled(compiled, prepared.vocab, spec.id)
+
+
+# xgrammar's batch matchers (thread pools) of this process, by (pid, threads)
+_BATCHERS: dict[tuple[int, int], Any] = {}
+
+
+def _batcher(threads: int) -> Any:
+    from xgrammar import BatchGrammarMatcher
+
+    return BatchGrammarMatcher(max_threads=threads)
+
+
+def _own(matchers: Sequence[Matcher]) -> list[XGrammarMatcher]:
+    found = [m for m in matchers if isinstance(m, XGrammarMatcher)]
+    if len(found) != len(matchers):
+        raise EngineError(NAME, "<batch>", "a batch of matchers this engine did not make")
+    return found
