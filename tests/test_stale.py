@@ -81,3 +81,51 @@ def test_an_engine_without_history_gives_no_stale_finding(tmp_path: Path) -> Non
     it gets wrong here, none of it is put down to history."""
     bugs, _ = _run("xgrammar", tmp_path)
     assert not [d for d in bugs if d.rule == STALE_AFTER_RESET], [(d.prefix, d.why) for d in bugs]
+
+
+def test_a_grammar_stale_answer_shrinks_to_a_repro_of_its_grammar(tmp_path: Path) -> None:
+    """llguidance 1.9.1 on balanced brackets: after `(()` and a mask, a reset and
+    `(((`, it refuses `))` (`((()))` is a sentence), where a new matcher allows it. The
+    tiny case compiles the grammar (not the finding's empty regex), and its repro
+    carries the grammar and replays the history."""
+    from harness.diff.judge.triage import VerdictKind
+    from harness.diff.shrink.stale import minimize_stale
+    from harness.diff.walk.disagreement import Disagreement
+
+    engine = engines.get("llguidance")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"llguidance unavailable: {why}")
+    tokens = [b"(", b")", b"()", b"))", b"(()", b"(((", b")))", b"))(", b"())))"]
+    vocab = tiny_vocabulary(tokens)
+    ids = {t: i for i, t in enumerate(vocab.tokens)}
+    grammar = Spec.grammar("test/balanced", 'root ::= ("(" root ")")*', "gbnf")
+    d = Disagreement(
+        engine="llguidance",
+        version=engine.version(),
+        spec_id=grammar.id,
+        vocab=vocab.name,
+        regex="",
+        prefix_ids=(ids[b"((("],),
+        prefix=b"(((",
+        reference_only=(ids[b"))"], ids[b")))"]),
+        engine_only=(),
+        n_reference_only=2,
+        n_engine_only=0,
+        accepting_expected=False,
+        accepting_actual=False,
+        verdict=VerdictKind.BUG,
+        rule=STALE_AFTER_RESET,
+        why="",
+        agrees_with_tokensdfa=False,
+        history=(ids[b"(()"], FILL),
+    )
+    m = minimize_stale(d, engine, vocab, 30.0, grammar=grammar)
+    assert m is not None and m.grammar == grammar.text and m.notation == "gbnf"
+    assert m.history and len(m.tokens) <= 5, m.tokens
+    found = repro.witnesses(m)
+    path = tmp_path / "stale_grammar.py"
+    text = repro.explanation(m, found)
+    path.write_text(repro.script(m, found, "llguidance stale after reset", text))
+    reproduced, output = repro.run(path)
+    assert reproduced, output

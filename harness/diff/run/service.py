@@ -272,7 +272,7 @@ def _minimize_first(
         if d.rule == STALE_AFTER_RESET:
             # a history-dependent answer, which the minimizer's new matchers never give
             budget = max(MINIMIZE_GROUP_MIN_S, share)
-            out[i] = minimize_stale(d, by_engine[d.engine], voc, budget, schema)
+            out[i] = minimize_stale(d, by_engine[d.engine], voc, budget, schema, refs.grammar)
             continue
         out[i] = minimize(
             d,

@@ -456,10 +456,10 @@ def as_minimal(
         eos_bit_actual=d.eos_bit_actual,
         schema=schema,
     )
-    return _with_grammar(minimal, engine, grammar)
+    return with_grammar(minimal, engine, grammar)
 
 
-def _with_grammar(minimal: Minimal, engine: Engine, grammar: Spec | None) -> Minimal:
+def with_grammar(minimal: Minimal, engine: Engine, grammar: Spec | None) -> Minimal:
     """`minimal` with its grammar fields: the grammar, and what `engine` compiles of it
     where that differs."""
     if grammar is None:

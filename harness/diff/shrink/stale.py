@@ -7,20 +7,21 @@ history (`harness.diff.walk.history`) and is reset before walking the prefix; a 
 walks the prefix alone. While their answers differ the case holds, and delta debugging
 drops the history's walks, then the witnesses, it does not need (`shrink_history`, a
 shrinker under the contract of `harness.diff.shrink.contract`; `minimize_stale` is its
-adapter). The repro script replays the same history (`HISTORY`) before `PREFIX`.
+adapter). The tiny case compiles the finding's own spec: its regex, its schema or its
+grammar. The repro script replays the same history (`HISTORY`) before `PREFIX`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.shrink.minimize import Minimal, minimal_form, tiny_vocabulary
+from harness.diff.shrink.minimize import Minimal, minimal_form, tiny_vocabulary, with_grammar
 from harness.diff.walk.disagreement import Disagreement
 from harness.diff.walk.history import answer_after, joined, walks
 from harness.diff.walk.references import References
@@ -65,32 +66,40 @@ def shrink_history(start: StaleCase, keeps: Keeps[StaleCase], deadline: float) -
 
 
 def minimize_stale(
-    d: Disagreement, engine: Engine, voc: Vocabulary, budget_s: float, schema: str = ""
+    d: Disagreement,
+    engine: Engine,
+    voc: Vocabulary,
+    budget_s: float,
+    schema: str = "",
+    grammar: Spec | None = None,
 ) -> Minimal | None:
     """The smallest case found of `d` (a `stale-after-reset` disagreement with its
     history), or None when the tiny vocabulary does not show it: the adapter of
-    `shrink_history`, whose `keeps` rebuilds the case on a tiny vocabulary (`_case`)."""
+    `shrink_history`, whose `keeps` rebuilds the case on a tiny vocabulary (`_case`).
+    `grammar`: the grammar spec `d` was found on, which the tiny case compiles (a
+    regex, or `schema`, otherwise)."""
     deadline = time.monotonic() + budget_s
     sides = [voc.tokens[i] for i in (*d.engine_only[:WITNESSES], *d.reference_only[:WITNESSES])]
     witnesses = tuple(t for t in dict.fromkeys(sides) if t)
 
     def holds(case: StaleCase) -> bool:
-        return _case(d, engine, voc, schema, joined(case.walks), case.witnesses) is not None
+        ops = joined(case.walks)
+        return _case(d, engine, voc, schema, grammar, ops, case.witnesses) is not None
 
     start = StaleCase(tuple(tuple(w) for w in walks(d.history)), witnesses)
     if not start.walks or not holds(start):
         return None
     shrunk = shrink_history(start, holds, deadline)
-    found = _case(d, engine, voc, schema, joined(shrunk.walks), shrunk.witnesses)
+    found = _case(d, engine, voc, schema, grammar, joined(shrunk.walks), shrunk.witnesses)
     assert found is not None  # each step kept the case holding
     vocab, history, prefix, (mask, accepting) = found
-    refs = References(d.regex, vocab)
+    refs = References(d.regex, vocab, grammar=grammar)
     state = reference.walk(refs.naive, prefix)
     if state is None:
         return None  # the reference refuses the prefix on this vocabulary
     allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
     actual = allowed - {vocab.eos_id}
-    return Minimal(
+    minimal = Minimal(
         **minimal_form(d, engine, vocab),
         prefix_ids=tuple(prefix),
         expected=tuple(int(t) for t in refs.naive.allowed(state)),
@@ -103,6 +112,7 @@ def minimize_stale(
         schema=schema,
         history=tuple(history),
     )
+    return with_grammar(minimal, engine, grammar)
 
 
 def _case(
@@ -110,6 +120,7 @@ def _case(
     engine: Engine,
     voc: Vocabulary,
     schema: str,
+    grammar: Spec | None,
     ops: Sequence[int],
     witnesses: Sequence[bytes],
 ) -> tuple[Vocabulary, list[int], list[int], tuple[np.ndarray, bool]] | None:
@@ -122,7 +133,10 @@ def _case(
     history = [index[voc.tokens[t]] if t >= 0 else t for t in ops]
     prefix = [index[voc.tokens[i]] for i in d.prefix_ids]
     spec_id = f"{d.spec_id}#stale"
-    spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
+    if grammar is not None:
+        spec = replace(grammar, id=spec_id)
+    else:
+        spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
     try:
         compiled = engine.compile(engine.prepare(vocab), spec)
     except TokensieveError:
