@@ -35,11 +35,13 @@ from typing import IO, Any
 from harness import corpora, engines
 from harness import vocab as vocabularies
 from harness.bench import dask_executor
+from harness.bench.batch import STUDY as BATCH_STUDY
 from harness.bench.executor import CellInputs, Executor, Measured, Prepared
 from harness.bench.options import Options
 from harness.bench.plan import (
     SCALING_PATHS,
     CellPlan,
+    batch_mix,
     group_cells,
     plan_cells,
     scaling_selection,
@@ -221,7 +223,9 @@ class Runner:
                 continue
             self._record(cell, result, session, counts)
             progress.cell(result.status.value, instant=True)
-        inputs = CellInputs(self._by_id, self._prepare_paths(remaining), self._convert_ns())
+        mix = tuple(s.id for s in batch_mix(self.specs, self.options.batch_mix))
+        paths = self._prepare_paths(remaining, mix)
+        inputs = CellInputs(self._by_id, paths, self._convert_ns(), mix)
         progress.rate_started = time.monotonic()
         self._schedule(remaining, inputs, progress, session, counts)
         progress.finish()
@@ -235,19 +239,24 @@ class Runner:
         counts: Counter[str],
     ) -> None:
         """Run the cells' groups where the options say: here on `jobs` threads, or on a
-        Dask cluster (`harness.bench.dask_executor`); events are stored as they come."""
-        groups = group_cells(cells)
+        Dask cluster (`harness.bench.dask_executor`); events are stored as they come.
+        Batch cells run last, here, one at a time: an engine's thread pool is timed with
+        the machine to itself."""
+        groups = [g for g in group_cells(cells) if g.study != BATCH_STUDY]
+        batches = [g for g in group_cells(cells) if g.study == BATCH_STUDY]
 
         def handle(event: Prepared | Measured) -> None:
             self._handle(event, session, counts, progress)
             progress.draw()
             self.owner.touch()
 
-        if self.options.executor == "dask":
+        if self.options.executor == "dask" and groups:
             progress.running = [f"dask {self.options.scheduler or ''}".strip()]
             dask_executor.run(groups, self.options, inputs, handle, self.log)
-        else:
-            self._run_local(groups, inputs, progress, handle)
+        elif groups:
+            self._run_local(groups, inputs, progress, handle, self.options.jobs)
+        if batches:
+            self._run_local(batches, inputs, progress, handle, 1)
 
     def _run_local(
         self,
@@ -255,6 +264,7 @@ class Runner:
         inputs: CellInputs,
         progress: Progress,
         handle: Callable[[Prepared | Measured], None],
+        jobs: int,
     ) -> None:
         pending = deque(groups)
         events: queue.Queue[Prepared | Measured] = queue.Queue()
@@ -268,7 +278,7 @@ class Runner:
 
         threads = [
             threading.Thread(target=executor.loop, args=(next_group,), daemon=True)
-            for _ in range(min(self.options.jobs, len(pending)))
+            for _ in range(min(jobs, len(pending)))
         ]
         for thread in threads:
             thread.start()
@@ -315,10 +325,13 @@ class Runner:
     # --- inputs of the cells -----------------------------------------------------------
 
     def _prepare_paths(
-        self, cells: Sequence[CellPlan]
+        self, cells: Sequence[CellPlan], mix: Sequence[str] = ()
     ) -> dict[tuple[str, str], tuple[list[list[int]], str | None]]:
-        """Token paths of every (spec, vocabulary) still to measure: [ids], note."""
-        wanted = sorted({(c.vocab, c.spec_id, c.study) for c in cells})
+        """Token paths of every (spec, vocabulary) still to measure: [ids], note; for a
+        batch cell, those of the specs it mixes (`mix`)."""
+        wanted = sorted({(c.vocab, c.spec_id, c.study) for c in cells if c.study != BATCH_STUDY})
+        batch_vocabs = {c.vocab for c in cells if c.study == BATCH_STUDY}
+        wanted = sorted({*wanted, *((v, s, "main") for v in batch_vocabs for s in mix)})
         out: dict[tuple[str, str], tuple[list[list[int]], str | None]] = {}
         loaded: dict[str, Any] = {}
         started = time.monotonic()
@@ -367,6 +380,8 @@ class Runner:
         missing = engines.get(cell.engine).not_installed()
         if missing is not None:
             return CellResult(Status.UNSUPPORTED, f"engine {cell.engine} unavailable: {missing}")
+        if cell.study == BATCH_STUDY:
+            return None
         spec = self._by_id[cell.spec_id]
         if spec.kind != "json_schema" or not self._via_regex(cell.engine):
             return None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import engines
+from harness.bench.batch import STUDY as BATCH_STUDY
 from harness.bench.options import Options
 from harness.bench.plan import SCALING_STEPS, CellPlan, Group
 from harness.process import Reply, Worker
@@ -64,6 +65,8 @@ class CellInputs:
     specs: Mapping[str, Spec]
     paths: Mapping[tuple[str, str], tuple[list[list[int]], str | None]]
     convert_ns: Mapping[tuple[str, str], int]  # (engine, spec id) -> ns
+    # the specs a batch cell mixes (`harness.bench.plan.batch_mix`), with their paths
+    batch_specs: tuple[str, ...] = ()
 
 
 class Executor:
@@ -133,7 +136,18 @@ class Executor:
             self.events.put(Measured(_plan(group, spec_id), CellResult(reply.status, message)))
         return False
 
-    def _cell(self, worker: Worker, group: Group, spec_id: str) -> None:
+    def _request(self, group: Group, spec_id: str) -> tuple[dict[str, Any], str | None]:
+        """The worker's request for one cell, and the note on its token paths."""
+        if group.study == BATCH_STUDY:
+            mix = self.inputs.batch_specs
+            request = {
+                "op": "batch",
+                "spec_id": spec_id,
+                "specs": [self.inputs.specs[s].to_json() for s in mix],
+                "paths": {s: self.inputs.paths[(s, group.vocab)][0] for s in mix},
+                "steps": self.options.batch_steps,
+            }
+            return request, None
         ids, note = self.inputs.paths[(spec_id, group.vocab)]
         steps = SCALING_STEPS if group.study == "scaling" else self.options.max_steps
         request = {
@@ -142,6 +156,10 @@ class Executor:
             "paths": ids,
             "max_steps": steps,
         }
+        return request, note
+
+    def _cell(self, worker: Worker, group: Group, spec_id: str) -> None:
+        request, note = self._request(group, spec_id)
         started = time.monotonic()
         reply = worker.ask(request, self.options.timeout)
         if self.cancel.is_set():

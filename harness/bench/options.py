@@ -35,13 +35,21 @@ class Options:
     scheduler: str | None = None
     # JSON schema -> regex for the regex engines (`harness.language.converter`)
     converter: str = "ours"
+    # batch cells (`harness.bench.batch`): sizes B and thread counts T, one cell per
+    # (engine, B, T, vocabulary); the steps each times, the specs each mixes (evenly
+    # spread over the run's), and the step budget the report measures against
+    batch: tuple[int, ...] = ()
+    threads: tuple[int, ...] = (1,)
+    batch_steps: int = 50
+    batch_mix: int = 16
+    step_budget_ms: float = 10.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Options:
-        tuples = ("engines", "vocabs", "sets", "scaling_sizes")
+        tuples = ("engines", "vocabs", "sets", "scaling_sizes", "batch", "threads")
         # runs stored before there was a choice used outlines-core's converter
         data = {"converter": "outlines-core", **data}
         # stored JSON, checked by `validate`, not here: each value is what its field holds
@@ -81,3 +89,19 @@ class Options:
             raise BadInput(f"--jobs must be >= 1, got {self.jobs}")
         if self.limit_specs is not None and self.limit_specs < 1:
             raise BadInput(f"--limit-specs must be >= 1, got {self.limit_specs}")
+        self._validate_batch()
+
+    def _validate_batch(self) -> None:
+        from harness.errors import BadInput
+
+        for label, values in (("--batch", self.batch), ("--threads", self.threads)):
+            bad = [v for v in values if not 1 <= v <= 4096]
+            if bad:
+                raise BadInput(f"{label} takes whole numbers from 1 to 4096, got {bad[0]}")
+        if self.batch and not self.threads:
+            raise BadInput("--threads: no value given")
+        for label, value in (("--batch-steps", self.batch_steps), ("--batch-mix", self.batch_mix)):
+            if value < 1:
+                raise BadInput(f"{label} must be >= 1, got {value}")
+        if not (0 < self.step_budget_ms < float("inf")):
+            raise BadInput(f"--step-budget-ms must be a positive number, got {self.step_budget_ms}")

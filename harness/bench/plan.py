@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import corpora
+from harness.bench.batch import STUDY as BATCH_STUDY
+from harness.bench.batch import batch_id
 from harness.bench.options import Options
 from harness.corpora import paths
 from harness.errors import TokensieveError
@@ -25,7 +27,7 @@ class CellPlan:
     engine: str
     spec_id: str
     vocab: str
-    study: str  # "main" or "scaling"
+    study: str  # "main", "scaling" or "batch"
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -76,6 +78,11 @@ def scaling_vocabs(base: str, sizes: Iterable[int], full_size: int) -> list[str]
     return [f"{base}[:{n}]" for n in sizes if n < full_size]
 
 
+def batch_mix(specs: Sequence[Spec], n: int) -> list[Spec]:
+    """The specs a batch cell mixes: at most `n`, evenly spread over the run's."""
+    return corpora.spread(list(specs), n)
+
+
 def plan_cells(
     options: Options, specs: Sequence[Spec], scaling_specs: Sequence[Spec], full_size: int
 ) -> list[CellPlan]:
@@ -84,6 +91,13 @@ def plan_cells(
         for vocab in options.vocabs
         for engine in options.engines
         for spec in specs
+    ]
+    cells += [
+        CellPlan(engine, batch_id(size, threads), vocab, BATCH_STUDY)
+        for vocab in options.vocabs
+        for engine in options.engines
+        for size in options.batch
+        for threads in options.threads
     ]
     if options.scaling and scaling_specs:
         for vocab in scaling_vocabs(options.vocabs[0], options.scaling_sizes, full_size):
@@ -96,11 +110,12 @@ def plan_cells(
 
 
 def group_cells(cells: Iterable[CellPlan]) -> list[Group]:
-    groups: dict[tuple[str, str], Group] = {}
+    """Cells by (engine, vocabulary); batch cells in groups of their own, which the
+    controller runs alone after every other group."""
+    groups: dict[tuple[str, str, bool], Group] = {}
     for cell in cells:
-        group = groups.setdefault(
-            (cell.engine, cell.vocab), Group(cell.engine, cell.vocab, cell.study)
-        )
+        key = (cell.engine, cell.vocab, cell.study == BATCH_STUDY)
+        group = groups.setdefault(key, Group(cell.engine, cell.vocab, cell.study))
         group.pending.append(cell.spec_id)
     return list(groups.values())
 

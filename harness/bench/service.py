@@ -6,7 +6,9 @@ worker's `ready` value), then answers two requests:
   (`harness.bench.measure`); the answer is the cell's result, and whether a state count
   follows;
 - `{"op": "states"}`: count the states of the cell just measured. Asked separately, with
-  its own short time limit: some engines build their whole transition table to count.
+  its own short time limit: some engines build their whole transition table to count;
+- `{"op": "batch", "spec_id", "specs", "paths", "steps"}`: measure one batch cell
+  (`harness.bench.batch`) over the given specs and their token paths.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import platform
 from typing import Any
 
 from harness import engines, vocab
+from harness.bench.batch import measure_batch
 from harness.bench.measure import count_states, measure_cell, settle
 from harness.engines.base import Compiled
 from harness.figures import clock
@@ -76,6 +79,18 @@ class BenchService:
             compiled, self._compiled = self._compiled, None
             return count_states(compiled) if compiled is not None else {}
         self._compiled = None
+        if request["op"] == "batch":
+            batch = measure_batch(
+                self.engine,
+                self.prepared,
+                self.vocab,
+                [Spec.from_json(s) for s in request["specs"]],
+                request["paths"],
+                request["spec_id"],
+                int(request["steps"]),
+                self.walk_budget_s,
+            )
+            return {"result": batch.to_json(), "states_follow": False}
         result, compiled = measure_cell(
             self.engine,
             self.prepared,

@@ -58,12 +58,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also compile a few specs against subsets (8k, 16k, 32k, 64k ids) of the first "
         "vocabulary (default off)",
     )
+    _add_batch(p)
     opt.add_executor(p)
     opt.add_reports_dir(p)
     p.add_argument(
         "--no-report", action="store_true", help="do not write the HTML report at the end"
     )
     p.set_defaults(func=run)
+
+
+def _add_batch(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--batch",
+        type=opt.counts(1, 4096),
+        metavar="SIZES",
+        help="also time decoding steps of batches of these sizes, e.g. 1,16,64,256: per "
+        "step the masks of every sequence (the engine's batch API) and one token each; run "
+        "after every other cell, one at a time (default: none)",
+    )
+    p.add_argument(
+        "--threads",
+        type=opt.counts(1, 4096),
+        metavar="COUNTS",
+        help="thread counts of the batch steps, e.g. 1,2 (default 1)",
+    )
+    p.add_argument(
+        "--batch-steps",
+        type=opt.count(1),
+        metavar="N",
+        help="steps timed per batch cell (default 50)",
+    )
+    p.add_argument(
+        "--batch-mix",
+        type=opt.count(1),
+        metavar="N",
+        help="specs a batch mixes, spread over the run's (default 16)",
+    )
+    p.add_argument(
+        "--step-budget-ms",
+        type=opt.seconds,
+        metavar="MS",
+        help="the step time the report measures batches against: the largest batch whose "
+        "step p99 fits (default 10)",
+    )
 
 
 # Options that decide the cells of a run; on --resume they must match the stored ones.
@@ -79,6 +116,10 @@ CELL_OPTIONS = {
     "limit_specs": "limit_specs",
     "scaling": "scaling",
     "converter": "converter",
+    "batch": "batch",
+    "threads": "threads",
+    "batch_steps": "batch_steps",
+    "batch_mix": "batch_mix",
 }
 
 
@@ -99,6 +140,11 @@ def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
         executor=args.executor,
         scheduler=args.scheduler,
         converter=args.converter or converter.DEFAULT,
+        batch=args.batch or (),
+        threads=args.threads or (1,),
+        batch_steps=args.batch_steps or 50,
+        batch_mix=args.batch_mix or 16,
+        step_budget_ms=args.step_budget_ms or 10.0,
     )
 
 

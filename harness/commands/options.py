@@ -111,6 +111,20 @@ def count(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def counts(minimum: int, maximum: int) -> Callable[[str], tuple[int, ...]]:
+    """A comma-separated list of whole numbers within [minimum, maximum], deduplicated,
+    in the order given (`--batch 1,16,64`)."""
+    one = count(minimum, maximum)
+
+    def parse(text: str) -> tuple[int, ...]:
+        parts = [p.strip() for p in text.split(",")]
+        if not all(parts):
+            raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}")
+        return tuple(dict.fromkeys(one(p) for p in parts))
+
+    return parse
+
+
 def output_file(text: str) -> Path:
     """A file the command will write: its directory must exist already (a command never
     creates a directory the user did not name) and it must not be a directory itself.

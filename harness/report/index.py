@@ -2,17 +2,18 @@
 and `RUN/specs.html`, each spec across engines.
 
 Order: what the run measured, then the verdict (which engine to use, per corpus set and
-vocabulary), then the plots (distributions, vocabulary scaling, speedup), then the tables:
-per engine, MaskBench comparison, jump-forward and differential test (when those commands
-wrote into the run directory), per spec, failed cells, vocabulary preparation, sessions,
-hosts and the run's details. Long tables are collapsed; every table with a header sorts.
+vocabulary), then the batch steps (when the run has batch cells), then the plots
+(distributions, vocabulary scaling, speedup), then the tables: per engine, MaskBench
+comparison, jump-forward and differential test (when those commands wrote into the run
+directory), per spec, failed cells, vocabulary preparation, sessions, hosts and the run's
+details. Long tables are collapsed; every table with a header sorts.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report import comparisons, sections, verdict_section
+from harness.report import batch_section, comparisons, sections, verdict_section
 from harness.report.data import load
 from harness.report.diff_page import diff_section
 from harness.report.html import page
@@ -30,6 +31,7 @@ def write(store: Store, name: str, out: Path) -> Path:
     parts = [
         *sections.header(data),
         *verdict_section.section(data, out),
+        *batch_section.section(data, out),
         *sections.distributions(data, out),
         *sections.scaling(data, out),
         *comparisons.speedup(data, out),

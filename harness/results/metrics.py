@@ -53,6 +53,17 @@ class CellMetrics:
     # trie walk, ns), so absolute times from different machines are never mixed unsaid
     host: str | None = None
     calibration: dict[str, int] = field(default_factory=dict)
+    # a batch cell (`harness.bench.batch`): its shape, each step's time (all masks of
+    # the batch, then one token each) and their summary, the specs it mixed and those
+    # it left out, the tokens refused, the resident-set growth per sequence
+    batch_size: int | None = None
+    threads: int | None = None
+    step_ns: list[int] = field(default_factory=list)
+    step: dict[str, float] = field(default_factory=dict)
+    batch_specs: int | None = None
+    batch_left_out: int | None = None
+    batch_refused: int | None = None
+    sequence_bytes: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None and v != [] and v != {}}
