@@ -22,7 +22,8 @@ from harness import embed, report
 from harness.diff.findings import instance_repro, repro
 from harness.diff.findings.collector import Collector
 from harness.diff.judge.instances import FALSE_ACCEPTANCE, FALSE_REJECTION, INVALID_OUTPUT
-from harness.diff.shrink.minimize import Minimal, tiny_vocabulary
+from harness.diff.shrink.minimal import Minimal
+from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.diff.walk.disagreement import Disagreement
 
 LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")

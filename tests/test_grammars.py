@@ -224,3 +224,65 @@ def test_grammar_engines_are_judged_on_instances_and_their_bugs_become_findings(
     assert all(f.policy is None and "EOS refused" in f.detail for f in rejected)
     paths = {d.prefix_ids for d in outcome.diff.disagreements if d.verdict == "bug"}
     assert any(tuple(voc.encode(f.text)) in paths for f in rejected)
+
+
+def test_an_advance_repro_advances_the_token_it_was_found_on(tmp_path: Path) -> None:
+    """transformers-CFG 0.2.7 on the tool-call grammar: after `"query":` its mask allows
+    ` "…` but its step refuses it, while ` "` (a smaller id, also allowed) advances. The
+    repro must advance ` "…`, the finding's token, not the smallest allowed one."""
+    from harness.diff.findings import repro
+    from harness.diff.shrink.minimal import Minimal
+
+    engine = engines.get("transformers-cfg")
+    ok, why = engine.available()
+    if not ok:
+        pytest.skip(f"transformers-cfg unavailable: {why}")
+    grammar = (Path(__file__).parent.parent / "corpora/grammars/tool-call.gbnf").read_text()
+    tokens = [
+        b"<eos>",
+        b"<tool_call>",
+        b' {"',
+        b"name",
+        b'":',
+        b' "',
+        b"search",
+        b'",',
+        b"arguments",
+        b"query",
+        ' "…'.encode(),
+    ]
+    prefix = (
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        5,
+        8,
+        4,
+        2,
+        9,
+        4,
+    )  # <tool_call> {"name": "search", "arguments": {"query":
+    m = Minimal(
+        engine="transformers-cfg",
+        version=engine.version(),
+        regex="",
+        rule="mask-advance-mismatch",
+        tokens=tuple(tokens),
+        prefix_ids=prefix,
+        expected=(5, 10),
+        actual=(5, 10),
+        accepting_expected=False,
+        accepting_actual=False,
+        what="advance",
+        advance_token=10,
+        grammar=grammar,
+        notation="gbnf",
+    )
+    path = tmp_path / "advance.py"
+    path.write_text(repro.script(m, {}, "advance", "advance"))
+    reproduced, output = repro.run(path)
+    assert reproduced, output

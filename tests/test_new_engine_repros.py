@@ -16,7 +16,7 @@ from test_engines import _available
 
 from harness.diff.findings import instance_repro, repro
 from harness.diff.judge.instances import FALSE_REJECTION
-from harness.diff.shrink.minimize import Minimal
+from harness.diff.shrink.minimal import Minimal
 from harness.engines.base import Engine
 from harness.spec import Spec
 

@@ -37,7 +37,7 @@ from harness.diff.judge.instances import (
     InstanceFailure,
 )
 from harness.diff.judge.triage import VerdictKind
-from harness.diff.shrink.minimize import Minimal
+from harness.diff.shrink.minimal import Minimal
 from harness.diff.walk.disagreement import Disagreement
 from harness.embed import markdown_text
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import engines
-from harness.diff.shrink.minimize import Minimal
+from harness.diff.shrink.minimal import Minimal
 from harness.diff.walk.history import FILL, RESET, describe, walks
 from harness.embed import comment, literal
 from harness.language.grammar import check_notation
@@ -338,7 +338,11 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
     accepting status and, for a refused advance, the state the advance reaches."""
     checked = verified_by_python_re(m, found)
     tokens = "".join(f"    {literal(t)},\n" for t in m.tokens)
-    advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
+    # a Minimal stored before it carried its advance token: its expected set was shrunk
+    # to that token
+    advance_token = m.advance_token
+    if advance_token is None:
+        advance_token = (sorted(set(m.expected) - {0}) or [0])[0]
     engine = engines.get(m.engine)
     if engine.mask_repro is None:
         raise ValueError(f"engine {m.engine} has no mask repro code")

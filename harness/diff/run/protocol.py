@@ -26,7 +26,7 @@ from typing import Any
 
 from harness.diff.findings.records import CellRow
 from harness.diff.judge.instances import InstanceCounts
-from harness.diff.shrink.minimize import Minimal
+from harness.diff.shrink.minimal import Minimal
 from harness.diff.walk.disagreement import Disagreement, SpecDiff
 from harness.diff.walk.plan import WalkPlan
 from harness.results import Status

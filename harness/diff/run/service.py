@@ -34,7 +34,8 @@ from harness.diff.judge.grammar_instances import check_grammar_instances
 from harness.diff.judge.instances import InstanceCounts, check_instances
 from harness.diff.judge.triage import VerdictKind
 from harness.diff.run.protocol import CellOutcome, CellRequest, DiffSetup, InstancePlan
-from harness.diff.shrink.minimize import Minimal, minimize
+from harness.diff.shrink.minimal import Minimal
+from harness.diff.shrink.minimize import minimize
 from harness.diff.shrink.stale import minimize_stale
 from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
 from harness.diff.walk.differ import Differ

@@ -13,8 +13,10 @@ needs besides is bound into `keeps` beforehand by an adapter.
 - `json_shrink`: a JSON instance, shrunk on its structure (`shrink_json`);
 - `text_shrink`: any text, by deleting chunks of characters (`shrink_text`);
 - `path`: the path a mask bug was found on (`shrink_path`);
+- `minimal`: `Minimal`, the minimal form of a bug that a finding keeps and its repro
+  embeds;
 - `minimize`: a mask bug on a real vocabulary rebuilt on a tiny one (`shrink_case` over
-  regex and tokens; `minimize`, its adapter; `tiny_vocabulary`, `Minimal`);
+  regex and tokens; `minimize`, its adapter; `tiny_vocabulary`);
 - `stale`: a stale-after-reset finding, its history shrunk (`shrink_history`;
   `minimize_stale`, its adapter).
 """
@@ -26,6 +28,7 @@ from harness.diff.shrink import (
     ddmin,
     grammar_shrink,
     json_shrink,
+    minimal,
     minimize,
     path,
     regex_shrink,
@@ -52,6 +55,7 @@ __all__ = [
     "ddmin",
     "grammar_shrink",
     "json_shrink",
+    "minimal",
     "minimize",
     "path",
     "regex_shrink",

@@ -21,7 +21,8 @@ import numpy as np
 
 from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.shrink.minimize import Minimal, minimal_form, tiny_vocabulary, with_grammar
+from harness.diff.shrink.minimal import Minimal, minimal_form, with_grammar
+from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.diff.walk.disagreement import Disagreement
 from harness.diff.walk.history import answer_after, joined, walks
 from harness.diff.walk.references import References
