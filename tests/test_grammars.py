@@ -282,6 +282,20 @@ def test_an_advance_repro_advances_the_token_it_was_found_on(tmp_path: Path) -> 
         grammar=grammar,
         notation="gbnf",
     )
+    # what the reference allows after the prefix and ` "…` (inside the string, as after
+    # ` "`: a repro advancing ` "` instead would find that mask and say FIXED)
+    from harness.diff.shrink.minimize import tiny_vocabulary
+    from harness.language import grammar as language_grammar
+    from harness.language import reference
+    from harness.spec import Spec
+
+    tiny = tiny_vocabulary(tokens[1:])
+    index = language_grammar.build(
+        Spec.grammar("t/tool-call", grammar, "gbnf"), reference.native_vocabulary(tiny)
+    )
+    state = reference.walk(index, (*prefix, 10))
+    assert state is not None
+    m = Minimal(**{**m.__dict__, "next_expected": tuple(int(t) for t in index.allowed(state))})
     path = tmp_path / "advance.py"
     path.write_text(repro.script(m, {}, "advance", "advance"))
     reproduced, output = repro.run(path)
