@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_engines import _available
 
 from harness import engines
 from harness import vocab as vocabularies
@@ -32,14 +33,6 @@ GRAMMAR_SPECS = (
 
 def _specs(engine: Engine) -> tuple[tuple[Spec, str], ...]:
     return REGEX_SPECS if engine.capabilities.regex else GRAMMAR_SPECS
-
-
-def _available(name: str) -> Engine:
-    engine = engines.get(name)
-    ok, why = engine.available()
-    if not ok:
-        pytest.skip(f"{name} unavailable: {why}")
-    return engine
 
 
 def _batch(engine: Engine, prepared: Any) -> tuple[list[Matcher], list[list[int]]]:

@@ -326,30 +326,28 @@ impl NaiveGrammarIndex {
     /// Whether `text` is a sentence (the recognizer run from the initial state; no
     /// state is made). Errors: the item budget.
     pub fn accepts(&self, text: &[u8]) -> Result<bool, Error> {
-        let sets = self.sets(0)?;
-        let mut earley = Earley::new(&self.g, self.budget);
-        let mut chart = Chart::new(&sets);
-        for &b in text {
-            if !earley.push_byte(&mut chart, b)? {
-                return Ok(false);
-            }
-        }
-        Ok(chart.last().accepting())
+        Ok(self.recognize(text)? == Some(true))
     }
 
     /// Whether `text` is a viable prefix: some continuation makes it a sentence (the
     /// grammar is trimmed, so a live chart after its last byte says so). No state is
     /// made; triage asks this of texts that are not token paths. Errors: the item budget.
     pub fn viable(&self, text: &[u8]) -> Result<bool, Error> {
+        Ok(self.recognize(text)?.is_some())
+    }
+
+    /// The recognizer run over `text` from the initial state: None where a byte leaves
+    /// no live item, else whether the text is a sentence.
+    fn recognize(&self, text: &[u8]) -> Result<Option<bool>, Error> {
         let sets = self.sets(0)?;
         let mut earley = Earley::new(&self.g, self.budget);
         let mut chart = Chart::new(&sets);
         for &b in text {
             if !earley.push_byte(&mut chart, b)? {
-                return Ok(false);
+                return Ok(None);
             }
         }
-        Ok(true)
+        Ok(Some(chart.last().accepting()))
     }
 
     /// The figures of the state's mask fill, once filled.
