@@ -265,7 +265,7 @@ def test_summary_text(written: tuple[Store, Path]) -> None:
     store, _ = written
     lines = report.summary_text(store, RUN).splitlines()
     assert re.fullmatch(
-        r"run r1: 16 cells \(14 main, 2 scaling\), wall \d+s over 3 session\(s\) "
+        r"run r1: 16 cells \(14 main, 2 scaling, 0 batch\), wall \d+s over 3 session\(s\) "
         r"\(one killed\), 1/2 cell\(s\) at once",
         lines[0],
     )

@@ -121,7 +121,7 @@ def verdict(found: Sequence[BatchRow], budget_ms: float) -> str:
 
 def section(data: RunData, out: Path) -> list[str]:
     """The batch section (empty when the run has no batch cells); writes batch.csv."""
-    found = rows(data.cells)
+    found = rows(data.batch)
     if not found:
         return []
     budget = float(data.options.get("step_budget_ms", 10.0))

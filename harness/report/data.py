@@ -57,6 +57,11 @@ class RunData:
     def scaling(self) -> list[Cell]:
         return [c for c in self.cells if c.study == "scaling"]
 
+    @property
+    def batch(self) -> list[Cell]:
+        """The batch cells (`bench --batch`, `harness.bench.batch`)."""
+        return [c for c in self.cells if c.study == "batch"]
+
 
 def load(store: Store, name: str) -> RunData:
     """Run `name` of `store` (UnknownName when there is none)."""

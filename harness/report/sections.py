@@ -55,7 +55,8 @@ def header(data: RunData) -> list[str]:
     at_most = f" (at most {escape(limit)} specs per set)" if limit else ""
     summary = (
         f"<p>{len(data.cells)} cells ({len(data.main)} main, {len(data.scaling)} "
-        f"vocabulary-scaling) — engines {escape(', '.join(data.engines))}; vocabularies "
+        f"vocabulary-scaling, {len(data.batch)} batch) — engines "
+        f"{escape(', '.join(data.engines))}; vocabularies "
         f"{escape(', '.join(data.vocabs))}; corpus {escape(', '.join(options.get('sets', [])))}"
         f"{at_most}. Wall time {fmt_seconds(totals.wall_s)}; cells measured "
         f"{totals.jobs_text} at a time{_killed(totals.killed)}.</p>"

@@ -82,7 +82,8 @@ def run_line(data: RunData) -> str:
     totals = SessionTotals.of(data.sessions)
     return (
         f"run {data.run.name}: {len(data.cells)} cells ({len(data.main)} main, "
-        f"{len(data.scaling)} scaling), wall {fmt_seconds(totals.wall_s)} over "
+        f"{len(data.scaling)} scaling, {len(data.batch)} batch), "
+        f"wall {fmt_seconds(totals.wall_s)} over "
         f"{totals.count} session(s){killed_text(totals.killed)}, {totals.jobs_text} "
         "cell(s) at once"
     )
