@@ -172,6 +172,13 @@ class Matcher(ABC):
         exposes no such thing. Empty where two continuations (or EOS) are possible."""
         return None
 
+    def rollback(self, count: int) -> bool:
+        """Undo the last `count` tokens taken (speculative decoding's rollback of a
+        draft's refused suffix), through the engine's own rollback where it has one
+        (`Engine.rollback`); False, with no change, where it has none or fewer than
+        `count` tokens were taken since the start or the last reset."""
+        return False
+
 
 class Compiled(ABC):
     """A spec compiled for one prepared vocabulary."""
@@ -210,6 +217,9 @@ class Engine(ABC):
     # tokensieve
     extra: str | None = None
     module: str | None = None
+    # whether its matchers roll back (`Matcher.rollback`) through the engine's own API
+    # (llguidance's and xgrammar's `rollback`; TokensDFA keeps its states)
+    rollback: bool = False
     # the engine's own batch entry point `fill_batch` goes through (named in reports),
     # or None where a server loops over the engine's matchers (vLLM for such engines)
     batch_api: str | None = None

@@ -98,7 +98,7 @@ class LLGuidanceVocab:
 
 
 class LLGuidanceMatcher(Matcher):
-    __slots__ = ("_buffer", "_eos_id", "_matcher", "_nbytes", "_spec_id")
+    __slots__ = ("_buffer", "_eos_id", "_matcher", "_nbytes", "_spec_id", "_taken")
 
     def __init__(self, matcher: Any, vocab: Vocabulary, spec_id: str) -> None:
         self._matcher = matcher
@@ -106,6 +106,7 @@ class LLGuidanceMatcher(Matcher):
         self._nbytes = vocab.mask_words * 4
         self._spec_id = spec_id
         self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
+        self._taken = 0  # tokens taken since the start or the last reset
 
     def fill_mask(self, out: np.ndarray) -> None:
         pointer = self._buffer.pointer(out)
@@ -137,6 +138,20 @@ class LLGuidanceMatcher(Matcher):
             raise EngineError(NAME, self._spec_id, str(exc)) from exc
         if not consumed:
             raise EngineError(NAME, self._spec_id, clean_message(self._matcher.get_error()))
+        self._taken += 1
+        return True
+
+    def rollback(self, count: int) -> bool:
+        """Through `LLMatcher.rollback`, as a speculative decoder calls it."""
+        if count < 0 or count > self._taken:
+            return False
+        try:
+            ok = bool(self._matcher.rollback(count))
+        except (ValueError, OverflowError, TypeError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        if not ok:
+            raise EngineError(NAME, self._spec_id, clean_message(self._matcher.get_error()))
+        self._taken -= count
         return True
 
     def is_accepting(self) -> bool:
@@ -144,6 +159,7 @@ class LLGuidanceMatcher(Matcher):
 
     def reset(self) -> None:
         self._matcher.reset()
+        self._taken = 0
 
     def forced_text(self) -> bytes | None:
         return bytes(self._matcher.compute_ff_bytes())
@@ -302,6 +318,7 @@ class LLGuidanceEngine(Engine):
     instance_repro_package = "llguidance"
 
     batch_api = "llguidance LLExecutor.unsafe_compute_mask_ptr (fill_next_token_bitmask_par)"
+    rollback = True
 
     def version(self) -> str:
         import llguidance

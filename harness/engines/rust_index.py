@@ -37,12 +37,13 @@ class RustVocab:
 class IndexMatcher(Matcher):
     """A state id walking one index; the index itself is immutable and shared."""
 
-    __slots__ = ("_eos_id", "_index", "_initial", "_name", "_spec_id", "_state")
+    __slots__ = ("_eos_id", "_index", "_initial", "_name", "_past", "_spec_id", "_state")
 
     def __init__(self, index: TokenIndex, eos_id: int, name: str, spec_id: str) -> None:
         self._index = index
         self._initial: int = index.initial_state
         self._state = self._initial
+        self._past: list[int] = []  # the states before each token taken (for rollback)
         self._eos_id = eos_id
         self._name = name
         self._spec_id = spec_id
@@ -74,6 +75,7 @@ class IndexMatcher(Matcher):
             raise self._failure(exc) from exc
         if nxt is None:
             return False
+        self._past.append(self._state)
         self._state = nxt
         return True
 
@@ -89,6 +91,17 @@ class IndexMatcher(Matcher):
 
     def reset(self) -> None:
         self._state = self._initial
+        self._past.clear()
+
+    def rollback(self, count: int) -> bool:
+        """The state `count` tokens back: the index is immutable, so the states passed
+        are kept and rolling back is taking one again."""
+        if count < 0 or count > len(self._past):
+            return False
+        if count:
+            self._state = self._past[-count]
+            del self._past[-count:]
+        return True
 
     @property
     def eos_id(self) -> int:
@@ -96,6 +109,7 @@ class IndexMatcher(Matcher):
 
     def move_to(self, state: int) -> None:
         """Take the state a batch step computed for this matcher (`advance_index_batch`)."""
+        self._past.append(self._state)
         self._state = state
 
     def forced_text(self) -> bytes | None:
@@ -123,6 +137,8 @@ class IndexCompiled(Compiled):
 
 class RustIndexEngine(Engine):
     """An engine built from the project's own Rust crate; subclasses build the index."""
+
+    rollback = True  # its matchers keep the states they passed
 
     capabilities = Capabilities(
         regex=True,

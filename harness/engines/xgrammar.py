@@ -88,6 +88,7 @@ class XGrammarMatcher(Matcher):
         "_out",
         "_spec_id",
         "_tail",
+        "_taken",
         "_view",
         "vocab_size",
     )
@@ -101,6 +102,7 @@ class XGrammarMatcher(Matcher):
         self._buffer = MaskBuffer(NAME, spec_id, vocab.mask_words)
         self._out: np.ndarray | None = None
         self._view: np.ndarray | None = None
+        self._taken = 0  # tokens taken since the start or the last reset
 
     def fill_mask(self, out: np.ndarray) -> None:
         if out is not self._out:
@@ -120,9 +122,26 @@ class XGrammarMatcher(Matcher):
             return False
         try:
             # False (and no state change) for a refused token.
-            return bool(self._matcher.accept_token(token_id))
+            took = bool(self._matcher.accept_token(token_id))
         except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
             raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        self.note_taken(took)
+        return took
+
+    def note_taken(self, took: bool) -> None:
+        """Count a token a batch step took for this matcher (`rollback` bounds on it)."""
+        self._taken += took
+
+    def rollback(self, count: int) -> bool:
+        """Through `GrammarMatcher.rollback`, as a speculative decoder calls it."""
+        if count < 0 or count > self._taken:
+            return False
+        try:
+            self._matcher.rollback(count)
+        except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+        self._taken -= count
+        return True
 
     def is_accepting(self) -> bool:
         return bool(self._matcher.is_completed())
@@ -138,6 +157,7 @@ class XGrammarMatcher(Matcher):
 
     def reset(self) -> None:
         self._matcher.reset()
+        self._taken = 0
 
     def forced_text(self) -> bytes | None:
         # xgrammar returns str; a forced run that ends inside a character cannot be given
@@ -273,6 +293,7 @@ class XGrammarEngine(Engine):
         return version("xgrammar")
 
     batch_api = "xgrammar BatchGrammarMatcher.batch_fill_next_token_bitmask"
+    rollback = True
 
     def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
         """Through xgrammar's BatchGrammarMatcher of `threads` threads: one call for the
@@ -308,6 +329,7 @@ class XGrammarEngine(Engine):
         result = [False] * len(batch)
         for i, ok in zip(moving, took, strict=True):
             result[i] = bool(ok)
+            batch[i].note_taken(result[i])
         return result
 
     def prepare(self, vocab: Vocabulary) -> XGrammarVocab:
