@@ -1,0 +1,175 @@
+"""The serving protocol at random: a hypothesis state machine drives one engine's matcher
+through what a server does (take a token its mask allows, roll back a few where the
+engine can, reset, fill one mask or a batch of one) and checks after every step that
+the matcher answers as a new matcher replaying the tokens it holds: the same mask bit
+for bit, the same accepting status, and a batch fill equal to the single fill. It runs
+for every engine, bounded under `make test` (the `ci` profile), far longer under
+`make fuzz`. The reference comparison is the differ's; this checks the protocol. Two
+seeded faults (a rollback that keeps one stale state, a batch fill that copies a
+neighbour's row) must make it fail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from test_engines import _available
+
+from harness import engines
+from harness import vocab as vocabularies
+from harness.engines.base import Compiled, Engine, Matcher, allowed_ids
+from harness.engines.rust_index import IndexCompiled, IndexMatcher
+from harness.engines.tokensdfa import TokensDFAEngine
+from harness.spec import Spec
+
+pytest.importorskip("tokensdfa")
+
+VOCAB = vocabularies.load("gpt2")
+REGEX = Spec.regex(
+    "protocol/kv", r'\{"[a-z]{1,6}": ([0-9]{1,3}|"[a-z ]{0,8}")(, "[a-z]{1,6}": [0-9]{1,3}){0,2}\}'
+)
+GRAMMAR = Spec.grammar(
+    "protocol/nest", 'root ::= "[" (item ("," item)*)? "]"\nitem ::= [0-9]{1,2} | root', "gbnf"
+)
+_COMPILED: dict[str, Compiled] = {}
+
+
+def _compiled(engine: Engine) -> Compiled:
+    if engine.name not in _COMPILED:
+        spec = REGEX if engine.capabilities.regex else GRAMMAR
+        _COMPILED[engine.name] = engine.compile(engine.prepare(VOCAB), spec)
+    return _COMPILED[engine.name]
+
+
+def _answer(m: Matcher) -> tuple[bytes, bool]:
+    out = np.zeros(VOCAB.mask_words, dtype=np.int32)
+    m.fill_mask(out)
+    return out.tobytes(), m.is_accepting()
+
+
+class Protocol(RuleBasedStateMachine):
+    engine_name = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.engine = _available(self.engine_name)
+        self.compiled = _compiled(self.engine)
+        self.matcher = self.compiled.matcher()
+        self.held: list[int] = []  # the tokens the matcher holds since its last reset
+
+    def _allowed(self) -> list[int]:
+        mask, _ = _answer(self.matcher)
+        ids = allowed_ids(np.frombuffer(mask, dtype=np.int32), VOCAB.size)
+        return [int(t) for t in ids if int(t) != VOCAB.eos_id]
+
+    @rule(data=st.data())
+    def take(self, data: Any) -> None:
+        allowed = self._allowed()
+        if not allowed:
+            return
+        token = data.draw(st.sampled_from(allowed[:2000]), label="token")
+        if self.matcher.advance(token):
+            self.held.append(token)
+        else:  # the mask allowed it: advancing must not fail
+            raise AssertionError(f"{self.engine_name} refused token {token} its mask allows")
+
+    @precondition(lambda self: self.engine.rollback and self.held)
+    @rule(data=st.data())
+    def roll_back(self, data: Any) -> None:
+        back = data.draw(st.integers(1, len(self.held)), label="rollback")
+        assert self.matcher.rollback(back)
+        del self.held[-back:]
+
+    @rule()
+    def reset(self) -> None:
+        self.matcher.reset()
+        self.held.clear()
+
+    @invariant()
+    def answers_as_a_new_matcher(self) -> None:
+        fresh = self.compiled.matcher()
+        for token in self.held:
+            assert fresh.advance(token)
+        assert _answer(self.matcher) == _answer(fresh), (self.engine_name, self.held)
+
+    @invariant()
+    def a_batch_holds_each_matchers_single_fill(self) -> None:
+        """The matcher beside a new one (at the start) in a batch of two: each row is
+        its own matcher's single fill."""
+        start = self.compiled.matcher()
+        batch = np.zeros((2, VOCAB.mask_words), dtype=np.int32)
+        self.engine.fill_batch([self.matcher, start], batch, 2)
+        assert batch[0].tobytes() == _answer(self.matcher)[0], self.held
+        assert batch[1].tobytes() == _answer(start)[0], self.held
+
+
+# A quarter of the profile's examples, ten steps each: every step replays the held
+# tokens on a new matcher, and ten engines run (`make fuzz` raises the profile).
+RUNS = settings(
+    max_examples=max(10, settings.default.max_examples // 4),
+    stateful_step_count=10,
+)
+
+for _name in engines.ENGINE_NAMES:
+    _machine = type(f"Protocol_{_name.replace('-', '_')}", (Protocol,), {"engine_name": _name})
+    _case = _machine.TestCase
+    _case.settings = RUNS
+    globals()[f"TestProtocol_{_name.replace('-', '_')}"] = _case
+
+
+class _StaleRollbackMatcher(IndexMatcher):
+    """Rolls back one token too few when asked for more than one: a stale state kept."""
+
+    def rollback(self, count: int) -> bool:
+        return super().rollback(count - 1 if count > 1 else count)
+
+
+class _StaleRollbackEngine(TokensDFAEngine):
+    name = "tokensdfa-stale-rollback"
+
+    def compile(self, prepared: Any, spec: Spec) -> Compiled:
+        inner = super().compile(prepared, spec)
+        assert isinstance(inner, IndexCompiled)
+        index = inner.index
+
+        class _Compiled(IndexCompiled):
+            def matcher(self) -> Matcher:
+                return _StaleRollbackMatcher(index, VOCAB.eos_id, "stale", spec.id)
+
+        return _Compiled(index, VOCAB.eos_id, "stale", spec.id)
+
+
+class _NeighbourRowEngine(TokensDFAEngine):
+    name = "tokensdfa-neighbour-row"
+
+    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
+        super().fill_batch(matchers, out, threads)
+        out[1:] = out[:-1].copy()  # each row gets its neighbour's mask
+
+
+@pytest.mark.parametrize(
+    ("faulty", "check"),
+    [
+        (_StaleRollbackEngine, "answers_as_a_new_matcher"),
+        (_NeighbourRowEngine, "a_batch_holds_each_matchers_single_fill"),
+    ],
+)
+def test_the_machine_catches_protocol_faults(
+    faulty: type[Engine], check: str, monkeypatch: Any
+) -> None:
+    from hypothesis.stateful import run_state_machine_as_test
+
+    machine = type("Faulty", (Protocol,), {"engine_name": "tokensdfa"})
+    monkeypatch.setattr(engines, "get", lambda name: faulty())
+    _COMPILED.pop("tokensdfa", None)
+    try:
+        with pytest.raises(AssertionError) as info:
+            run_state_machine_as_test(machine, settings=settings(RUNS, max_examples=200))
+        assert any(entry.name == check for entry in info.traceback), info.traceback
+    finally:
+        _COMPILED.pop("tokensdfa", None)
