@@ -4,9 +4,9 @@ engine can, reset, fill one mask or a batch of one) and checks after every step 
 the matcher answers as a new matcher replaying the tokens it holds: the same mask bit
 for bit, the same accepting status, and a batch fill equal to the single fill. It runs
 for every engine, bounded under `make test` (the `ci` profile), far longer under
-`make fuzz`. The reference comparison is the differ's; this checks the protocol. Two
+`make fuzz`. The reference comparison is the differ's; this checks the protocol. Three
 seeded faults (a rollback that keeps one stale state, a batch fill that copies a
-neighbour's row) must make it fail."""
+neighbour's row, a draft check that commits the refused token) must make it fail."""
 
 from __future__ import annotations
 
@@ -52,6 +52,19 @@ def _answer(m: Matcher) -> tuple[bytes, bool]:
     return out.tobytes(), m.is_accepting()
 
 
+def _allowed(m: Matcher) -> list[int]:
+    """The text tokens `m`'s mask allows (EOS left out)."""
+    mask, _ = _answer(m)
+    ids = allowed_ids(np.frombuffer(mask, dtype=np.int32), VOCAB.size)
+    return [int(t) for t in ids if int(t) != VOCAB.eos_id]
+
+
+def _refused(m: Matcher) -> int | None:
+    """A text token `m`'s mask refuses (the smallest id), or None."""
+    allowed = set(_allowed(m))
+    return next((t for t in range(VOCAB.size) if t not in allowed and t != VOCAB.eos_id), None)
+
+
 class Protocol(RuleBasedStateMachine):
     engine_name = ""
 
@@ -62,14 +75,9 @@ class Protocol(RuleBasedStateMachine):
         self.matcher = self.compiled.matcher()
         self.held: list[int] = []  # the tokens the matcher holds since its last reset
 
-    def _allowed(self) -> list[int]:
-        mask, _ = _answer(self.matcher)
-        ids = allowed_ids(np.frombuffer(mask, dtype=np.int32), VOCAB.size)
-        return [int(t) for t in ids if int(t) != VOCAB.eos_id]
-
     @rule(data=st.data())
     def take(self, data: Any) -> None:
-        allowed = self._allowed()
+        allowed = _allowed(self.matcher)
         if not allowed:
             return
         token = data.draw(st.sampled_from(allowed[:2000]), label="token")
@@ -85,6 +93,42 @@ class Protocol(RuleBasedStateMachine):
         assert self.matcher.rollback(back)
         del self.held[-back:]
 
+    @rule(data=st.data())
+    def draft(self, data: Any) -> None:
+        """Speculative decoding: a draft of tokens the masks allow with a refused one
+        planted at a random depth. `validate` (where the engine has it) counts the
+        allowed ones; advancing takes them and refuses the planted one; then the target
+        keeps a prefix of them and the rest is rolled back (where the engine can)."""
+        helper = self._replayed()
+        good: list[int] = []
+        for _ in range(data.draw(st.integers(0, 3), label="draft")):
+            allowed = _allowed(helper)
+            if not allowed:
+                break
+            good.append(data.draw(st.sampled_from(allowed[:2000]), label="drafted"))
+            assert helper.advance(good[-1])
+        refused = _refused(helper)
+        if refused is None:
+            return
+        draft = [*good, refused]
+        counted = self.matcher.validate(draft)
+        assert counted in (None, len(good)), (counted, len(good))
+        taken = 0
+        while taken < len(draft) and self.matcher.advance(draft[taken]):
+            taken += 1
+        assert taken == len(good), (taken, len(good))
+        self.held += good
+        if self.engine.rollback and good:
+            back = data.draw(st.integers(0, len(good)), label="rejected")
+            assert self.matcher.rollback(back)
+            del self.held[len(self.held) - back :]
+
+    def _replayed(self) -> Matcher:
+        fresh = self.compiled.matcher()
+        for token in self.held:
+            assert fresh.advance(token)
+        return fresh
+
     @rule()
     def reset(self) -> None:
         self.matcher.reset()
@@ -92,9 +136,7 @@ class Protocol(RuleBasedStateMachine):
 
     @invariant()
     def answers_as_a_new_matcher(self) -> None:
-        fresh = self.compiled.matcher()
-        for token in self.held:
-            assert fresh.advance(token)
+        fresh = self._replayed()
         assert _answer(self.matcher) == _answer(fresh), (self.engine_name, self.held)
 
     @invariant()
@@ -113,6 +155,7 @@ class Protocol(RuleBasedStateMachine):
 RUNS = settings(
     max_examples=max(10, settings.default.max_examples // 4),
     stateful_step_count=10,
+    deadline=None,  # an example is ten steps, each replaying on a new matcher
 )
 
 for _name in engines.ENGINE_NAMES:
@@ -152,11 +195,33 @@ class _NeighbourRowEngine(TokensDFAEngine):
         out[1:] = out[:-1].copy()  # each row gets its neighbour's mask
 
 
+class _CommitsRefusedMatcher(IndexMatcher):
+    """Counts a draft's refused token as valid when it is the last: the draft commits it."""
+
+    def validate(self, tokens: Sequence[int]) -> int | None:
+        counted = super().validate(tokens)
+        return len(tokens) if counted == len(tokens) - 1 else counted
+
+
+class _CommitsRefusedEngine(TokensDFAEngine):
+    name = "tokensdfa-commits-refused"
+
+    def compile(self, prepared: Any, spec: Spec) -> Compiled:
+        index = super().compile(prepared, spec).index  # type: ignore[attr-defined]
+
+        class _Compiled(IndexCompiled):
+            def matcher(self) -> Matcher:
+                return _CommitsRefusedMatcher(index, VOCAB.eos_id, "commits", spec.id)
+
+        return _Compiled(index, VOCAB.eos_id, "commits", spec.id)
+
+
 @pytest.mark.parametrize(
     ("faulty", "check"),
     [
         (_StaleRollbackEngine, "answers_as_a_new_matcher"),
         (_NeighbourRowEngine, "a_batch_holds_each_matchers_single_fill"),
+        (_CommitsRefusedEngine, "draft"),
     ],
 )
 def test_the_machine_catches_protocol_faults(

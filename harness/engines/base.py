@@ -172,6 +172,12 @@ class Matcher(ABC):
         exposes no such thing. Empty where two continuations (or EOS) are possible."""
         return None
 
+    def validate(self, tokens: Sequence[int]) -> int | None:
+        """How many of `tokens`, from the first on, this matcher would take, without
+        taking any (speculative decoding's check of a draft), through the engine's own
+        call where it has one (llguidance's `validate_tokens`); None where it has none."""
+        return None
+
     def rollback(self, count: int) -> bool:
         """Undo the last `count` tokens taken (speculative decoding's rollback of a
         draft's refused suffix), through the engine's own rollback where it has one

@@ -141,6 +141,13 @@ class LLGuidanceMatcher(Matcher):
         self._taken += 1
         return True
 
+    def validate(self, tokens: Sequence[int]) -> int | None:
+        """Through `LLMatcher.validate_tokens`, as a speculative decoder checks a draft."""
+        try:
+            return int(self._matcher.validate_tokens(list(tokens)))
+        except (ValueError, OverflowError, TypeError) as exc:
+            raise EngineError(NAME, self._spec_id, str(exc)) from exc
+
     def rollback(self, count: int) -> bool:
         """Through `LLMatcher.rollback`, as a speculative decoder calls it."""
         if count < 0 or count > self._taken:

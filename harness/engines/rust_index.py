@@ -93,6 +93,17 @@ class IndexMatcher(Matcher):
         self._state = self._initial
         self._past.clear()
 
+    def validate(self, tokens: Sequence[int]) -> int | None:
+        """The tokens' states followed from here without moving (EOS has none)."""
+        state: int | None = self._state
+        for taken, token in enumerate(tokens):
+            if token == self._eos_id or state is None:
+                return taken
+            state = self._index.next_state(state, token)
+            if state is None:
+                return taken
+        return len(tokens)
+
     def rollback(self, count: int) -> bool:
         """The state `count` tokens back: the index is immutable, so the states passed
         are kept and rolling back is taking one again."""
