@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from test_engines import _available
@@ -158,11 +158,16 @@ RUNS = settings(
     deadline=None,  # an example is ten steps, each replaying on a new matcher
 )
 
+
+def _test_case(name: str) -> type:
+    machine = type(f"Protocol_{name.replace('-', '_')}", (Protocol,), {"engine_name": name})
+    case = machine.TestCase
+    case.settings = RUNS
+    return case
+
+
 for _name in engines.ENGINE_NAMES:
-    _machine = type(f"Protocol_{_name.replace('-', '_')}", (Protocol,), {"engine_name": _name})
-    _case = _machine.TestCase
-    _case.settings = RUNS
-    globals()[f"TestProtocol_{_name.replace('-', '_')}"] = _case
+    globals()[f"TestProtocol_{_name.replace('-', '_')}"] = _test_case(_name)
 
 
 class _StaleRollbackMatcher(IndexMatcher):
@@ -233,8 +238,11 @@ def test_the_machine_catches_protocol_faults(
     monkeypatch.setattr(engines, "get", lambda name: faulty())
     _COMPILED.pop("tokensdfa", None)
     try:
+        # generation only, no example database: a fault is found within a few steps,
+        # and shrinking its example (each step replays on new matchers) costs minutes
+        found = settings(RUNS, max_examples=200, phases=[Phase.generate], database=None)
         with pytest.raises(AssertionError) as info:
-            run_state_machine_as_test(machine, settings=settings(RUNS, max_examples=200))
+            run_state_machine_as_test(machine, settings=found)
         assert any(entry.name == check for entry in info.traceback), info.traceback
     finally:
         _COMPILED.pop("tokensdfa", None)
