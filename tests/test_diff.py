@@ -301,6 +301,11 @@ def test_diff_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert {"outlines-core", "tokensdfa"} <= engines_seen
     tdfa = next(r for r in data["summary"] if r["engine"] == "tokensdfa")
     assert tdfa["bug_states"] == 0 and tdfa["states"] > 0
+    # the serving-protocol walks run by default (4 per engine and spec), counted
+    assert data["options"]["protocol_walks"] == 4
+    for row in data["summary"]:
+        assert row["protocol_walks"] == 2 * 4 and row["protocol_ops"] > 2 * 4
+    assert tdfa["protocol_bugs"] == 0
     # the records diff.json lists read back as written, every key in its place
     for key, record in (("findings", FindingRecord), ("bugs", BugRecord), ("cells", CellRow)):
         for raw in data[key]:
@@ -311,6 +316,15 @@ def test_diff_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
             assert (tmp_path / "t" / "findings" / f.repro).exists()
             assert f.reproduces is True, f.repro_output
     assert (tmp_path / "t" / "diff.html").read_text().count("<table>") >= 2
+
+
+def test_diff_protocol_walks_turn_off(tmp_path: Path) -> None:
+    args = ["diff", "--vocab", "gpt2", "--engines", "tokensdfa", "--corpus", "outlines-bench"]
+    args += ["--limit-specs", "1", "--walks", "1", "--cover", "10", "--protocol-walks", "0"]
+    assert main([*args, "--reports-dir", str(tmp_path), "--run", "off"]) == 0
+    data = json.loads((tmp_path / "off" / "diff.json").read_text())
+    assert data["options"]["protocol_walks"] == 0
+    assert [row["protocol_walks"] for row in data["summary"]] == [0]
 
 
 def test_diff_command_unknown_engine(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,12 +5,12 @@ the matcher answers as a new matcher replaying the tokens it holds: the same mas
 for bit, the same accepting status, and a batch fill equal to the single fill. It runs
 for every engine, bounded under `make test` (the `ci` profile), far longer under
 `make fuzz`. The reference comparison is the differ's; this checks the protocol. Three
-seeded faults (a rollback that keeps one stale state, a batch fill that copies a
-neighbour's row, a draft check that commits the refused token) must make it fail."""
+seeded faults (`tests.mutation.protocol_faults`: a rollback that keeps one stale state,
+a batch fill that copies a neighbour's row, a draft check that commits the refused
+token) must make it fail."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,12 @@ from test_engines import _available
 from harness import engines
 from harness import vocab as vocabularies
 from harness.engines.base import Compiled, Engine, Matcher, allowed_ids
-from harness.engines.rust_index import IndexCompiled, IndexMatcher
-from harness.engines.tokensdfa import TokensDFAEngine
 from harness.spec import Spec
+from tests.mutation.protocol_faults import (
+    CommitsRefusedEngine,
+    NeighbourRowEngine,
+    StaleRollbackEngine,
+)
 
 pytest.importorskip("tokensdfa")
 
@@ -170,63 +173,12 @@ for _name in engines.ENGINE_NAMES:
     globals()[f"TestProtocol_{_name.replace('-', '_')}"] = _test_case(_name)
 
 
-class _StaleRollbackMatcher(IndexMatcher):
-    """Rolls back one token too few when asked for more than one: a stale state kept."""
-
-    def rollback(self, count: int) -> bool:
-        return super().rollback(count - 1 if count > 1 else count)
-
-
-class _StaleRollbackEngine(TokensDFAEngine):
-    name = "tokensdfa-stale-rollback"
-
-    def compile(self, prepared: Any, spec: Spec) -> Compiled:
-        inner = super().compile(prepared, spec)
-        assert isinstance(inner, IndexCompiled)
-        index = inner.index
-
-        class _Compiled(IndexCompiled):
-            def matcher(self) -> Matcher:
-                return _StaleRollbackMatcher(index, VOCAB.eos_id, "stale", spec.id)
-
-        return _Compiled(index, VOCAB.eos_id, "stale", spec.id)
-
-
-class _NeighbourRowEngine(TokensDFAEngine):
-    name = "tokensdfa-neighbour-row"
-
-    def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
-        super().fill_batch(matchers, out, threads)
-        out[1:] = out[:-1].copy()  # each row gets its neighbour's mask
-
-
-class _CommitsRefusedMatcher(IndexMatcher):
-    """Counts a draft's refused token as valid when it is the last: the draft commits it."""
-
-    def validate(self, tokens: Sequence[int]) -> int | None:
-        counted = super().validate(tokens)
-        return len(tokens) if counted == len(tokens) - 1 else counted
-
-
-class _CommitsRefusedEngine(TokensDFAEngine):
-    name = "tokensdfa-commits-refused"
-
-    def compile(self, prepared: Any, spec: Spec) -> Compiled:
-        index = super().compile(prepared, spec).index  # type: ignore[attr-defined]
-
-        class _Compiled(IndexCompiled):
-            def matcher(self) -> Matcher:
-                return _CommitsRefusedMatcher(index, VOCAB.eos_id, "commits", spec.id)
-
-        return _Compiled(index, VOCAB.eos_id, "commits", spec.id)
-
-
 @pytest.mark.parametrize(
     ("faulty", "check"),
     [
-        (_StaleRollbackEngine, "answers_as_a_new_matcher"),
-        (_NeighbourRowEngine, "a_batch_holds_each_matchers_single_fill"),
-        (_CommitsRefusedEngine, "draft"),
+        (StaleRollbackEngine, "answers_as_a_new_matcher"),
+        (NeighbourRowEngine, "a_batch_holds_each_matchers_single_fill"),
+        (CommitsRefusedEngine, "draft"),
     ],
 )
 def test_the_machine_catches_protocol_faults(

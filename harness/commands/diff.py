@@ -46,6 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="reference states each checked on a shortest token path, when the reference "
         "has more than 2048 states (smaller ones are covered whole) (200)",
     )
+    p.add_argument(
+        "--protocol-walks",
+        type=opt.count(0),
+        default=4,
+        help="walks per engine and spec through the serving protocol (rollback, draft "
+        "checks, forced tokens, reset, batch rows), each held to a new matcher; 0 turns "
+        "them off (4)",
+    )
     p.add_argument("--seed", type=int, default=0)
     opt.add_timeout(
         p, 180.0, "one engine on one spec and vocabulary (the reference's own checks too)"
@@ -87,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         minimize=not args.no_minimize,
         strict_corpus=args.strict_corpus,
         converter=args.converter or converter.DEFAULT,
+        protocol_walks=args.protocol_walks,
     )
     runs.diff(
         opt.reports_dir(args),

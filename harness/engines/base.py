@@ -211,6 +211,10 @@ class Engine(ABC):
     policies: Policies
     repro_package: str = ""
     mask_repro: str | None = None
+    # the part of a repro script of a serving-protocol finding: `_new()`, a new matcher
+    # with take, fill, accepting, reset, rollback, validate and batch through the
+    # engine's own calls (`harness.diff.findings.repro`); None where there is none
+    protocol_repro: str | None = None
     instance_repro: str | None = None
     # the name an instance repro goes by (the naive engine's failures are its converter's)
     instance_repro_target: str | None = None

@@ -267,6 +267,43 @@ def engine_advance(token):
 """
 )
 
+# Its part of a protocol repro script (harness.diff.findings.repro): the matcher as a
+# server drives it, through llguidance's own calls.
+PROTOCOL_REPRO = """
+
+class _New:
+    def __init__(self):
+        self.m = _bare(_matcher)
+
+    def take(self, t):
+        return t != EOS and self.m.validate_tokens([t]) == 1 and self.m.consume_token(t)
+
+    def fill(self, mask):
+        self.m.unsafe_compute_mask_ptr(mask.ctypes.data, mask.nbytes)
+
+    def accepting(self):
+        return self.m.is_accepting()
+
+    def reset(self):
+        self.m.reset()
+
+    def rollback(self, count):
+        return self.m.rollback(count)
+
+    def validate(self, draft):
+        return self.m.validate_tokens(list(draft))
+
+    def batch(self, other, rows):
+        import llguidance
+
+        executor = llguidance.LLExecutor(num_threads=2)
+        pairs = [(self.m, 0), (other.m, 1)]
+        executor.unsafe_compute_mask_ptr(pairs, rows.ctypes.data, rows.shape[1] * 4, 2)
+
+
+_new = _New
+"""
+
 # The engine's part of an instance repro script (harness.diff.findings.instance_repro).
 INSTANCE_REPRO = """
 def accepts(text):
@@ -320,6 +357,7 @@ class LLGuidanceEngine(Engine):
 
     repro_package = "llguidance"
     mask_repro = MASK_REPRO
+    protocol_repro = PROTOCOL_REPRO
     instance_repro = INSTANCE_REPRO
     instance_repro_target = "llguidance"
     instance_repro_package = "llguidance"

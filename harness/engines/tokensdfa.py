@@ -69,6 +69,59 @@ def engine_advance(token):
 """
 
 
+# Its part of a protocol repro script (harness.diff.findings.repro): a matcher over the
+# index as a server keeps one (the states it passed, for rollback), and the batch fill.
+PROTOCOL_REPRO = """
+
+class _New:
+    def __init__(self):
+        import tokensdfa
+
+        vocab = tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL)
+        self.index = getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
+        self.reset()
+
+    def reset(self):
+        self.state, self.past = self.index.initial_state, []
+
+    def take(self, t):
+        nxt = None if t == EOS else self.index.next_state(self.state, t)
+        if nxt is None:
+            return False
+        self.past.append(self.state)
+        self.state = nxt
+        return True
+
+    def fill(self, mask):
+        self.index.fill_mask(self.state, mask)
+
+    def accepting(self):
+        return self.index.is_accepting(self.state)
+
+    def rollback(self, count):
+        if count:
+            self.state = self.past[-count]
+            del self.past[-count:]
+        return True
+
+    def validate(self, draft):
+        state = self.state
+        for i, t in enumerate(draft):
+            state = None if t == EOS else self.index.next_state(state, t)
+            if state is None:
+                return i
+        return len(draft)
+
+    def batch(self, other, rows):
+        import tokensdfa
+
+        tokensdfa.fill_masks([self.index, other.index], [self.state, other.state], rows, 2)
+
+
+_new = _New
+"""
+
+
 class TokensDFAEngine(RustIndexEngine):
     name = "tokensdfa"
     jump_forward = True
@@ -86,6 +139,7 @@ class TokensDFAEngine(RustIndexEngine):
         )
 
     batch_api = "tokensdfa.fill_masks"
+    protocol_repro = PROTOCOL_REPRO
 
     def fill_batch(self, matchers: Sequence[Matcher], out: np.ndarray, threads: int = 1) -> None:
         fill_index_batch(self.name, matchers, out, threads)

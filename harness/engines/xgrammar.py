@@ -235,6 +235,47 @@ def engine_advance(token):
 )
 
 # The engine's part of an instance repro script (harness.diff.findings.instance_repro).
+# Its part of a protocol repro script (harness.diff.findings.repro): the matcher as a
+# server drives it, through xgrammar's own calls (it has no draft check: validate is
+# never asked of it).
+PROTOCOL_REPRO = """
+
+class _New:
+    def __init__(self):
+        self.m = _bare(_matcher)
+
+    def take(self, t):
+        return t != EOS and self.m.accept_token(t)
+
+    def fill(self, mask):
+        rows = np.zeros((1, mask.shape[0]), dtype=np.int32)
+        self.m.fill_next_token_bitmask(rows)
+        mask[:] = rows[0]
+
+    def accepting(self):
+        return self.m.is_completed()
+
+    def reset(self):
+        self.m.reset()
+
+    def rollback(self, count):
+        self.m.rollback(count)
+        return True
+
+    def validate(self, draft):
+        return None
+
+    def batch(self, other, rows):
+        import xgrammar as xgr
+
+        xgr.BatchGrammarMatcher(max_threads=2).batch_fill_next_token_bitmask(
+            [self.m, other.m], rows
+        )
+
+
+_new = _New
+"""
+
 INSTANCE_REPRO = """
 def accepts(text):
     import xgrammar as xgr
@@ -281,6 +322,7 @@ class XGrammarEngine(Engine):
 
     repro_package = "xgrammar"
     mask_repro = MASK_REPRO
+    protocol_repro = PROTOCOL_REPRO
     instance_repro = INSTANCE_REPRO
     instance_repro_target = "xgrammar"
     instance_repro_package = "xgrammar"

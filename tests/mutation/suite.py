@@ -29,8 +29,11 @@ import numpy as np
 from harness import engines
 from harness.diff.findings import repro
 from harness.diff.judge.triage import VerdictKind
+from harness.diff.run.controller import DiffOptions
 from harness.diff.shrink.minimize import minimize, tiny_vocabulary
+from harness.diff.shrink.protocol_shrink import minimize_protocol
 from harness.diff.walk.differ import Differ
+from harness.diff.walk.history import units
 from harness.diff.walk.plan import WalkPlan
 from harness.engines.base import Engine, Matcher
 from harness.spec import Spec
@@ -38,12 +41,15 @@ from harness.vocab import Vocabulary
 from harness.vocab.resolve import pad
 from tests.mutation import mutants
 from tests.mutation.faults import FAULTS
+from tests.mutation.protocol_faults import PROTOCOL_FAULTS
 
 REGEXES = (r"a(\.a)*", r"-?\d+(\.\d+)?", '"[^"]*"', r"(cat|car)s? [a-z]{2,4}!")
 EFFECT_DEPTH = 3
 EFFECT_NODES = 3000
 EFFECT_WALKS = 120
 EFFECT_STEPS = 14
+# the protocol walks `tokensieve diff` takes by default (its --protocol-walks)
+DIFF_PROTOCOL_WALKS = DiffOptions.__dataclass_fields__["protocol_walks"].default
 
 
 def suite_vocabulary() -> Vocabulary:
@@ -220,6 +226,43 @@ def score(outcomes: Sequence[Outcome]) -> dict[str, int]:
         "repros": len(repros),
         "reproduced": sum(bool(o.reproduced) for o in repros),
     }
+
+
+@dataclass
+class ProtocolOutcome:
+    """One protocol fault (`tests.mutation.protocol_faults`) on one regex: the protocol
+    signatures of the bugs the differ's protocol walks recorded, and whether the first
+    one's history, shrunk, still replays the fault on a new matcher."""
+
+    kind: str
+    regex: str
+    rules: list[str] = field(default_factory=list)
+    shrunk_ops: int | None = None
+
+
+def run_protocol_faults(
+    regexes: Sequence[str] = REGEXES, plan: WalkPlan | None = None
+) -> list[ProtocolOutcome]:
+    """Every protocol fault on every regex, walked as `tokensieve diff` walks (its
+    default protocol walks; no lockstep walks, which these faults never touch)."""
+    vocab = suite_vocabulary()
+    walk = plan or WalkPlan(
+        cover_states=0, full_cover_limit=0, random_walks=0, protocol_walks=DIFF_PROTOCOL_WALKS
+    )
+    out = []
+    for kind, engine_class in PROTOCOL_FAULTS.items():
+        engine = engine_class()
+        for regex in regexes:
+            spec = Spec.regex(f"mutation/{kind}", regex)
+            compiled = engine.compile(engine.prepare(vocab), spec)
+            result = Differ(spec.id, regex, vocab, {engine.name: (engine, compiled)}).run(walk)
+            bugs = [d for d in result.disagreements if d.verdict == VerdictKind.BUG]
+            done = ProtocolOutcome(kind, regex, sorted({d.rule for d in bugs}))
+            if bugs:
+                m = minimize_protocol(bugs[0], engine, vocab, budget_s=30.0)
+                done.shrunk_ops = None if m is None else len(units(m.history))
+            out.append(done)
+    return out
 
 
 # The walk before issue 18: once per reference state everywhere, 200 states covered,

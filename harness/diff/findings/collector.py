@@ -39,6 +39,7 @@ from harness.diff.judge.instances import (
 from harness.diff.judge.triage import VerdictKind
 from harness.diff.shrink.minimal import Minimal
 from harness.diff.walk.disagreement import Disagreement
+from harness.diff.walk.serving import PROTOCOL_RULES
 from harness.embed import markdown_text
 
 INSTANCE_BUGS = (FALSE_REJECTION, FALSE_ACCEPTANCE, INVALID_OUTPUT)
@@ -175,6 +176,9 @@ class Collector:
         self.bug_states: Counter[str] = Counter()
         self.states: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> states
         self.steps: Counter[tuple[str, str]] = Counter()  # (engine, vocab) -> comparisons
+        # (engine, vocab) -> serving-protocol walks, and operations in them
+        self.protocol_walks: Counter[tuple[str, str]] = Counter()
+        self.protocol_ops: Counter[tuple[str, str]] = Counter()
         self.instance_counts: list[InstanceCounts] = []
         self.instance_failures: list[InstanceFailure] = []
         self.instance_schemas: dict[tuple[str, str, str], tuple[InstanceFailure, Any]] = {}
@@ -348,6 +352,13 @@ class Collector:
                     "engine": e,
                     "states": sum(n for (en, _), n in self.states.items() if en == e),
                     "steps": sum(n for (en, _), n in self.steps.items() if en == e),
+                    "protocol_walks": sum(
+                        n for (en, _), n in self.protocol_walks.items() if en == e
+                    ),
+                    "protocol_ops": sum(n for (en, _), n in self.protocol_ops.items() if en == e),
+                    "protocol_bugs": sum(
+                        1 for b in bugs if b.engine == e and b.signature in PROTOCOL_RULES
+                    ),
                     "policy_states": sum(policies.values()),
                     "policies": ", ".join(f"{r} {n}" for r, n in sorted(policies.items())),
                     "bug_states": self.bug_states.get(e, 0),

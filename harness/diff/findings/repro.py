@@ -16,8 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from harness import engines
+from harness.diff.findings.protocol_repro import PROTOCOL_CHECK, protocol_explanation
 from harness.diff.shrink.minimal import Minimal
-from harness.diff.walk.history import FILL, RESET, describe, walks
+from harness.diff.walk.history import (
+    BATCH,
+    FILL,
+    REFUSE,
+    RESET,
+    ROLLBACK,
+    VALIDATE,
+    describe,
+    walks,
+)
+from harness.diff.walk.serving import PROTOCOL_WHATS
 from harness.embed import comment, literal
 from harness.language.grammar import check_notation
 from harness.language.regex_syntax import python_regex
@@ -70,6 +81,19 @@ SIGNATURE_TEXT = {
     "stale-after-reset": "a new matcher walking the same tokens answers otherwise: the "
     "engine's matcher, reset after an earlier walk, answers from what that walk left",
     "unclassified": "the difference matches no declared policy and no known bug shape",
+    "rollback-stale": "after a rollback the matcher answers otherwise than a new matcher "
+    "holding the tokens left: the rollback kept some of the state it undid",
+    "draft-check-moved": "checking a draft (validate) changed the matcher's state, which "
+    "a check must leave as it was",
+    "draft-miscounted": "checking a draft counts otherwise than a new matcher takes its "
+    "tokens one by one",
+    "refused-token-taken": "the matcher took a token that a new matcher holding the same "
+    "tokens refuses (a draft's planted token)",
+    "forced-tokens-stale": "after tokens taken with no mask filled between (jump-forward "
+    "text consumed as tokens) the matcher answers otherwise than a new matcher",
+    "protocol-history": "after the operations of the serving protocol the matcher answers "
+    "otherwise than a new matcher holding the same tokens",
+    "batch-row-mismatch": "a row of a batch fill differs from that matcher's single fill",
 }
 
 
@@ -180,6 +204,8 @@ def explanation(m: Minimal, found: dict[int, bytes]) -> str:
             subject += f" (which it reads as the {m.engine_notation} tokensieve writes of it)"
     else:
         subject = _regex_subject(m, shrunk)
+    if m.what in PROTOCOL_WHATS:
+        return protocol_explanation(m, subject, SIGNATURE_TEXT.get(m.rule))
     n = len(walks(m.history))
     history = (
         f"after {n} walk{'s' if n > 1 else ''} ({_show(describe(m.history, m.tokens).encode())}"
@@ -308,7 +334,9 @@ def main():
     for token, rest in WITNESSES_CHECKED_BY_PYTHON_RE.items():
         text = (b"".join(TOKENS[t] for t in PREFIX) + TOKENS[token] + rest).decode()
         assert re.fullmatch(REGEX, text), f"witness {text!r} does not match"
-    if WHAT == "advance":
+    if WHAT in ("protocol", "batch"):
+        found = protocol_problems()
+    elif WHAT == "advance":
         token = ADVANCE_TOKEN
         took = engine_advance(token)
         print(f"mask allows token {token} {TOKENS[token]!r}; advance returned {took}")
@@ -346,6 +374,11 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
     engine = engines.get(m.engine)
     if engine.mask_repro is None:
         raise ValueError(f"engine {m.engine} has no mask repro code")
+    protocol = ""
+    if m.what in PROTOCOL_WHATS:
+        if engine.protocol_repro is None:
+            raise ValueError(f"engine {m.engine} has no protocol repro code")
+        protocol = engine.protocol_repro + PROTOCOL_CHECK
     package = engine.repro_package
     return (
         "#!/usr/bin/env python3\n"
@@ -374,6 +407,12 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         "# reused matcher: stale-after-reset): a token id it took, FILL (its mask filled)\n"
         "# or RESET; [] for a new matcher\n"
         f"FILL = {FILL}\nRESET = {RESET}\n"
+        "# for WHAT protocol or batch (the serving protocol: HISTORY is all the matcher\n"
+        "# did, and leaves it holding PREFIX): BATCH (its mask filled in a batch of two\n"
+        "# beside a new matcher), ROLLBACK - k (k tokens rolled back), VALIDATE - n then\n"
+        "# n tokens (a draft checked, nothing taken), REFUSE - t (token t offered, which\n"
+        "# must be refused)\n"
+        f"BATCH = {BATCH}\nROLLBACK = {ROLLBACK}\nVALIDATE = {VALIDATE}\nREFUSE = {REFUSE}\n"
         f"HISTORY = {literal(list(m.history))}\n"
         f"{comment(_show(m.prefix))}\n"
         f"PREFIX = {literal(list(m.prefix_ids))}\n"
@@ -384,7 +423,10 @@ def script(m: Minimal, found: dict[int, bytes], title: str, paragraph: str) -> s
         f"ADVANCE_TOKEN = {literal(advance_token)}\n"
         "# allowed after PREFIX and ADVANCE_TOKEN (for a refused advance)\n"
         f"NEXT_EXPECTED = {literal(sorted(m.next_expected))}\n"
-        f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n" + engine.mask_repro + _MAIN
+        f"WITNESSES_CHECKED_BY_PYTHON_RE = {literal(checked)}\n"
+        + engine.mask_repro
+        + protocol
+        + _MAIN
     )
 
 

@@ -73,6 +73,8 @@ class DiffOptions:
     strict_corpus: bool = False
     # JSON schema -> regex for the reference and the regex engines
     converter: str = "ours"
+    # serving-protocol walks per engine and spec (`harness.diff.walk.serving`; 0: none)
+    protocol_walks: int = 4
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,6 +84,8 @@ class DiffOptions:
         tuples = ("vocabs", "engines", "sets")
         # runs stored before there was a choice used outlines-core's converter
         data = {"converter": "outlines-core", **data}
+        # and those stored before the serving protocol was walked, none
+        data = {"protocol_walks": 0, **data}
         fields: dict[str, Any] = {k: tuple(v) if k in tuples else v for k, v in data.items()}
         return DiffOptions(**fields)
 
@@ -281,7 +285,11 @@ class DiffRun:
             token_paths = []  # the walks still cover the reference's states
             row.paths = f"no corpus paths: {exc}"
         plan = WalkPlan(
-            paths=tuple(token_paths), random_walks=o.walks, cover_states=o.cover, seed=o.seed
+            paths=tuple(token_paths),
+            random_walks=o.walks,
+            cover_states=o.cover,
+            seed=o.seed,
+            protocol_walks=o.protocol_walks,
         )
         instances = None
         if spec.kind in ("json_schema", "grammar"):  # JSON values, or a grammar's texts
@@ -305,6 +313,10 @@ class DiffRun:
             self.collector.states[(engine, voc.name)] += n
         for engine, n in outcome.diff.steps.items():
             self.collector.steps[(engine, voc.name)] += n
+        for engine, n in outcome.diff.protocol_walks.items():
+            self.collector.protocol_walks[(engine, voc.name)] += n
+        for engine, n in outcome.diff.protocol_ops.items():
+            self.collector.protocol_ops[(engine, voc.name)] += n
         for counts in outcome.instances:
             spec = self.entries[counts.spec_id].spec
             # a grammar's instance bugs are mask bugs on their token paths, minimized with

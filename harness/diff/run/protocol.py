@@ -177,6 +177,8 @@ class CellOutcome:
         self.diff.steps.update(other.diff.steps)
         self.diff.skipped.update(other.diff.skipped)
         self.diff.lane_regex.update(other.diff.lane_regex)
+        self.diff.protocol_walks.update(other.diff.protocol_walks)
+        self.diff.protocol_ops.update(other.diff.protocol_ops)
         self.minimal.update({i + offset: m for i, m in other.minimal.items()})
         self.instances += other.instances
 

@@ -36,6 +36,7 @@ from harness.diff.judge.triage import VerdictKind
 from harness.diff.run.protocol import CellOutcome, CellRequest, DiffSetup, InstancePlan
 from harness.diff.shrink.minimal import Minimal
 from harness.diff.shrink.minimize import minimize
+from harness.diff.shrink.protocol_shrink import minimize_protocol
 from harness.diff.shrink.stale import minimize_stale
 from harness.diff.walk.dialects import compared_in_dialect, dialect_lane
 from harness.diff.walk.differ import Differ
@@ -43,6 +44,7 @@ from harness.diff.walk.disagreement import Disagreement, SpecDiff
 from harness.diff.walk.lanes import STALE_AFTER_RESET
 from harness.diff.walk.plan import WalkPlan
 from harness.diff.walk.references import References
+from harness.diff.walk.serving import PROTOCOL_WHATS
 from harness.engines.base import Compiled, Engine, SchemaPolicy
 from harness.engines.converter_subject import NAME as SUBJECT
 from harness.errors import TokensieveError, WorkBudget
@@ -270,6 +272,17 @@ def _minimize_first(
     for k, i in enumerate(firsts.values()):
         d = result.disagreements[i]
         share = (deadline - time.monotonic()) / (len(firsts) - k)
+        if d.what in PROTOCOL_WHATS:
+            # a protocol bug: its history, shrunk, replays it on a new matcher
+            # (None, "not reduced", where the engine has no protocol repro code)
+            engine = by_engine[d.engine]
+            budget = max(MINIMIZE_GROUP_MIN_S, share)
+            out[i] = (
+                minimize_protocol(d, engine, voc, budget, schema, refs.grammar)
+                if engine.protocol_repro is not None
+                else None
+            )
+            continue
         if d.rule == STALE_AFTER_RESET:
             # a history-dependent answer, which the minimizer's new matchers never give
             budget = max(MINIMIZE_GROUP_MIN_S, share)

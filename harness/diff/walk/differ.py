@@ -48,6 +48,7 @@ from harness.diff.walk.history import FILL, RESET
 from harness.diff.walk.lanes import Lane
 from harness.diff.walk.plan import WalkPlan, choose, cover, leanings
 from harness.diff.walk.references import References, TokenIndex
+from harness.diff.walk.serving import ProtocolWalker
 from harness.engines.base import Compiled, Engine, allowed_ids, is_allowed
 from harness.engines.support import tail_mask
 from harness.errors import EngineError, TokensieveError
@@ -119,7 +120,23 @@ class Differ:
         for lane in self.lanes:
             self.result.states[lane.engine.name] = len(self.seen[lane.engine.name])
             self.result.steps[lane.engine.name] = lane.steps
+        if plan.protocol_walks:
+            self._protocol(plan)
         return self.result
+
+    def _protocol(self, plan: WalkPlan) -> None:
+        """The serving-protocol walks of every engine still within its mask budget
+        (`harness.diff.walk.serving`); what they find joins the disagreements."""
+        for lane in self.lanes:
+            left = plan.engine_budget_s - lane.fill_seconds
+            if left <= 0:
+                continue
+            walker = ProtocolWalker(self.spec_id, self.refs, self.vocab, self.tail, left)
+            walker.run(lane.engine, lane.compiled, plan)
+            name = lane.engine.name
+            self.result.disagreements += walker.found
+            self.result.protocol_walks[name] = walker.walks.get(name, 0)
+            self.result.protocol_ops[name] = walker.ops.get(name, 0)
 
     # --- one walk --------------------------------------------------------------------------
 

@@ -108,6 +108,10 @@ class SpecDiff:
     # per engine compared against another regex than `regex` (a native JSON engine in
     # its own dialect, `harness.diff.walk.dialects`): that regex
     lane_regex: dict[str, str] = field(default_factory=dict)
+    # per engine, serving-protocol walks taken and operations done in them
+    # (`harness.diff.walk.serving`)
+    protocol_walks: dict[str, int] = field(default_factory=dict)
+    protocol_ops: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +123,8 @@ class SpecDiff:
             "skipped": self.skipped,
             "steps": self.steps,
             "lane_regex": self.lane_regex,
+            "protocol_walks": self.protocol_walks,
+            "protocol_ops": self.protocol_ops,
         }
 
     @staticmethod
@@ -137,4 +143,6 @@ class SpecDiff:
             dict(data["skipped"]),
             dict(data.get("steps", {})),
             lanes,
+            dict(data.get("protocol_walks", {})),
+            dict(data.get("protocol_ops", {})),
         )

@@ -34,7 +34,9 @@ class WalkPlan:
     `seed`: a `non_ascii_share` of them leaning on tokens with non-ASCII bytes, a
     `short_share` on the shortest tokens (deep paths: a fault after six tokens shows only
     on a walk that long), the rest mixing short and long tokens. `every_step` compares
-    at each step of paths and walks (else once per state)."""
+    at each step of paths and walks (else once per state). `protocol_walks` walks of
+    `protocol_steps` operations each drive every engine through the serving protocol
+    (`harness.diff.walk.serving`; 0 turns them off)."""
 
     paths: tuple[tuple[int, ...], ...] = ()
     cover_states: int = 200
@@ -49,6 +51,8 @@ class WalkPlan:
     non_ascii_share: float = 0.375
     short_share: float = 0.25
     every_step: bool = True
+    protocol_walks: int = 0
+    protocol_steps: int = 12
 
     def to_json(self) -> dict[str, Any]:
         """Every field by name (the paths as lists), as the worker's request carries it."""
