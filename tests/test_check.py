@@ -115,6 +115,40 @@ def test_markdown_and_junit(tmp_path: Path) -> None:
     assert all(float(c.get("time", -1)) >= 0 for c in cases)
 
 
+def test_batch_steps_join_the_check(tmp_path: Path) -> None:
+    pytest.importorskip("outlines_core")
+    extra = ["--batch", "1,4", "--threads", "1,2", "--batch-steps", "5", "--format", "json"]
+    done = run_check(tmp_path, *extra)
+    assert done.returncode == 1, done.stderr  # the bug still fails it
+    data = json.loads(done.stdout)
+    shapes = {(b["engine"], b["threads"], b["size"], b["status"]) for b in data["batches"]}
+    assert shapes == {
+        (e, t, b, "ok") for e in ("outlines-core", "tokensdfa") for t in (1, 2) for b in (1, 4)
+    }
+    assert all(b["p99_ns"] > 0 for b in data["batches"])
+    assert "at 10 ms per step (p99): " in data["batch_verdict"]
+    assert "tokensdfa serves 4 sequences" in data["batch_verdict"]
+    # the specs' rows are the bench half's main cells alone
+    assert [len(s["engines"]) for s in data["specs"]] == [2, 2]
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "check",
+            "--resume",
+            "--batch",
+            "1",
+            "--reports-dir",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert again.returncode == 2 and "drop --batch" in again.stderr
+
+
 def test_bad_check_inputs_are_one_line(tmp_path: Path) -> None:
     for extra, expected in (
         (["--fail-on", "sometimes"], "unknown outcome 'sometimes'"),

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from harness.bench.batch_summary import BatchRow, verdict
+
 # Outcomes, worst first where one result has several (a crash hides everything else).
 OUTCOMES = ("crash", "oom", "timeout", "error", "bug", "unsupported", "ok")
 DEFAULT_FAIL_ON = ("bug", "error", "timeout", "oom", "crash")
@@ -159,6 +161,15 @@ class CheckResult:
     # engines asked for that could not run here -> why (with the command that installs
     # an engine whose package is absent)
     unavailable: dict[str, str] = field(default_factory=dict)
+    # batch steps (`check --batch`): one row per (engine, threads, batch size), and the
+    # step budget their verdict reads them against
+    batches: list[BatchRow] = field(default_factory=list)
+    step_budget_ms: float = 10.0
+
+    def batch_verdict(self) -> str:
+        """How many sequences each engine serves within the step budget ("" without
+        batch cells)."""
+        return verdict(self.batches, self.step_budget_ms) if self.batches else ""
 
     def outcomes(self) -> list[tuple[str, str, str]]:
         """(spec id, engine, outcome) for every result."""
@@ -169,6 +180,7 @@ class CheckResult:
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
+        out["batch_verdict"] = self.batch_verdict()
         for spec_out, spec in zip(out["specs"], self.specs, strict=True):
             spec_out["verdict"] = spec.verdict
             for engine_out, engine in zip(spec_out["engines"], spec.engines, strict=True):

@@ -12,6 +12,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from harness.bench.batch_summary import BatchRow
 from harness.check.model import CheckResult, EngineResult, SpecResult
 from harness.figures import fmt_bytes, fmt_ns
 from harness.report.text import text_table
@@ -84,7 +85,26 @@ def table(result: CheckResult) -> str:
         parts += [f"  {e.engine}: {why}" for e in spec.engines if (why := _why(e))]
         parts.append(spec.verdict)
     parts += [f"\nengine {name} unavailable: {why}" for name, why in result.unavailable.items()]
+    if result.batches:
+        parts.append("\nbatch steps (masks of every sequence, then one token each)")
+        parts.append(text_table(BATCH_HEADER, [batch_row(r) for r in result.batches], left=1))
+        parts.append(result.batch_verdict())
     return "\n".join(parts)
+
+
+BATCH_HEADER = ["engine", "threads", "batch", "status", "step p50", "step p99", "step max"]
+
+
+def batch_row(r: BatchRow) -> list[str]:
+    return [
+        r.engine,
+        str(r.threads),
+        str(r.size),
+        r.status,
+        fmt_ns(r.p50_ns),
+        fmt_ns(r.p99_ns),
+        fmt_ns(r.max_ns),
+    ]
 
 
 def _md_cell(text: str) -> str:
@@ -102,6 +122,11 @@ def markdown(result: CheckResult) -> str:
     lines += [
         f"Engine {_md_cell(n)} unavailable: {_md_cell(w)}" for n, w in result.unavailable.items()
     ]
+    if result.batches:
+        lines += ["", "**Batch steps**", "", "| " + " | ".join(BATCH_HEADER) + " |"]
+        lines.append("|" + "---|" * len(BATCH_HEADER))
+        lines += ["| " + " | ".join(batch_row(r)) + " |" for r in result.batches]
+        lines += ["", _md_cell(result.batch_verdict())]
     return "\n".join(lines)
 
 

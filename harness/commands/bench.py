@@ -58,49 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also compile a few specs against subsets (8k, 16k, 32k, 64k ids) of the first "
         "vocabulary (default off)",
     )
-    _add_batch(p)
+    opt.add_batch(p)
     opt.add_executor(p)
     opt.add_reports_dir(p)
     p.add_argument(
         "--no-report", action="store_true", help="do not write the HTML report at the end"
     )
     p.set_defaults(func=run)
-
-
-def _add_batch(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--batch",
-        type=opt.counts(1, 4096),
-        metavar="SIZES",
-        help="also time decoding steps of batches of these sizes, e.g. 1,16,64,256: per "
-        "step the masks of every sequence (the engine's batch API) and one token each; run "
-        "after every other cell, one at a time (default: none)",
-    )
-    p.add_argument(
-        "--threads",
-        type=opt.counts(1, 4096),
-        metavar="COUNTS",
-        help="thread counts of the batch steps, e.g. 1,2 (default 1)",
-    )
-    p.add_argument(
-        "--batch-steps",
-        type=opt.count(1),
-        metavar="N",
-        help="steps timed per batch cell (default 50)",
-    )
-    p.add_argument(
-        "--batch-mix",
-        type=opt.count(1),
-        metavar="N",
-        help="specs a batch mixes, spread over the run's (default 16)",
-    )
-    p.add_argument(
-        "--step-budget-ms",
-        type=opt.seconds,
-        metavar="MS",
-        help="the step time the report measures batches against: the largest batch whose "
-        "step p99 fits (default 10)",
-    )
 
 
 # Options that decide the cells of a run; on --resume they must match the stored ones.

@@ -11,7 +11,7 @@ from typing import IO
 
 from harness.check import check, model, output, resume
 from harness.check.model import EngineResult
-from harness.check.run import DEFAULT_ENGINES
+from harness.check.run import DEFAULT_ENGINES, BatchPlan
 from harness.commands import options as opt
 from harness.errors import BadInput
 from harness.figures import fmt_ns
@@ -51,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="also write a JUnit XML report (its directory must exist)",
     )
+    opt.add_batch(p)
     opt.add_timeout(p, 60.0, "one cell")
     opt.add_memory_limit(p, "4G", "a worker")
     opt.add_executor(p)
@@ -97,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
             executor=args.executor,
             scheduler=args.scheduler,
             converter=args.converter or converter.DEFAULT,
+            batch=BatchPlan(
+                sizes=args.batch or (),
+                threads=args.threads or (1,),
+                steps=args.batch_steps or 50,
+                mix=args.batch_mix or 16,
+                budget_ms=args.step_budget_ms or 10.0,
+            ),
         )
     shown = {"table": output.table, "markdown": output.markdown, "json": output.as_json}
     print(shown[args.format](result))
@@ -107,13 +115,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 # What a resumed check takes from its stored run; given again, they are refused.
-STORED = ("specs", "spec", "regex", "vocab", "engines", "converter")
+STORED = (
+    "specs",
+    "spec",
+    "regex",
+    "vocab",
+    "engines",
+    "converter",
+    "batch",
+    "threads",
+    "batch_steps",
+    "batch_mix",
+    "step_budget_ms",
+)
 
 
 def _refuse_with_resume(args: argparse.Namespace) -> None:
     given = [name for name in STORED if getattr(args, name)]
     if given:
-        flag = given[0] if given[0] == "specs" else "--" + given[0]
+        flag = given[0] if given[0] == "specs" else "--" + given[0].replace("_", "-")
         raise BadInput(f"--resume: the check's specs and options are stored with it; drop {flag}")
 
 

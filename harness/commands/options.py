@@ -395,3 +395,41 @@ def timestamp(prefix: str = "") -> str:
 
 def reports_dir(args: argparse.Namespace) -> Path:
     return Path(args.reports_dir)
+
+
+def add_batch(p: argparse.ArgumentParser) -> None:
+    """--batch, --threads, --batch-steps, --batch-mix, --step-budget-ms: the batch cells
+    of a bench run (`harness.bench.batch`), also `check`'s."""
+    p.add_argument(
+        "--batch",
+        type=counts(1, 4096),
+        metavar="SIZES",
+        help="also time decoding steps of batches of these sizes, e.g. 1,16,64,256: per "
+        "step the masks of every sequence (the engine's batch API) and one token each; run "
+        "after every other cell, one at a time (default: none)",
+    )
+    p.add_argument(
+        "--threads",
+        type=counts(1, 4096),
+        metavar="COUNTS",
+        help="thread counts of the batch steps, e.g. 1,2 (default 1)",
+    )
+    p.add_argument(
+        "--batch-steps",
+        type=count(1),
+        metavar="N",
+        help="steps timed per batch cell (default 50)",
+    )
+    p.add_argument(
+        "--batch-mix",
+        type=count(1),
+        metavar="N",
+        help="specs a batch mixes, spread over the run's (default 16)",
+    )
+    p.add_argument(
+        "--step-budget-ms",
+        type=seconds,
+        metavar="MS",
+        help="the step time the report measures batches against: the largest batch whose "
+        "step p99 fits (default 10)",
+    )

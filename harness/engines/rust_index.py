@@ -118,10 +118,38 @@ class IndexMatcher(Matcher):
     def eos_id(self) -> int:
         return self._eos_id
 
-    def move_to(self, state: int) -> None:
-        """Take the state a batch step computed for this matcher (`advance_index_batch`)."""
-        self._past.append(self._state)
-        self._state = state
+    @staticmethod
+    def columns(
+        name: str, matchers: Sequence[Matcher]
+    ) -> tuple[list[TokenIndex], list[int], list[int]]:
+        """The indexes, states and EOS ids of a batch of these matchers, in one pass (a
+        batch step runs it for every row: its cost is the step's serial part)."""
+        indexes: list[TokenIndex] = []
+        states: list[int] = []
+        eos: list[int] = []
+        for m in matchers:
+            if not isinstance(m, IndexMatcher):
+                raise EngineError(name, "<batch>", "a batch of matchers this engine did not make")
+            indexes.append(m._index)
+            states.append(m._state)
+            eos.append(m._eos_id)
+        return indexes, states, eos
+
+    @staticmethod
+    def move_all(
+        matchers: Sequence[Matcher], rows: Sequence[int], states: Sequence[int | None], size: int
+    ) -> list[bool]:
+        """Move matcher `rows[i]` to `states[i]` (None: it refused its token, and stays);
+        which of the `size` matchers moved (`advance_index_batch`)."""
+        took = [False] * size
+        for i, state in zip(rows, states, strict=True):
+            if state is not None:
+                m = matchers[i]
+                assert isinstance(m, IndexMatcher)
+                m._past.append(m._state)
+                m._state = state
+                took[i] = True
+        return took
 
     def forced_text(self) -> bytes | None:
         # TokensDFA computes forced runs; the naive reference does not
@@ -202,11 +230,9 @@ class RustIndexEngine(Engine):
 def fill_index_batch(name: str, matchers: Sequence[Matcher], out: np.ndarray, threads: int) -> None:
     """`Engine.fill_batch` for TokensDFA's matchers: one `tokensdfa.fill_masks` call, the
     GIL released, the rows filled on `threads` threads by the extension's pool."""
-    batch = _index_matchers(name, matchers)
+    indexes, states, _ = IndexMatcher.columns(name, matchers)
     try:
-        reference.tokensdfa().fill_masks(
-            [m.index for m in batch], [m.state for m in batch], out, threads
-        )
+        reference.tokensdfa().fill_masks(indexes, states, out, threads)
     except (TypeError, ValueError) as exc:
         raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
 
@@ -216,29 +242,18 @@ def advance_index_batch(
 ) -> list[bool]:
     """`Engine.advance_batch` for TokensDFA's matchers: one `tokensdfa.next_states` call
     for the tokens that are not EOS (which no index has a state after, as `advance`)."""
-    batch = _index_matchers(name, matchers)
-    if len(tokens) != len(batch):
-        raise EngineError(name, "<batch>", f"{len(tokens)} tokens for a batch of {len(batch)}")
-    moving = [i for i, (m, t) in enumerate(zip(batch, tokens, strict=True)) if t != m.eos_id]
+    if len(tokens) != len(matchers):
+        raise EngineError(name, "<batch>", f"{len(tokens)} tokens for a batch of {len(matchers)}")
+    indexes, states, eos = IndexMatcher.columns(name, matchers)
+    moving: Sequence[int] = range(len(matchers))
+    at_eos = [i for i, (e, t) in enumerate(zip(eos, tokens, strict=True)) if t == e]
+    if at_eos:
+        skip = set(at_eos)
+        moving = [i for i in moving if i not in skip]
+        indexes, states = [indexes[i] for i in moving], [states[i] for i in moving]
+        tokens = [tokens[i] for i in moving]
     try:
-        nxt = reference.tokensdfa().next_states(
-            [batch[i].index for i in moving],
-            [batch[i].state for i in moving],
-            [tokens[i] for i in moving],
-            threads,
-        )
+        nxt = reference.tokensdfa().next_states(indexes, states, tokens, threads)
     except (TypeError, ValueError, OverflowError) as exc:
         raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
-    took = [False] * len(batch)
-    for i, state in zip(moving, nxt, strict=True):
-        if state is not None:
-            batch[i].move_to(state)
-            took[i] = True
-    return took
-
-
-def _index_matchers(name: str, matchers: Sequence[Matcher]) -> list[IndexMatcher]:
-    found = [m for m in matchers if isinstance(m, IndexMatcher)]
-    if len(found) != len(matchers):
-        raise EngineError(name, "<batch>", "a batch of matchers this engine did not make")
-    return found
+    return IndexMatcher.move_all(matchers, moving, nxt, len(matchers))

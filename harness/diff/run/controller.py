@@ -397,13 +397,15 @@ class DiffRun:
         out = sys.stdout
         print(f"\n{len(self.rows)} cells in {fmt_seconds(elapsed)}", file=out)
         print(
-            f"{'engine':<20} {'states':>8} {'policy':>8} {'bug':>6} {'bugs':>5} {'findings':>9}",
+            f"{'engine':<20} {'states':>8} {'policy':>8} {'bug':>6} {'bugs':>5} {'findings':>9}"
+            f" {'protocol walks/ops/bugs':>24}",
             file=out,
         )
         for r in self.collector.summary():
             print(
                 f"{r['engine']:<20} {r['states']:>8} {r['policy_states']:>8} "
-                f"{r['bug_states']:>6} {r['bugs']:>5} {r['findings']:>9}",
+                f"{r['bug_states']:>6} {r['bugs']:>5} {r['findings']:>9} "
+                f"{r['protocol_walks']:>10}/{r['protocol_ops']}/{r['protocol_bugs']}",
                 file=out,
             )
         mark = {True: "reproduces", False: "DOES NOT REPRODUCE", None: "no repro"}
