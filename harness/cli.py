@@ -23,6 +23,7 @@ COMMANDS = (
     "compare",
     "diff",
     "jumpforward",
+    "logits",
     "findings",
     "gate",
     "check",

@@ -13,9 +13,9 @@ import pytest
 
 from harness import cli, report
 from harness.bench.batch import batch_id, batch_shape
+from harness.bench.batch_summary import BatchRow, served, verdict
 from harness.bench.controller import Runner
 from harness.bench.options import Options
-from harness.bench.batch_summary import BatchRow, served, verdict
 from harness.store import Store
 
 pytest.importorskip("tokensdfa")
