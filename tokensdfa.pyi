@@ -67,6 +67,8 @@ class _LazyIndexStats(TypedDict):
     nfa_states: int
     byte_classes: int
     masks_computed: int
+    helpers: int  # helper engines made for first visits on several threads
+    helper_masks: int  # masks they computed
     trie_walks: int
     nodes_visited: int
     slice_tests: int

@@ -59,6 +59,30 @@ def test_batch_rows_equal_single_fills(
     assert tokensdfa.next_states(indexes, states, tokens, threads) == expected
 
 
+def test_first_visits_of_one_lazy_index_share_out_to_helpers() -> None:
+    """A batch on 3 threads of one lazy index's first visits: the index makes 2 helper
+    engines, and every row equals the mask a fresh index computes alone."""
+    vocab = vocabularies.load("gpt2")
+    native = reference.native_vocabulary(vocab)
+    regex = r'\{"name": "[a-zA-Z ]{1,30}", "tags": \["[a-z]{1,10}"(, "[a-z]{1,10}"){0,4}\]\}'
+    text = b'{"name": "Ada Lovelace Byron", "tags": ["alpha", "beta", "gamma"]}'
+    shared, alone = tokensdfa.LazyIndex(regex, native), tokensdfa.LazyIndex(regex, native)
+    states, state = [shared.initial_state], shared.initial_state
+    for byte in text:
+        state = shared.next_state(state, vocab.tokens.index(bytes([byte])))
+        states.append(state)
+    out = np.zeros((len(states), vocab.mask_words), dtype=np.int32)
+    tokensdfa.fill_masks([shared] * len(states), states, out, 3)
+    assert shared.stats()["helpers"] == 2
+    single = np.zeros(vocab.mask_words, dtype=np.int32)
+    state = alone.initial_state
+    for row, byte in enumerate([None, *text]):
+        if byte is not None:
+            state = alone.next_state(state, vocab.tokens.index(bytes([byte])))
+        alone.fill_mask(state, single)
+        assert np.array_equal(out[row], single), row
+
+
 def test_a_batch_of_the_wrong_shape_is_a_value_error(
     batch: tuple[list[object], list[int], int],
 ) -> None:

@@ -45,6 +45,11 @@ pub trait TokenAutomaton {
     /// Allowed token ids of `state`, ascending, EOS included when accepting. `state`
     /// must be below [`num_states`](Self::num_states).
     fn allowed(&self, state: u32) -> Vec<u32>;
+
+    /// Get ready for masks filled on `threads` threads at once (a batch,
+    /// [`crate::batch`]); nothing to do for an automaton whose fills never wait on each
+    /// other (the lazy index makes helper engines for its first visits).
+    fn prepare_threads(&self, _threads: usize) {}
 }
 
 /// How literal runs are treated.

@@ -9,9 +9,10 @@
 //! With one thread the rows are filled on the calling thread, in order: no dispatch.
 //!
 //! Threads and the lazy index: a row whose state's mask is memoized is a copy under a
-//! read lock, so such rows run concurrently; a first visit takes the index's engine
-//! lock, so the first visits of one lazy index run one at a time, while those of
-//! different indexes run in parallel ([`crate::LazyIndex`], "Threads").
+//! read lock, so such rows run concurrently; a first visit takes the index's engine, or
+//! when it is busy one of the helper engines the index makes for the batch's thread
+//! count (`prepare_threads`, once per automaton and call), so first visits of one lazy
+//! index run in parallel too ([`crate::LazyIndex`], "Threads").
 
 use rayon::prelude::*;
 
@@ -63,6 +64,14 @@ pub fn fill_masks(items: &[Item<'_>], out: &mut [u32], threads: usize) -> Result
             automaton.fill_mask(*state, row);
         }
         return Ok(());
+    }
+    let mut prepared: Vec<*const ()> = Vec::new();
+    for (automaton, _) in items {
+        let at = *automaton as *const (dyn TokenAutomaton + Sync) as *const ();
+        if !prepared.contains(&at) {
+            prepared.push(at);
+            automaton.prepare_threads(threads);
+        }
     }
     pool(Some(threads))?.install(|| {
         out.par_chunks_mut(words)

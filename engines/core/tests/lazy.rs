@@ -161,7 +161,8 @@ fn a_tiny_cache_evicts_and_recomputes_the_same_masks() {
     assert!(s.evictions > 0 && s.cached_masks <= 2, "{s:?}");
 }
 
-/// Random token walks from several threads at once on one shared index.
+/// Random token walks from several threads at once on one shared index, whose first
+/// visits helper engines share with its own (`prepare_threads`).
 #[test]
 fn concurrent_walks_see_the_naive_masks() {
     let v = Arc::new(vocab(&known_vocab()));
@@ -172,6 +173,8 @@ fn concurrent_walks_see_the_naive_masks() {
     ] {
         let naive = Arc::new(NaiveIndex::new(p, &v).unwrap());
         let lazy = Arc::new(LazyIndex::new(p, &v, Mode::Exact).unwrap());
+        lazy.prepare_threads(4);
+        assert_eq!(lazy.stats().helpers, 3);
         let handles: Vec<_> = (0..4u64)
             .map(|seed| {
                 let (v, naive, lazy) = (v.clone(), naive.clone(), lazy.clone());

@@ -258,6 +258,8 @@ token_automaton_methods!(lazy PyLazyIndex {
         d.set_item("nfa_states", s.nfa_states)?;
         d.set_item("byte_classes", s.byte_classes)?;
         d.set_item("masks_computed", s.masks_computed)?;
+        d.set_item("helpers", s.helpers)?;
+        d.set_item("helper_masks", s.helper_masks)?;
         d.set_item("trie_walks", s.trie_walks)?;
         d.set_item("nodes_visited", s.nodes_visited)?;
         d.set_item("slice_tests", s.slice_tests)?;

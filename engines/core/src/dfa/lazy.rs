@@ -43,6 +43,7 @@ use crate::util::table::{DfaTable, Stepper, DEAD};
 pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
 
 /// The DFA built on demand (see the module doc).
+#[derive(Clone)]
 pub struct LazyDfa {
     table: DfaTable,
     det: Option<Determinizer>,

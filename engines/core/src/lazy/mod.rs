@@ -2,7 +2,9 @@
 //!
 //! - this module: [`LazyIndex`] (below);
 //! - `options`: [`LazyOptions`] and the counters [`LazyStats`];
-//! - `token_automaton`: the index behind [`crate::TokenAutomaton`].
+//! - `token_automaton`: the index behind [`crate::TokenAutomaton`];
+//! - `engine`: what a first visit mutates (the DFA, scratch, counters);
+//! - `helpers`: engines of their own for first visits on several threads.
 //!
 //! It builds on the lazy DFA ([`crate::dfa::lazy`], over the NFA of [`crate::nfa`]) and
 //! the walks of [`crate::walk`].
@@ -40,7 +42,11 @@
 //! Threads: every method takes `&self`. The DFA and the numbering sit behind one mutex,
 //! taken by first visits, `next_state` and `forced_bytes`; memoized masks sit behind a
 //! read-write lock, so revisits run concurrently and never wait on another thread's walk.
-//! Two threads missing the same state serialize, and the second finds the first's mask.
+//! A first visit that finds the engine busy takes an idle *helper* (an engine over a
+//! sibling DFA of the same tree, made when a batch first asks for several threads:
+//! `helpers`, which says why its masks are the same and how the cache stays consistent),
+//! so first visits of one index run in parallel; with no helper idle it waits for the
+//! engine, and finds the mask there if another thread computed it meanwhile.
 //!
 //! Memory: memoized masks are capped (`cache_limit` bytes, default [`DEFAULT_CACHE_LIMIT`]);
 //! past the cap the oldest masks not read since the last sweep are dropped (a clock
@@ -54,10 +60,8 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, TryLockError};
 use std::time::Instant;
-
-use rustc_hash::FxHashMap;
 
 use crate::automaton::Mode;
 use crate::dfa::lazy::LazyDfa;
@@ -66,13 +70,15 @@ use crate::nfa::ast::Ast;
 use crate::util::bitmask::{copy_mask, set_bit, Mask};
 use crate::util::table::Stepper;
 use crate::vocab::{Tokens, Vocabulary};
-use crate::walk::masks::{classify, joint_classes, prune, walk, MaskSink, ProductScratch, Verdict};
+use crate::walk::masks::{classify, Verdict};
 use crate::walk::slices::{low_bits, Prepared};
-use crate::walk::walktrie::WalkTrie;
 
+mod engine;
+mod helpers;
 mod options;
 mod token_automaton;
 
+use engine::Engine;
 pub use options::{LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
 
 /// Product pairs a first visit explores deciding slices before it gives up and prunes
@@ -90,86 +96,19 @@ pub struct LazyIndex {
     opts: LazyOptions,
     engine: Mutex<Engine>,
     memo: RwLock<Memo>,
+    /// Engines of their own for first visits beside `engine` (`helpers`).
+    helpers: helpers::Helpers,
     build_s: f64,
     /// The DFA passed the NFA's walk limit ([`LazyIndex::exceeded`]).
     exceeded: AtomicBool,
 }
 
-/// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
-struct Engine {
-    dfa: LazyDfa,
-    /// DFA row -> token-level state, for the rows that are one.
-    number: FxHashMap<u32, u32>,
-    stack: Vec<u32>,
-    product: ProductScratch,
-    joint: Vec<Vec<u8>>,
-    masks_computed: u64,
-    trie_walks: u64,
-    nodes_visited: u64,
-    slice_tests: u64,
-    slice_hits: u64,
-    product_pairs: u64,
-    run_verdicts: u64,
-    pruned_masks: u64,
-    kept_subtrees: u64,
-    /// DFA row -> whether every run of the slices' class up to their longest token
-    /// keeps it alive (asked by pruning walks, answered once per row).
-    keeps_runs: FxHashMap<u32, bool>,
-    verdict_ns: u64,
-    walk_ns: u64,
-    mask_ns: u64,
-}
-
-impl Engine {
-    /// Walk `trie` from `row` into `mask`, counted and timed.
-    fn walk(&mut self, trie: &WalkTrie, row: u32, mask: &mut [u32]) {
-        let t0 = Instant::now();
-        self.nodes_visited += walk(
-            &mut self.dfa,
-            trie,
-            row,
-            &mut MaskSink(mask),
-            &mut self.stack,
-        );
-        self.trie_walks += 1;
-        self.walk_ns += t0.elapsed().as_nanos() as u64;
-    }
-
-    /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::masks::prune`]): a subtree is kept
-    /// whole where the NFA's run bounds show that every run of the slices' class as long
-    /// as their longest token keeps the state alive (the tokens below a node whose bytes
-    /// are whole characters are such runs after it).
-    fn prune(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
-        let Some(tiers) = &p.family.tiers else {
-            return;
-        };
-        let t0 = Instant::now();
-        let need = tiers.decisive();
-        let (keeps_runs, kept) = (&mut self.keeps_runs, &mut self.kept_subtrees);
-        let mut keeps_all = |dfa: &mut LazyDfa, r: u32| {
-            let keeps = *keeps_runs
-                .entry(r)
-                .or_insert_with(|| dfa.run_lower(r, &tiers.class, need + 1).unwrap_or(0) >= need);
-            *kept += keeps as u64;
-            keeps
-        };
-        self.nodes_visited += prune(
-            &mut self.dfa,
-            &p.sliced,
-            &p.sliced_ranges,
-            row,
-            mask,
-            &mut self.stack,
-            &mut keeps_all,
-        );
-        self.trie_walks += 1;
-        self.walk_ns += t0.elapsed().as_nanos() as u64;
-    }
-}
-
 /// Per token-level state: its DFA row and acceptance, and its mask once computed.
 struct Memo {
     rows: Vec<u32>,
+    /// Per state, the state and token that first reached it (state 0: itself): the
+    /// path a helper follows to find its own row of the state.
+    parents: Vec<(u32, u32)>,
     accepting: Vec<bool>,
     masks: Vec<Option<Arc<[u32]>>>,
     /// Read since the clock hand last passed (a second chance before eviction).
@@ -215,29 +154,10 @@ impl LazyIndex {
         dfa.set_walk_limit(opts.walk_limit);
         let prepared = vocab.prepared();
         let accepting = dfa.dfa().is_accepting(0);
-        let joint = joint_classes(&prepared.family, &dfa.dfa().classes);
-        let engine = Engine {
-            dfa,
-            number: FxHashMap::from_iter([(0, 0)]),
-            stack: Vec::new(),
-            product: ProductScratch::with_max_pairs(LAZY_MAX_PAIRS),
-            joint,
-            masks_computed: 0,
-            trie_walks: 0,
-            nodes_visited: 0,
-            slice_tests: 0,
-            slice_hits: 0,
-            product_pairs: 0,
-            run_verdicts: 0,
-            pruned_masks: 0,
-            kept_subtrees: 0,
-            keeps_runs: FxHashMap::default(),
-            verdict_ns: 0,
-            walk_ns: 0,
-            mask_ns: 0,
-        };
+        let engine = Engine::new(dfa, &prepared);
         let memo = Memo {
             rows: vec![0],
+            parents: vec![(0, u32::MAX)],
             accepting: vec![accepting],
             masks: vec![None],
             used: vec![AtomicBool::new(false)],
@@ -255,6 +175,7 @@ impl LazyIndex {
             opts,
             engine: Mutex::new(engine),
             memo: RwLock::new(memo),
+            helpers: helpers::Helpers::default(),
             build_s: t0.elapsed().as_secs_f64(),
             exceeded: AtomicBool::new(false),
         }
@@ -273,9 +194,33 @@ impl LazyIndex {
     fn note_exceeded(&self, e: &Engine) -> bool {
         let over = e.dfa.exceeded();
         if over {
-            self.exceeded.store(true, Ordering::Relaxed);
+            self.mark_exceeded();
         }
         over
+    }
+
+    fn mark_exceeded(&self) {
+        self.exceeded.store(true, Ordering::Relaxed);
+    }
+
+    /// The tokens that first reached `state` from the start (the path a helper follows).
+    pub fn path_to(&self, state: u32) -> Vec<u32> {
+        let memo = self.memo();
+        let mut path = Vec::new();
+        let mut s = state;
+        while s != 0 {
+            let (parent, token) = memo.parents[s as usize];
+            path.push(token);
+            s = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Make the helpers `threads` threads filling masks at once need (`helpers`): a batch
+    /// calls it before filling on several threads.
+    pub fn prepare_threads(&self, threads: usize) {
+        self.helpers.prepare(self, threads);
     }
 
     fn engine(&self) -> MutexGuard<'_, Engine> {
@@ -313,7 +258,14 @@ impl LazyIndex {
                 Some(None) => {}
             }
         }
-        let mut engine = self.engine();
+        let mut engine = match self.engine.try_lock() {
+            Ok(engine) => engine,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => match self.helpers.first_visit(self, state) {
+                Some(mask) => return Some(mask),
+                None => self.engine(),
+            },
+        };
         let (row, accepting) = {
             let memo = self.memo();
             if let Some(m) = &memo.masks[state as usize] {
@@ -455,7 +407,9 @@ impl LazyIndex {
             lazy_dfa: e.dfa.is_lazy(),
             nfa_states: e.dfa.nfa_states(),
             byte_classes: e.dfa.dfa().n_classes,
-            masks_computed: e.masks_computed,
+            masks_computed: e.masks_computed + self.helpers.masks.load(Ordering::Relaxed),
+            helpers: self.helpers.count(),
+            helper_masks: self.helpers.masks.load(Ordering::Relaxed),
             trie_walks: e.trie_walks,
             nodes_visited: e.nodes_visited,
             slice_tests: e.slice_tests,
@@ -467,7 +421,7 @@ impl LazyIndex {
             cache_bytes: memo.cache_bytes,
             cached_masks: memo.clock.len(),
             evictions: memo.evictions,
-            dfa_bytes: e.dfa.memory_bytes() + e.number.capacity() * 12,
+            dfa_bytes: e.dfa.memory_bytes() + e.number.capacity() * 12 + self.helpers.dfa_bytes(),
             build_s: self.build_s,
             fast_parse: e.dfa.build.fast_parse,
             parse_s: e.dfa.build.parse_ns as f64 * 1e-9,

@@ -37,8 +37,13 @@ pub struct LazyStats {
     pub lazy_dfa: bool,
     pub nfa_states: usize,
     pub byte_classes: usize,
-    /// Masks computed (first visits, and revisits after an eviction).
+    /// Masks computed (first visits, and revisits after an eviction), helpers' included.
     pub masks_computed: u64,
+    /// Helper engines made for first visits on several threads, and the masks they
+    /// computed ([`crate::LazyIndex`], "Threads"); the walk counters below are the
+    /// index's own engine's.
+    pub helpers: usize,
+    pub helper_masks: u64,
     pub trie_walks: u64,
     pub nodes_visited: u64,
     pub slice_tests: u64,

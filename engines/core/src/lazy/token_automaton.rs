@@ -46,6 +46,7 @@ impl TokenAutomaton for LazyIndex {
             let accepting = engine.dfa.dfa().is_accepting(next);
             let mut memo = self.memo.write().unwrap_or_else(|p| p.into_inner());
             memo.rows.push(next);
+            memo.parents.push((state, token));
             memo.accepting.push(accepting);
             memo.masks.push(None);
             memo.used.push(AtomicBool::new(false));
@@ -70,6 +71,10 @@ impl TokenAutomaton for LazyIndex {
             Some(m) => copy_mask(out, &m),
             None => out.fill(0),
         }
+    }
+
+    fn prepare_threads(&self, threads: usize) {
+        LazyIndex::prepare_threads(self, threads);
     }
 
     fn allowed(&self, state: u32) -> Vec<u32> {

@@ -12,6 +12,7 @@ use crate::util::table::DEAD;
 use super::{Nfa, BYTE, CLASS, FAIL, LAZY, SPLIT, START_STATE_LIMIT};
 
 /// Subset construction over the NFA (see the module doc).
+#[derive(Clone)]
 pub struct Determinizer {
     nfa: Nfa,
     sets: Vec<Arc<[u64]>>,
@@ -148,7 +149,7 @@ impl Determinizer {
 }
 
 /// Buffers of [`Determinizer::run_bounds`], kept between calls.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct RunScratch {
     lower: FxHashMap<u32, u32>,
     upper: FxHashMap<u32, u32>,

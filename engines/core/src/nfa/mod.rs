@@ -34,6 +34,8 @@
 //! Here: the states and the NFA's growth on demand; `compile`: the compiler from tree
 //! nodes to states; `determinize`: the subset construction and run bounds.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::error::Error;
@@ -109,7 +111,7 @@ const UNCOMPILED: u32 = u32::MAX - 1;
 /// The states, split targets and pending repetitions of an NFA, hash-consed: a state
 /// that reads the same thing and leads to the same states as one already made is that
 /// state (see [`Compiler::push`]).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Body {
     states: Vec<NState>,
     alts: Vec<u32>,
@@ -124,8 +126,10 @@ pub struct Body {
     compiled: FxHashMap<(u32, u32), u32>,
 }
 
+#[derive(Clone)]
 pub struct Nfa {
-    ast: Ast,
+    /// Shared with the NFA's clones (a lazy index's helpers, `crate::lazy`).
+    ast: Arc<Ast>,
     /// Per AST node: some string matches it, and about how many states it compiles to.
     matchable: Vec<bool>,
     size: Vec<u32>,
@@ -168,7 +172,7 @@ impl Nfa {
         }
         .node(ast.root, 0)?;
         Ok(Nfa {
-            ast,
+            ast: Arc::new(ast),
             matchable,
             size,
             body,
