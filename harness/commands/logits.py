@@ -12,7 +12,6 @@ finding, and writes `logits.csv` and `logits.json` into `--out`.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from harness import logits, vocab
@@ -66,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--allowed",
-        type=_fraction,
+        type=opt.fraction,
         default=0.5,
         metavar="FRACTION",
         help="share of the tokenizer's ids the random bitmasks allow (default 0.5)",
@@ -111,13 +110,3 @@ def _dtype(text: str) -> str:
     if text not in logits.DTYPES:
         raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(logits.DTYPES)}")
     return text
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise argparse.ArgumentTypeError(f"not a number within [0, 1]: {text!r}")
-    return value

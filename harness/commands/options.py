@@ -64,24 +64,28 @@ def _checked(check: Callable[[str], Any]) -> Callable[[str], str]:
     return parse
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"not a finite positive number of seconds: {text!r}")
-    return value
+def real(
+    low: float, high: float = math.inf, *, above: bool = False, what: str
+) -> Callable[[str], float]:
+    """A finite number within [low, high] (above `low` when `above`); the error says it
+    is not `what`."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        fits = value > low if above else value >= low
+        if not (math.isfinite(value) and fits and value <= high):
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}")
+        return value
+
+    return parse
 
 
-def non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"not a finite number >= 0: {text!r}")
-    return value
+seconds = real(0.0, above=True, what="a finite positive number of seconds")
+non_negative = real(0.0, what="a finite number >= 0")
+fraction = real(0.0, 1.0, what="a number within [0, 1]")
 
 
 def memory_size(text: str) -> int:

@@ -18,7 +18,11 @@ needs besides is bound into `keeps` beforehand by an adapter.
 - `minimize`: a mask bug on a real vocabulary rebuilt on a tiny one (`shrink_case` over
   regex and tokens; `minimize`, its adapter; `tiny_vocabulary`);
 - `stale`: a stale-after-reset finding, its history shrunk (`shrink_history`;
-  `minimize_stale`, its adapter).
+  `minimize_stale`, its adapter);
+- `protocol_shrink`: a serving-protocol finding, its operations shrunk
+  (`shrink_protocol`; `minimize_protocol`, its adapter);
+- `replayed`: what those two share (the tiny case's compile, the minimal form after a
+  replayed history).
 """
 
 from typing import Any
@@ -31,7 +35,9 @@ from harness.diff.shrink import (
     minimal,
     minimize,
     path,
+    protocol_shrink,
     regex_shrink,
+    replayed,
     stale,
     text_shrink,
 )
@@ -47,6 +53,7 @@ SHRINKERS: tuple[Shrinker[Any], ...] = (
     path.shrink_path,
     minimize.shrink_case,
     stale.shrink_history,
+    protocol_shrink.shrink_protocol,
 )
 
 __all__ = [
@@ -58,7 +65,9 @@ __all__ = [
     "minimal",
     "minimize",
     "path",
+    "protocol_shrink",
     "regex_shrink",
+    "replayed",
     "stale",
     "text_shrink",
 ]

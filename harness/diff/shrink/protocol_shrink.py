@@ -16,21 +16,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.shrink.minimal import Minimal, minimal_form, with_grammar
+from harness.diff.shrink.minimal import Minimal
 from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.diff.shrink.replayed import compile_case, replayed_minimal
 from harness.diff.walk.disagreement import Disagreement
 from harness.diff.walk.history import held_after, map_tokens, tokens_of, units
 from harness.diff.walk.protocol_replay import fresh_answer, replay
-from harness.diff.walk.references import References
-from harness.engines.base import Compiled, Engine, allowed_ids
-from harness.errors import TokensieveError
-from harness.language import reference
+from harness.engines.base import Engine
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -91,27 +89,17 @@ def minimize_protocol(
     flat = [op for unit in shrunk.ops for op in unit]
     shown = _case(d, engine, voc, schema, grammar, flat, shrunk.witnesses)
     assert shown is not None  # each step kept the case holding
-    refs = References(d.regex, shown.vocab, grammar=grammar)
-    state = reference.walk(refs.naive, shown.held)
-    if state is None:
-        return None  # the reference refuses the held tokens on this vocabulary
-    mask, accepting = shown.answer
-    allowed = {int(t) for t in allowed_ids(mask, shown.vocab.size)}
-    eos = shown.vocab.eos_id
-    minimal = Minimal(
-        **minimal_form(d, engine, shown.vocab),
-        prefix_ids=tuple(shown.held),
-        expected=tuple(int(t) for t in refs.naive.allowed(state)),
-        actual=tuple(sorted((allowed - {eos}) | ({eos} if accepting else set()))),
-        accepting_expected=bool(refs.naive.is_accepting(state)),
-        accepting_actual=accepting,
+    return replayed_minimal(
+        d,
+        engine,
+        shown.vocab,
+        shown.held,
+        shown.answer,
+        shown.ops,
         what=d.what,
-        source_regex=d.regex,
-        eos_bit_actual=eos in allowed,
         schema=schema,
-        history=tuple(shown.ops),
+        grammar=grammar,
     )
-    return with_grammar(minimal, engine, grammar)
 
 
 def _case(
@@ -133,7 +121,7 @@ def _case(
     index = {t: i for i, t in enumerate(vocab.tokens) if i != vocab.eos_id}
     tiny_ops = map_tokens(ops, {t: index[voc.tokens[t]] for t in tokens_of(ops)})
     tiny_held = [index[voc.tokens[t]] for t in held]
-    compiled = _compile(d, engine, vocab, schema, grammar)
+    compiled = compile_case(d, engine, vocab, schema, grammar, "protocol")
     if compiled is None:
         return None
     done = replay(engine, compiled, tiny_ops, vocab.mask_words)
@@ -146,17 +134,3 @@ def _case(
     if same and not done.broken:
         return None
     return _Shown(vocab, tiny_ops, tiny_held, done.answer, done.broken)
-
-
-def _compile(
-    d: Disagreement, engine: Engine, vocab: Vocabulary, schema: str, grammar: Spec | None
-) -> Compiled | None:
-    spec_id = f"{d.spec_id}#protocol"
-    if grammar is not None:
-        spec = replace(grammar, id=spec_id)
-    else:
-        spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
-    try:
-        return engine.compile(engine.prepare(vocab), spec)
-    except TokensieveError:
-        return None

@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from harness.diff.shrink.contract import Keeps
 from harness.diff.shrink.ddmin import ddmin
-from harness.diff.shrink.minimal import Minimal, minimal_form, with_grammar
+from harness.diff.shrink.minimal import Minimal
 from harness.diff.shrink.minimize import tiny_vocabulary
+from harness.diff.shrink.replayed import compile_case, replayed_minimal
 from harness.diff.walk.disagreement import Disagreement
 from harness.diff.walk.history import answer_after, joined, walks
-from harness.diff.walk.references import References
-from harness.engines.base import Engine, allowed_ids
-from harness.errors import TokensieveError
-from harness.language import reference
+from harness.engines.base import Engine
 from harness.spec import Spec
 from harness.vocab import Vocabulary
 
@@ -94,26 +92,17 @@ def minimize_stale(
     found = _case(d, engine, voc, schema, grammar, joined(shrunk.walks), shrunk.witnesses)
     assert found is not None  # each step kept the case holding
     vocab, history, prefix, (mask, accepting) = found
-    refs = References(d.regex, vocab, grammar=grammar)
-    state = reference.walk(refs.naive, prefix)
-    if state is None:
-        return None  # the reference refuses the prefix on this vocabulary
-    allowed = {int(t) for t in allowed_ids(mask, vocab.size)}
-    actual = allowed - {vocab.eos_id}
-    minimal = Minimal(
-        **minimal_form(d, engine, vocab),
-        prefix_ids=tuple(prefix),
-        expected=tuple(int(t) for t in refs.naive.allowed(state)),
-        actual=tuple(sorted(actual | ({vocab.eos_id} if accepting else set()))),
-        accepting_expected=bool(refs.naive.is_accepting(state)),
-        accepting_actual=accepting,
+    return replayed_minimal(
+        d,
+        engine,
+        vocab,
+        prefix,
+        (mask, accepting),
+        history,
         what="mask",
-        source_regex=d.regex,
-        eos_bit_actual=vocab.eos_id in allowed,
         schema=schema,
-        history=tuple(history),
+        grammar=grammar,
     )
-    return with_grammar(minimal, engine, grammar)
 
 
 def _case(
@@ -133,14 +122,8 @@ def _case(
     index = {t: i for i, t in enumerate(vocab.tokens) if i != vocab.eos_id}
     history = [index[voc.tokens[t]] if t >= 0 else t for t in ops]
     prefix = [index[voc.tokens[i]] for i in d.prefix_ids]
-    spec_id = f"{d.spec_id}#stale"
-    if grammar is not None:
-        spec = replace(grammar, id=spec_id)
-    else:
-        spec = Spec.schema(spec_id, schema) if schema else Spec.regex(spec_id, d.regex)
-    try:
-        compiled = engine.compile(engine.prepare(vocab), spec)
-    except TokensieveError:
+    compiled = compile_case(d, engine, vocab, schema, grammar, "stale")
+    if compiled is None:
         return None
     stale = answer_after(compiled, history, prefix, vocab.mask_words)
     fresh = answer_after(compiled, (), prefix, vocab.mask_words)
