@@ -4,7 +4,9 @@
 //!
 //! Rows are independent: row `i` of the buffer is what `fill_mask` of pair `i` writes,
 //! by that automaton's own `fill_mask`, so a batch fill equals single fills bit for bit
-//! by construction; the pool only decides which thread writes which row. The automata
+//! by construction; the threads only decide who writes which run of rows (`share`: the
+//! calling thread and `threads - 1` pool jobs take runs of [`RUN`] rows until none is
+//! left). The automata
 //! may differ (a batch mixes specs) or repeat (sequences of one spec share one index).
 //! With one thread the rows are filled on the calling thread, in order: no dispatch.
 //!
@@ -14,7 +16,8 @@
 //! count (`prepare_threads`, once per automaton and call), so first visits of one lazy
 //! index run in parallel too ([`crate::LazyIndex`], "Threads").
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::automaton::TokenAutomaton;
 use crate::error::Error;
@@ -53,6 +56,53 @@ fn check(items: &[Item<'_>], out_len: usize) -> Result<usize, Error> {
     Ok(words)
 }
 
+/// Batches smaller than this take their next states on the calling thread whatever the
+/// threads asked: a step is a table lookup of the eager index (tens of nanoseconds) and
+/// the lazy index walks its DFA under its engine lock, so sharing them out costs more
+/// than it saves (256 rows: 71 us on one thread, 76-90 us shared on two).
+const PARALLEL_STEPS_MIN: usize = 4096;
+
+/// Rows a thread takes at a time: few enough that a first visit's row (milliseconds)
+/// does not hold up a run of others, many enough that taking a run (an atomic add and
+/// an uncontended lock) costs little beside copying it (under a microsecond a row).
+const RUN: usize = 4;
+
+/// Call `work(i, part)` for each of `parts`, on the calling thread and `threads - 1`
+/// jobs on the pool of `threads` workers: each takes the next unclaimed part until none
+/// is left. The calling thread starts at once (no wait for a worker to wake), so a batch
+/// too small for the workers to join in costs about what one thread does; the pool's own
+/// scheduling (`install` of a parallel iterator) first hands the whole job to a sleeping
+/// worker, which then wakes another. Measured on llama3 (16 KB masks, 2 cores), 1 -> 2
+/// threads: 64 rows 28 -> 18 us, 256 rows 107 -> 62 us, 1024 rows 457 -> 266 us, where
+/// the parallel iterator gave 28 -> 30, 107 -> 72, 463 -> 267. (A pool of `threads - 1`
+/// workers, one per job, woke late: 256 rows took 100-127 us.)
+fn share<T: Send>(
+    parts: Vec<T>,
+    threads: usize,
+    work: impl Fn(usize, T) + Sync,
+) -> Result<(), Error> {
+    let n = parts.len();
+    let slots: Vec<Mutex<Option<T>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let next = AtomicUsize::new(0);
+    let drain = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let part = slots[i].lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(part) = part {
+            work(i, part);
+        }
+    };
+    pool(Some(threads))?.in_place_scope(|scope| {
+        for _ in 1..threads.min(n) {
+            scope.spawn(|_| drain());
+        }
+        drain();
+    });
+    Ok(())
+}
+
 /// Fill row `i` of `out` with the mask of `items[i]`, on `threads` threads.
 pub fn fill_masks(items: &[Item<'_>], out: &mut [u32], threads: usize) -> Result<(), Error> {
     let words = check(items, out.len())?;
@@ -73,12 +123,13 @@ pub fn fill_masks(items: &[Item<'_>], out: &mut [u32], threads: usize) -> Result
             automaton.prepare_threads(threads);
         }
     }
-    pool(Some(threads))?.install(|| {
-        out.par_chunks_mut(words)
-            .zip(items.par_iter())
-            .for_each(|(row, (automaton, state))| automaton.fill_mask(*state, row));
-    });
-    Ok(())
+    let runs: Vec<&mut [u32]> = out.chunks_mut(words * RUN).collect();
+    share(runs, threads, |k, rows| {
+        let run = &items[k * RUN..];
+        for ((automaton, state), row) in run.iter().zip(rows.chunks_mut(words)) {
+            automaton.fill_mask(*state, row);
+        }
+    })
 }
 
 /// The state after `tokens[i]` from `items[i]` (None where the token is not allowed),
@@ -95,15 +146,21 @@ pub fn next_states(
             items.len()
         )));
     }
-    let step =
-        |((automaton, state), token): (&Item<'_>, &u32)| automaton.next_state(*state, *token);
-    if threads <= 1 {
-        return Ok(items.iter().zip(tokens).map(step).collect());
+    let mut out = vec![None; items.len()];
+    let step = |i: usize| items[i].0.next_state(items[i].1, tokens[i]);
+    if threads <= 1 || items.len() < PARALLEL_STEPS_MIN {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = step(i);
+        }
+        return Ok(out);
     }
-    Ok(
-        pool(Some(threads))?
-            .install(|| items.par_iter().zip(tokens.par_iter()).map(step).collect()),
-    )
+    let runs: Vec<&mut [Option<u32>]> = out.chunks_mut(RUN).collect();
+    share(runs, threads, |k, run| {
+        for (j, o) in run.iter_mut().enumerate() {
+            *o = step(k * RUN + j);
+        }
+    })?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -150,6 +207,37 @@ mod tests {
                 .map(|((a, s), t)| a.next_state(*s, t))
                 .collect();
             assert_eq!(next, expected);
+        }
+    }
+
+    #[test]
+    fn a_large_batch_takes_its_steps_on_threads_and_equals_single_steps() {
+        let v = vocab();
+        let eager = Index::new("(ab)+1?", &v, Mode::Exact).unwrap();
+        let lazy = LazyIndex::new("\"[a-z]*\"|[0-9]+", &v, Mode::Exact).unwrap();
+        let n = PARALLEL_STEPS_MIN + 7;
+        let items: Vec<Item<'_>> = (0..n)
+            .map(|i| -> Item<'_> {
+                if i % 3 == 0 {
+                    (&lazy, 0)
+                } else {
+                    (&eager, 0)
+                }
+            })
+            .collect();
+        let tokens: Vec<u32> = (0..n as u32).map(|i| 1 + i % 7).collect();
+        let single: Vec<Option<u32>> = items
+            .iter()
+            .zip(&tokens)
+            .map(|((a, s), &t)| a.next_state(*s, t))
+            .collect();
+        assert_eq!(next_states(&items, &tokens, 2).unwrap(), single);
+        let mut out = vec![0u32; n * v.mask_words()];
+        fill_masks(&items, &mut out, 3).unwrap();
+        let mut one = vec![0u32; v.mask_words()];
+        for (row, (a, s)) in out.chunks(v.mask_words()).zip(&items) {
+            a.fill_mask(*s, &mut one);
+            assert_eq!(row, &one[..]);
         }
     }
 
