@@ -30,10 +30,12 @@ from harness.diff.shrink.minimize import (
     tiny_vocabulary,
 )
 from harness.diff.shrink.path import shrink_path
+from harness.diff.shrink.protocol_shrink import ProtocolCase, shrink_protocol
 from harness.diff.shrink.regex_shrink import shrink_regex
 from harness.diff.shrink.stale import StaleCase, shrink_history
 from harness.diff.shrink.text_shrink import shrink_text
 from harness.diff.walk.differ import Differ
+from harness.diff.walk.history import validate_op
 from harness.diff.walk.plan import WalkPlan
 from harness.errors import UnsupportedSpec
 from harness.language import grammar, regex_tree
@@ -114,6 +116,12 @@ CONTRACT_CASES: list[tuple[Any, Any, Any, Any]] = [
         StaleCase(((1, 2), (3,), (4, 5)), (b"x", b"y")),
         lambda c: any(3 in w for w in c.walks) and b"y" in c.witnesses,
         StaleCase(((3,),), (b"y",)),
+    ),
+    (
+        shrink_protocol,
+        ProtocolCase(((1,), (validate_op(2), 2, 3), (4,)), (b"x", b"y")),
+        lambda c: (validate_op(2), 2, 3) in c.ops and b"y" in c.witnesses,
+        ProtocolCase(((validate_op(2), 2, 3),), (b"y",)),
     ),
 ]
 

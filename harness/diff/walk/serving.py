@@ -25,8 +25,10 @@ single fills. What the reference says of those tokens is the lockstep walks' bus
 here the engine is held to itself, so a policy never explains a difference.
 
 A difference is a bug whose `history` (`harness.diff.walk.history`) replays it on a new
-matcher (`replay`); a walk ends at its first finding. Each (engine, signature) is kept
-once per cell. Time spent counts against the engine's mask budget.
+matcher (`protocol_replay.replay`); a walk ends at its first finding. Each (engine,
+signature) is kept once per cell. The walks share what is left of the engine's mask
+budget (`WalkPlan.engine_budget_s`) after the lockstep walks: past it they stop after
+the operation under way, so a slow engine walks fewer of them.
 """
 
 from __future__ import annotations
@@ -99,11 +101,11 @@ class ProtocolWalker:
     def run(self, engine: Engine, compiled: Compiled, plan: WalkPlan) -> None:
         """`plan.protocol_walks` walks of `engine` (one matcher, reset between walks)."""
         name = engine.name
-        started = time.perf_counter()
+        deadline = time.perf_counter() + self.budget_s
         recorded: set[str] = set()
-        walk = _Walk(self, engine, compiled, recorded)
+        walk = _Walk(self, engine, compiled, recorded, deadline)
         for k in range(plan.protocol_walks):
-            if time.perf_counter() - started > self.budget_s:
+            if time.perf_counter() > deadline:
                 break
             rng = random.Random(f"protocol:{plan.seed}:{self.spec_id}:{self.vocab.name}:{name}:{k}")
             if not walk.run(rng, plan, first=k == 0):
@@ -116,9 +118,17 @@ class _Walk:
     """One engine's matcher on protocol walks, and the reference beside it."""
 
     def __init__(
-        self, owner: ProtocolWalker, engine: Engine, compiled: Compiled, recorded: set[str]
+        self,
+        owner: ProtocolWalker,
+        engine: Engine,
+        compiled: Compiled,
+        recorded: set[str],
+        deadline: float,
     ) -> None:
         self.o = owner
+        # past it (`time.perf_counter()`) the walk stops after its current operation: a
+        # slow engine's masks (seconds each) must not run its cell past its timeout
+        self.deadline = deadline
         self.engine = engine
         self.compiled = compiled
         self.recorded = recorded
@@ -134,13 +144,16 @@ class _Walk:
         self.no_eos = WalkPlan(eos_probability=0.0)
 
     def run(self, rng: random.Random, plan: WalkPlan, *, first: bool) -> bool:
-        """One walk; False when the engine failed (no further walks)."""
+        """One walk; False when the engine failed or the time is spent (no further
+        walks)."""
         try:
             if not first:
                 self.matcher.reset()
                 self.ops.append(RESET)
             self._restart()
             for _ in range(plan.protocol_steps):
+                if time.perf_counter() > self.deadline:
+                    return False
                 if not self._check():
                     return True
                 op = rng.choices(list(_WEIGHTS), weights=list(_WEIGHTS.values()))[0]
