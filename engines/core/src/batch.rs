@@ -16,8 +16,9 @@
 //! count (`prepare_threads`, once per automaton and call), so first visits of one lazy
 //! index run in parallel too ([`crate::LazyIndex`], "Threads").
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+use rustc_hash::FxHashSet;
 
 use crate::automaton::TokenAutomaton;
 use crate::error::Error;
@@ -82,17 +83,11 @@ fn share<T: Send>(
     work: impl Fn(usize, T) + Sync,
 ) -> Result<(), Error> {
     let n = parts.len();
-    let slots: Vec<Mutex<Option<T>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
-    let next = AtomicUsize::new(0);
+    let queue = Mutex::new(parts.into_iter().enumerate());
     let drain = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n {
-            break;
-        }
-        let part = slots[i].lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(part) = part {
-            work(i, part);
-        }
+        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+        let Some((i, part)) = next else { break };
+        work(i, part);
     };
     pool(Some(threads))?.in_place_scope(|scope| {
         for _ in 1..threads.min(n) {
@@ -115,11 +110,9 @@ pub fn fill_masks(items: &[Item<'_>], out: &mut [u32], threads: usize) -> Result
         }
         return Ok(());
     }
-    let mut prepared: Vec<*const ()> = Vec::new();
+    let mut prepared: FxHashSet<*const ()> = FxHashSet::default();
     for (automaton, _) in items {
-        let at = *automaton as *const (dyn TokenAutomaton + Sync) as *const ();
-        if !prepared.contains(&at) {
-            prepared.push(at);
+        if prepared.insert(*automaton as *const (dyn TokenAutomaton + Sync) as *const ()) {
             automaton.prepare_threads(threads);
         }
     }

@@ -159,6 +159,20 @@ mod tests {
         Vocabulary::new(&tokens, 0, &[]).unwrap()
     }
 
+    /// The tokens that first reached `state` from the start.
+    fn path_to(lazy: &LazyIndex, state: u32) -> Vec<u32> {
+        let memo = lazy.memo();
+        let mut path = Vec::new();
+        let mut s = state;
+        while s != 0 {
+            let (parent, token) = memo.parents[s as usize];
+            path.push(token);
+            s = parent;
+        }
+        path.reverse();
+        path
+    }
+
     /// States `depth` tokens deep, numbered by the index (its engine numbers them).
     fn states(lazy: &LazyIndex, depth: usize) -> Vec<u32> {
         let mut found = vec![0];
@@ -197,7 +211,7 @@ mod tests {
                 for &s in &all {
                     let mask = lazy.mask(s).unwrap();
                     let mut naive_state = naive.initial_state();
-                    let path = lazy.path_to(s);
+                    let path = path_to(&lazy, s);
                     for t in path {
                         naive_state = naive.next_state(naive_state, t).unwrap();
                     }

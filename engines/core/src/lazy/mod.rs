@@ -203,20 +203,6 @@ impl LazyIndex {
         self.exceeded.store(true, Ordering::Relaxed);
     }
 
-    /// The tokens that first reached `state` from the start (the path a helper follows).
-    pub fn path_to(&self, state: u32) -> Vec<u32> {
-        let memo = self.memo();
-        let mut path = Vec::new();
-        let mut s = state;
-        while s != 0 {
-            let (parent, token) = memo.parents[s as usize];
-            path.push(token);
-            s = parent;
-        }
-        path.reverse();
-        path
-    }
-
     /// Make the helpers `threads` threads filling masks at once need (`helpers`): a batch
     /// calls it before filling on several threads.
     pub fn prepare_threads(&self, threads: usize) {
