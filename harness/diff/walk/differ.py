@@ -135,8 +135,8 @@ class Differ:
             walker.run(lane.engine, lane.compiled, plan)
             name = lane.engine.name
             self.result.disagreements += walker.found
-            self.result.protocol_walks[name] = walker.walks.get(name, 0)
-            self.result.protocol_ops[name] = walker.ops.get(name, 0)
+            self.result.protocol_walks[name] = walker.walks
+            self.result.protocol_ops[name] = walker.ops
 
     # --- one walk --------------------------------------------------------------------------
 

@@ -71,22 +71,27 @@ def units(ops: Sequence[int]) -> list[list[int]]:
     return out
 
 
+def hold(held: list[int], unit: Sequence[int]) -> bool:
+    """Apply one operation (`units`) to `held`, the tokens a matcher holds as the
+    protocol says (tokens taken, rolled back, reset; a draft's check and a refused token
+    take nothing); False, `held` unchanged, when it rolls back more than is held."""
+    kind, n = decode(unit[0])
+    if kind == "token":
+        held.append(n)
+    elif kind == "reset":
+        held.clear()
+    elif kind == "rollback":
+        if n > len(held):
+            return False
+        del held[len(held) - n :]
+    return True
+
+
 def held_after(ops: Sequence[int]) -> list[int] | None:
-    """The tokens a matcher holds after `ops` as the protocol says (tokens taken, rolled
-    back, reset; a draft's check and a refused token take nothing); None when `ops`
-    rolls back more than it holds."""
+    """The tokens a matcher holds after `ops` (`hold`); None when `ops` rolls back more
+    than it holds."""
     held: list[int] = []
-    for unit in units(ops):
-        kind, n = decode(unit[0])
-        if kind == "token":
-            held.append(n)
-        elif kind == "reset":
-            held.clear()
-        elif kind == "rollback":
-            if n > len(held):
-                return None
-            del held[len(held) - n :]
-    return held
+    return held if all(hold(held, unit) for unit in units(ops)) else None
 
 
 def tokens_of(ops: Sequence[int]) -> list[int]:

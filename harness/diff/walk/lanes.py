@@ -39,6 +39,25 @@ def token_facts(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
     return found
 
 
+_by_bytes: weakref.WeakKeyDictionary[Vocabulary, tuple[dict[bytes, list[int]], list[int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def tokens_by_bytes(vocab: Vocabulary) -> tuple[dict[bytes, list[int]], list[int]]:
+    """The text ids of each token's bytes, and the token lengths longest first (computed
+    once per vocabulary): which tokens spell a given piece of text, without a pass over
+    the vocabulary."""
+    found = _by_bytes.get(vocab)
+    if found is None:
+        ids: dict[bytes, list[int]] = {}
+        for t, data in enumerate(vocab.tokens):
+            if data and t not in vocab.special_ids:
+                ids.setdefault(data, []).append(t)
+        found = _by_bytes[vocab] = (ids, sorted({len(d) for d in ids}, reverse=True))
+    return found
+
+
 def set_bit(mask: np.ndarray, token: int, on: bool) -> None:
     """Set or clear bit `token` of an int32 mask in place."""
     word = mask[token >> 5 : (token >> 5) + 1].view(np.uint32)

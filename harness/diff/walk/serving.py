@@ -51,6 +51,7 @@ from harness.diff.walk.history import (
     units,
     validate_op,
 )
+from harness.diff.walk.lanes import tokens_by_bytes
 from harness.diff.walk.plan import WalkPlan, choose
 from harness.diff.walk.protocol_replay import (
     Answer,
@@ -83,7 +84,8 @@ _WEIGHTS = {"take": 5, "forced": 2, "draft": 2, "rollback": 2, "reset": 1}
 
 
 class ProtocolWalker:
-    """The protocol walks of one cell (one spec, one vocabulary) for a set of engines."""
+    """The protocol walks of one engine on one cell (one spec, one vocabulary): what
+    they found, how many walks were taken and how many operations they did."""
 
     def __init__(
         self, spec_id: str, refs: References, vocab: Vocabulary, tail: int | None, budget_s: float
@@ -95,23 +97,21 @@ class ProtocolWalker:
         self.budget_s = budget_s
         self.words = vocab.mask_words
         self.found: list[Disagreement] = []
-        self.walks: dict[str, int] = {}
-        self.ops: dict[str, int] = {}
+        self.walks = 0
+        self.ops = 0
 
     def run(self, engine: Engine, compiled: Compiled, plan: WalkPlan) -> None:
         """`plan.protocol_walks` walks of `engine` (one matcher, reset between walks)."""
-        name = engine.name
         deadline = time.perf_counter() + self.budget_s
-        recorded: set[str] = set()
-        walk = _Walk(self, engine, compiled, recorded, deadline)
+        walk = _Walk(self, engine, compiled, deadline)
         for k in range(plan.protocol_walks):
             if time.perf_counter() > deadline:
                 break
-            rng = random.Random(f"protocol:{plan.seed}:{self.spec_id}:{self.vocab.name}:{name}:{k}")
-            if not walk.run(rng, plan, first=k == 0):
+            seed = f"protocol:{plan.seed}:{self.spec_id}:{self.vocab.name}:{engine.name}:{k}"
+            if not walk.run(random.Random(seed), plan, first=k == 0):
                 break
-            self.walks[name] = self.walks.get(name, 0) + 1
-        self.ops[name] = self.ops.get(name, 0) + walk.steps
+            self.walks += 1
+        self.ops = walk.steps
 
 
 class _Walk:
@@ -122,7 +122,6 @@ class _Walk:
         owner: ProtocolWalker,
         engine: Engine,
         compiled: Compiled,
-        recorded: set[str],
         deadline: float,
     ) -> None:
         self.o = owner
@@ -131,7 +130,7 @@ class _Walk:
         self.deadline = deadline
         self.engine = engine
         self.compiled = compiled
-        self.recorded = recorded
+        self.recorded: set[str] = set()  # the signatures found (each kept once)
         self.matcher = compiled.matcher()
         self.ops: list[int] = []
         self.held: list[int] = []
@@ -246,21 +245,29 @@ class _Walk:
         return bool(run)
 
     def _cover(self, text: bytes) -> list[int]:
-        """Tokens spelling a prefix of forced `text`, longest allowed token first."""
-        tokens = self.o.vocab.tokens
+        """Tokens spelling a prefix of forced `text`, the longest allowed token first
+        (looked up by their bytes: a mask fill's neighbour, no pass over the ids)."""
+        by_bytes, lengths = tokens_by_bytes(self.o.vocab)
         out: list[int] = []
         at = 0
         states = len(self.states)
         while at < len(text):
             mask, _ = self._ref_allowed()
-            ids = allowed_ids(mask, self.o.vocab.size)
-            fits = [int(t) for t in ids if tokens[t] and text.startswith(tokens[t], at)]
-            if not fits:
+            best = next(
+                (
+                    t
+                    for n in lengths
+                    if n <= len(text) - at
+                    for t in by_bytes.get(text[at : at + n], ())
+                    if is_allowed(mask, t)
+                ),
+                None,
+            )
+            if best is None:
                 break
-            best = max(fits, key=lambda t: len(tokens[t]))
             self._push(best)
             out.append(best)
-            at += len(tokens[best])
+            at += len(self.o.vocab.tokens[best])
         del self.states[states:]
         del self.exact[states:]
         return out
@@ -361,16 +368,14 @@ class _Walk:
 
     def _check_batch(self, mine: Answer) -> bool:
         """The matcher beside a new one in a batch of two, on two threads: each row must
-        be its own matcher's single fill."""
+        be its own matcher's single fill (`mine` is this matcher's)."""
         self.ops.append(BATCH)
-        wrong = batch_rows_wrong(self.engine, self.compiled, self.matcher, self.o.words)
+        wrong = batch_rows_wrong(
+            self.engine, self.compiled, self.matcher, self.o.words, self.o.tail, mine[0]
+        )
         if wrong is None:
             return True
         row, single, got = wrong
-        got = clean((got, mine[1]), self.o.tail)[0]
-        single = clean((single, mine[1]), self.o.tail)[0]
-        if np.array_equal(got, single):
-            return True  # only bits past the vocabulary differ
         whose = "this matcher's" if row == 0 else "a new matcher's (beside it)"
         why = f"row {row} of a batch of two differs from {whose} single fill"
         self._record(SIGNATURES["batch"], why, (single, mine[1]), (got, mine[1]))
