@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,17 +82,17 @@ def check(
     executor: str = "local",
     scheduler: str | None = None,
     converter: str = "ours",
-    batch: BatchPlan | None = None,
+    batch: Mapping[str, Any] | None = None,
 ) -> CheckResult:
     """Check `specs` on `vocab` (a vocabulary reference) with `engines_` (default every
     available engine but the reference). `on_result(spec_id, result)` is told each bench
     cell as it finishes; progress lines go to `progress` (default stderr). `executor`
     and `scheduler`: where the cells run (here, or a Dask cluster whose workers offer
     `bench=1`). `converter`: JSON schema to regex for the regex engines (ours or
-    outlines-core). `batch`: batch steps to time too (`check --batch`), their sizes,
-    thread counts, steps and step budget. Ctrl-C or SIGTERM in either half stops the
-    check (KeyboardInterrupt), its session recorded as interrupted and `check --resume
-    --run NAME` printed."""
+    outlines-core). `batch`: batch steps to time too (`check --batch`): the bench
+    `Options` fields `batch`, `threads`, `batch_steps`, `batch_mix`, `step_budget_ms`.
+    Ctrl-C or SIGTERM in either half stops the check (KeyboardInterrupt), its session
+    recorded as interrupted and `check --resume --run NAME` printed."""
     err = progress or sys.stderr
     entries = resolve_specs(specs, regexes)
     chosen, skipped = _available(engines_ or DEFAULT_ENGINES, err)
@@ -105,7 +105,7 @@ def check(
         converter=converter,
         executor=executor,
         scheduler=scheduler,
-        **(batch or BatchPlan()).options(),
+        **(batch or {}),
     )
     name = run or time.strftime(f"{PREFIX}%Y%m%d-%H%M%S")
     result = _run(reports_dir, name, entries, options, err, on_result, resume=False)
@@ -187,28 +187,6 @@ def _run(
     result.batches = batch_rows(stored)
     result.step_budget_ms = options.step_budget_ms
     return result
-
-
-@dataclass(frozen=True)
-class BatchPlan:
-    """`check --batch`: batch sizes (none: no batch steps), thread counts, steps timed
-    per batch cell, specs mixed and the step budget (as `bench --batch`)."""
-
-    sizes: tuple[int, ...] = ()
-    threads: tuple[int, ...] = (1,)
-    steps: int = 50
-    mix: int = 16
-    budget_ms: float = 10.0
-
-    def options(self) -> dict[str, Any]:
-        """The bench `Options` fields this plan sets."""
-        return {
-            "batch": self.sizes,
-            "threads": self.threads,
-            "batch_steps": self.steps,
-            "batch_mix": self.mix,
-            "step_budget_ms": self.budget_ms,
-        }
 
 
 def _available(names: Sequence[str], err: IO[str]) -> tuple[list[str], dict[str, str]]:

@@ -104,11 +104,7 @@ def options_from(args: argparse.Namespace, sets: list[str]) -> Options:
         executor=args.executor,
         scheduler=args.scheduler,
         converter=args.converter or converter.DEFAULT,
-        batch=args.batch or (),
-        threads=args.threads or (1,),
-        batch_steps=args.batch_steps or 50,
-        batch_mix=args.batch_mix or 16,
-        step_budget_ms=args.step_budget_ms or 10.0,
+        **opt.batch_options(args),
     )
 
 

@@ -11,7 +11,7 @@ from typing import IO
 
 from harness.check import check, model, output, resume
 from harness.check.model import EngineResult
-from harness.check.run import DEFAULT_ENGINES, BatchPlan
+from harness.check.run import DEFAULT_ENGINES
 from harness.commands import options as opt
 from harness.errors import BadInput
 from harness.figures import fmt_ns
@@ -98,13 +98,7 @@ def run(args: argparse.Namespace) -> int:
             executor=args.executor,
             scheduler=args.scheduler,
             converter=args.converter or converter.DEFAULT,
-            batch=BatchPlan(
-                sizes=args.batch or (),
-                threads=args.threads or (1,),
-                steps=args.batch_steps or 50,
-                mix=args.batch_mix or 16,
-                budget_ms=args.step_budget_ms or 10.0,
-            ),
+            batch=opt.batch_options(args),
         )
     shown = {"table": output.table, "markdown": output.markdown, "json": output.as_json}
     print(shown[args.format](result))
@@ -122,11 +116,7 @@ STORED = (
     "vocab",
     "engines",
     "converter",
-    "batch",
-    "threads",
-    "batch_steps",
-    "batch_mix",
-    "step_budget_ms",
+    *opt.BATCH_FIELDS,
 )
 
 

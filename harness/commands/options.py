@@ -437,3 +437,12 @@ def add_batch(p: argparse.ArgumentParser) -> None:
         help="the step time the report measures batches against: the largest batch whose "
         "step p99 fits (default 10)",
     )
+
+
+BATCH_FIELDS = ("batch", "threads", "batch_steps", "batch_mix", "step_budget_ms")
+
+
+def batch_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The batch options given (`add_batch`), as the bench `Options` fields of the same
+    names; those not given keep `Options`' defaults."""
+    return {name: getattr(args, name) for name in BATCH_FIELDS if getattr(args, name) is not None}
