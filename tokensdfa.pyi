@@ -261,6 +261,25 @@ class NaiveGrammarIndex:
 
 # A decoding step for a batch: sequence i is (indexes[i], states[i]); the indexes may
 # differ (specs mixed in one batch) but share one vocabulary width.
+class Batch:
+    """A server's batch of sequences, each an index and its state, kept in the extension
+    (an index may repeat); every sequence starts at its index's start."""
+
+    def __init__(self, indexes: Sequence[Index | LazyIndex | NaiveIndex]) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def states(self) -> list[int]:
+        """Each sequence's state now."""
+    def step(
+        self, tokens: Sequence[int] | None, out: npt.NDArray[np.int32], threads: int = 1
+    ) -> list[bool]:
+        """One decoding step: sequence i takes tokens[i] where its index allows it (a
+        negative token, or tokens None: none), then row i of `out` (C-contiguous, shape
+        (len, mask words)) gets its mask, on `threads` threads with the GIL released.
+        Which sequences moved."""
+    def reset(self, rows: Sequence[int]) -> None:
+        """Put the sequences of `rows` back at their start."""
+
 def fill_masks(
     indexes: Sequence[Index | LazyIndex | NaiveIndex],
     states: Sequence[int],

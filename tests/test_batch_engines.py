@@ -1,9 +1,10 @@
-"""Every engine's batch step (`Engine.fill_batch`, `Engine.advance_batch`) against its
-single-sequence surface: sequences of two specs at different depths in one batch; each
-row of the batch fill must equal that matcher's own `fill_mask` bit for bit, at one
-thread and at two (the engine's batch API where it has one: TokensDFA's
-`fill_masks`, llguidance's executor, xgrammar's BatchGrammarMatcher; the loop
-elsewhere), and a batch advance must take and refuse what single advances do."""
+"""Every engine's batch step (`Engine.fill_batch`, `Engine.advance_batch`, and a standing
+batch, `Engine.sequences`) against its single-sequence surface: sequences of two specs at
+different depths in one batch; each row of the batch fill must equal that matcher's own
+`fill_mask` bit for bit, at one thread and at two (the engine's batch API where it has
+one: TokensDFA's `fill_masks` and `Batch`, llguidance's executor, xgrammar's
+BatchGrammarMatcher; the loop elsewhere), and a batch advance must take and refuse what
+single advances do."""
 
 from __future__ import annotations
 
@@ -76,6 +77,38 @@ def test_batch_step_equals_single_steps(name: str) -> None:
         for row, twin in enumerate(twins):
             twin.fill_mask(single)
             assert np.array_equal(out[row], single), (name, threads, "after advance", row)
+
+
+@pytest.mark.parametrize("name", engines.ENGINE_NAMES)
+def test_standing_batch_steps_equal_matcher_steps(name: str) -> None:
+    """`Engine.sequences` over both specs, three sequences each, stepped along their
+    texts (a fresh sequence takes no token; EOS at the end is refused by all), and two
+    of them reset half way: after every step each row equals the mask of a matcher that
+    took the same tokens, and each sequence moved where that matcher did."""
+    engine = _available(name)
+    prepared = engine.prepare(VOCAB)
+    pairs = [(engine.compile(prepared, spec), VOCAB.encode(text)) for spec, text in _specs(engine)]
+    rows = [pairs[i % 2] for i in range(6)]
+    for threads in (1, 2):
+        seqs = engine.sequences([c for c, _ in rows])
+        twins = [c.matcher() for c, _ in rows]
+        out = np.full((len(rows), VOCAB.mask_words), -1, dtype=np.int32)
+        single = np.zeros(VOCAB.mask_words, dtype=np.int32)
+        longest = max(len(path) for _, path in rows)
+        plans: list[list[int] | None] = [None]
+        plans += [[path[k] if k < len(path) else -1 for _, path in rows] for k in range(longest)]
+        plans.append([VOCAB.eos_id] * len(rows))
+        for k, plan in enumerate(plans):
+            if k == 3:
+                seqs.reset([1, 4])
+                twins[1].reset()
+                twins[4].reset()
+            took = seqs.step(plan, out, threads)
+            for row, twin in enumerate(twins):
+                expected = plan is not None and plan[row] >= 0 and twin.advance(plan[row])
+                assert bool(took[row]) == expected, (name, threads, k, row)
+                twin.fill_mask(single)
+                assert np.array_equal(out[row], single), (name, threads, k, row)
 
 
 @pytest.mark.parametrize("name", ["tokensdfa", "llguidance", "xgrammar"])

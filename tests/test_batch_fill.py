@@ -108,3 +108,58 @@ def test_a_batch_mixing_vocabulary_widths_is_a_value_error() -> None:
     indexes = [tokensdfa.Index("a+", small), tokensdfa.Index("a+", big)]
     with pytest.raises(ValueError, match="mask words among"):
         tokensdfa.fill_masks(indexes, [0, 0], np.zeros((2, 1), np.int32), 2)
+
+
+def test_a_standing_batch_steps_as_its_indexes_do_and_resets() -> None:
+    """`tokensdfa.Batch`: eager, lazy and naive sequences in one batch, stepped along a
+    token list at 1 and 2 threads (negative tokens: none taken), equal single steps of
+    each sequence's own index after every step, including refusals (EOS, a token the
+    state does not allow); reset rows start over."""
+    vocab = vocabularies.load("llama3")
+    native = reference.native_vocabulary(vocab)
+    regex = r'\{"id": [0-9]{1,6}\}'
+    kinds = (tokensdfa.Index, tokensdfa.LazyIndex, tokensdfa.NaiveIndex)
+    indexes = [kind(regex, native) for kind in kinds for _ in range(5)]
+    text = [vocab.tokens.index(bytes([b])) for b in b'{"id": 42}']
+    for threads in (1, 2):
+        batch = tokensdfa.Batch(indexes)
+        states = [i.initial_state for i in indexes]
+        out = np.zeros((len(indexes), vocab.mask_words), dtype=np.int32)
+        single = np.zeros(vocab.mask_words, dtype=np.int32)
+        plans = [None, *[[t] * len(indexes) for t in text]]
+        plans[3] = [-1 if r % 2 else text[2] for r in range(len(indexes))]
+        plans.append([vocab.eos_id] * len(indexes))
+        for plan in plans:
+            moved = batch.step(plan, out, threads)
+            for row, index in enumerate(indexes):
+                token = -1 if plan is None else plan[row]
+                nxt = None if token < 0 else index.next_state(states[row], token)
+                assert moved[row] == (nxt is not None), (threads, plan, row)
+                states[row] = states[row] if nxt is None else nxt
+                index.fill_mask(states[row], single)
+                assert np.array_equal(out[row], single), (threads, row)
+            assert batch.states == states
+        batch.reset([0, 7])
+        assert batch.states[0] == indexes[0].initial_state
+        assert batch.states[7] == indexes[7].initial_state
+
+
+def test_a_standing_batch_refuses_bad_calls_with_value_errors() -> None:
+    vocab = vocabularies.load("gpt2")
+    native = reference.native_vocabulary(vocab)
+    index = tokensdfa.Index("a+", native)
+    batch = tokensdfa.Batch([index, index])
+    out = np.zeros((2, vocab.mask_words), np.int32)
+    with pytest.raises(ValueError, match="tokens for a batch"):
+        batch.step([1], out)
+    with pytest.raises(ValueError, match="shape"):
+        batch.step(None, np.zeros((3, vocab.mask_words), np.int32))
+    with pytest.raises(ValueError, match="no token"):
+        batch.step([2**40, 1], out)
+    with pytest.raises(ValueError, match="no row"):
+        batch.reset([2])
+    with pytest.raises(TypeError, match="Index, LazyIndex or NaiveIndex"):
+        tokensdfa.Batch(["not an index"])
+    small = tokensdfa.Vocabulary([b"<eos>", b"a", b"b"], 0, [0])
+    with pytest.raises(ValueError, match="mask words among"):
+        tokensdfa.Batch([index, tokensdfa.Index("a+", small)])

@@ -7,12 +7,14 @@ study's). In the worker:
 - every spec is compiled once; those the engine refuses or fails on are left out (and
   counted), those with no token path too;
 - sequence i walks token path (i // n) mod (its spec's paths) of spec i mod n, n being
-  the specs kept, with a matcher of its own: a mixed batch, as a server's is;
-- each step is timed whole: the masks of all B sequences (`Engine.fill_batch` on T
-  threads: the engine's batch API where it has one, else the loop a server runs), then
-  one token for each (`Engine.advance_batch`). A sequence whose path is over, or whose
-  token its engine refused, is reset before the next step, untimed: a new request
-  taking the finished one's place;
+  the specs kept: a mixed batch, as a server's is, held as the engine holds one
+  (`Engine.sequences`: TokensDFA's `tokensdfa.Batch`, else a matcher per sequence);
+- each step is timed whole (`Sequences.step` on T threads: the engine's batch API
+  where it has one, else the loop a server runs): every sequence takes its next token,
+  then the masks of all B are written, the CPU work a server does between two forward
+  passes. A sequence whose path is over, or whose token its engine refused, is reset
+  before the next step, untimed: a new request taking the finished one's place, which
+  takes no token in its first step (nor does any sequence in the first step of all);
 - `batch_steps` steps, or fewer once `walk_budget_s` has passed (the cell is then
   `truncated`); the garbage collector is paused during the steps;
 - memory per sequence: the worker's resident-set growth over making the B matchers and
@@ -32,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.engines.base import Compiled, Engine, Matcher
+from harness.engines.base import Compiled, Engine
 from harness.errors import EngineError, TokensieveError
 from harness.figures import clock, summarize
 from harness.process.memory import rss
@@ -58,31 +60,47 @@ def batch_shape(spec_id: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-class _Sequences:
-    """B matchers, each on its own token path, restarted when the path is over."""
+class _Paths:
+    """B sequences of `engine`'s, each on its own token path, restarted when the path is
+    over. `at[i]`: the tokens sequence i has taken; `fresh[i]`: it has had no mask since
+    it started, so it takes no token in the next step."""
 
     def __init__(
-        self, compiled: Sequence[Compiled], paths: Sequence[Sequence[Sequence[int]]], size: int
+        self,
+        engine: Engine,
+        compiled: Sequence[Compiled],
+        paths: Sequence[Sequence[Sequence[int]]],
+        size: int,
     ):
         n = len(compiled)
         self.paths = [paths[i % n][(i // n) % len(paths[i % n])] for i in range(size)]
-        self.matchers: list[Matcher] = [compiled[i % n].matcher() for i in range(size)]
+        self.sequences = engine.sequences([compiled[i % n] for i in range(size)])
         self.at = [0] * size
+        self.fresh = [True] * size
 
     def restart_finished(self) -> None:
-        for i, matcher in enumerate(self.matchers):
-            if self.at[i] >= len(self.paths[i]):
-                matcher.reset()
+        over = [i for i, at in enumerate(self.at) if at >= len(self.paths[i])]
+        if over:
+            self.sequences.reset(over)
+            for i in over:
                 self.at[i] = 0
+                self.fresh[i] = True
 
     def tokens(self) -> list[int]:
-        return [path[at] for path, at in zip(self.paths, self.at, strict=True)]
+        """The token each sequence takes in the next step (-1: none)."""
+        return [
+            -1 if fresh else path[at]
+            for path, at, fresh in zip(self.paths, self.at, self.fresh, strict=True)
+        ]
 
-    def moved(self, took: Sequence[bool]) -> int:
+    def moved(self, tokens: Sequence[int], took: Sequence[bool]) -> int:
         """Step each sequence on; one whose token was refused ends its path. Returns how
         many were refused."""
         refused = 0
-        for i, ok in enumerate(took):
+        for i, (token, ok) in enumerate(zip(tokens, took, strict=True)):
+            self.fresh[i] = False
+            if token < 0:
+                continue
             if ok:
                 self.at[i] += 1
             else:
@@ -133,7 +151,7 @@ def measure_batch(
         )
     deadline = clock() + int(walk_budget_s * 1e9)
     before = rss()
-    batch = _Sequences(compiled, kept, size)
+    batch = _Paths(engine, compiled, kept, size)
     out = np.zeros((size, voc.mask_words), dtype=np.int32)
     times: list[int] = []
     refused = 0
@@ -144,10 +162,9 @@ def measure_batch(
             batch.restart_finished()
             tokens = batch.tokens()
             started = clock()
-            engine.fill_batch(batch.matchers, out, threads)
-            took = engine.advance_batch(batch.matchers, tokens, threads)
+            took = batch.sequences.step(tokens, out, threads)
             times.append(clock() - started)
-            refused += batch.moved(took)
+            refused += batch.moved(tokens, took)
             if len(times) == 1:
                 grown = rss() - before
     except EngineError as exc:

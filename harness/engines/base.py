@@ -6,7 +6,9 @@ int32 bitmask (bit i % 32 of word i // 32 is token i) into the caller's buffer i
 `advance` consumes one token, `is_accepting` says whether EOS may end the output here.
 A decoding step for a whole batch of matchers goes through `Engine.fill_batch` and
 `Engine.advance_batch`: the engine's own batch API on a thread pool where it has one,
-else the loop a server runs over its matchers.
+else the loop a server runs over its matchers. A server's standing batch is
+`Engine.sequences`: by default those two over a matcher per sequence; an engine that
+keeps a whole batch itself does the step with no per-sequence work in Python.
 Runner, differ and report only ever see this interface, never an engine's own API.
 """
 
@@ -200,6 +202,49 @@ class Compiled(ABC):
         return None
 
 
+class Sequences(ABC):
+    """A server's batch of sequences, each at the start of its spec when made. A decoding
+    step is one call, `step`: sequence i takes tokens[i] if its spec allows it (a
+    negative token, or tokens None: it takes none, as a new request), then row i of
+    `out` gets its mask; a finished sequence is `reset` to start over as the next
+    request. Rows equal what a matcher of the same spec, taking the same tokens, takes
+    and fills (EOS is never taken: a caller asks `is_accepting`)."""
+
+    @abstractmethod
+    def step(self, tokens: Sequence[int] | None, out: np.ndarray, threads: int) -> list[bool]:
+        """Which sequences took their token."""
+
+    @abstractmethod
+    def reset(self, rows: Sequence[int]) -> None: ...
+
+
+class MatcherSequences(Sequences):
+    """A matcher per sequence, stepped by the engine's `advance_batch` and `fill_batch`:
+    what a server does with an engine that has no batch object of its own."""
+
+    def __init__(self, engine: Engine, compiled: Sequence[Compiled]) -> None:
+        self._engine = engine
+        self.matchers = [c.matcher() for c in compiled]
+
+    def step(self, tokens: Sequence[int] | None, out: np.ndarray, threads: int) -> list[bool]:
+        took = [False] * len(self.matchers)
+        if tokens is not None:
+            if len(tokens) != len(self.matchers):
+                raise ValueError(f"{len(tokens)} tokens for a batch of {len(self.matchers)}")
+            rows = [i for i, t in enumerate(tokens) if t >= 0]
+            moved = self._engine.advance_batch(
+                [self.matchers[i] for i in rows], [tokens[i] for i in rows], threads
+            )
+            for i, ok in zip(rows, moved, strict=True):
+                took[i] = ok
+        self._engine.fill_batch(self.matchers, out, threads)
+        return took
+
+    def reset(self, rows: Sequence[int]) -> None:
+        for row in rows:
+            self.matchers[row].reset()
+
+
 class Engine(ABC):
     """An adapter. Besides driving its engine it owns what the rest of tokensieve must
     know about it: `capabilities`, declared `policies`, and the engine-specific part of
@@ -307,6 +352,11 @@ class Engine(ABC):
     ) -> list[bool]:
         """Advance matchers[i] by tokens[i]; whether each took its token (as `advance`)."""
         return [m.advance(t) for m, t in zip(matchers, tokens, strict=True)]
+
+    def sequences(self, compiled: Sequence[Compiled]) -> Sequences:
+        """A batch of one sequence per entry of `compiled` (a spec may repeat), each made
+        by this engine's `compile`."""
+        return MatcherSequences(self, compiled)
 
     @abstractmethod
     def prepare(self, vocab: Vocabulary) -> Any:

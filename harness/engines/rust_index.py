@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.engines.base import Capabilities, Compiled, Engine, Matcher, Policies, SchemaPolicy
+from harness.engines.base import (
+    Capabilities,
+    Compiled,
+    Engine,
+    Matcher,
+    Policies,
+    SchemaPolicy,
+    Sequences,
+)
 from harness.engines.support import check_features, check_regex_size
 from harness.errors import EngineError, SpecError, UnsupportedSpec, WorkBudget
 from harness.language import reference
@@ -257,3 +265,33 @@ def advance_index_batch(
     except (TypeError, ValueError, OverflowError) as exc:
         raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
     return IndexMatcher.move_all(matchers, moving, nxt, len(matchers))
+
+
+class IndexSequences(Sequences):
+    """`Engine.sequences` for TokensDFA: a `tokensdfa.Batch` over the compiled indexes,
+    which keeps every sequence's state in the extension; a step is one call, the GIL
+    released, with no per-sequence work in Python."""
+
+    def __init__(self, name: str, compiled: Sequence[Compiled]) -> None:
+        indexes = []
+        for c in compiled:
+            if not isinstance(c, IndexCompiled):
+                raise EngineError(name, "<batch>", "a batch of specs this engine did not compile")
+            indexes.append(c.index)
+        self._name = name
+        try:
+            self._batch = reference.tokensdfa().Batch(indexes)
+        except (TypeError, ValueError) as exc:
+            raise EngineError(name, "<batch>", " ".join(str(exc).split())) from exc
+
+    def step(self, tokens: Sequence[int] | None, out: np.ndarray, threads: int) -> list[bool]:
+        try:
+            return self._batch.step(tokens, out, threads)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise EngineError(self._name, "<batch>", " ".join(str(exc).split())) from exc
+
+    def reset(self, rows: Sequence[int]) -> None:
+        try:
+            self._batch.reset(rows)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise EngineError(self._name, "<batch>", " ".join(str(exc).split())) from exc

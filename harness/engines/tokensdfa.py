@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.engines.base import Matcher, Policies, Policy
+from harness.engines.base import Compiled, Matcher, Policies, Policy, Sequences
 from harness.engines.rust_index import (
     IndexCompiled,
+    IndexSequences,
     RustIndexEngine,
     RustVocab,
     advance_index_batch,
@@ -148,6 +149,9 @@ class TokensDFAEngine(RustIndexEngine):
         self, matchers: Sequence[Matcher], tokens: Sequence[int], threads: int = 1
     ) -> list[bool]:
         return advance_index_batch(self.name, matchers, tokens, threads)
+
+    def sequences(self, compiled: Sequence[Compiled]) -> Sequences:
+        return IndexSequences(self.name, compiled)
 
     def build_index(
         self, regex: str, native_vocab: tokensdfa.Vocabulary

@@ -22,7 +22,7 @@ use rustc_hash::FxHashSet;
 
 use crate::automaton::TokenAutomaton;
 use crate::error::Error;
-use crate::util::pool::pool;
+use crate::util::crew::crew;
 
 /// One sequence of a batch: the automaton of its spec and its current state.
 pub type Item<'a> = (&'a (dyn TokenAutomaton + Sync), u32);
@@ -34,7 +34,7 @@ fn words_of(automaton: &(dyn TokenAutomaton + Sync)) -> usize {
 
 /// Check the batch's shape: every automaton over vocabularies of one mask width, every
 /// state known, `out` that width times the batch. Returns the width.
-fn check(items: &[Item<'_>], out_len: usize) -> Result<usize, Error> {
+pub(crate) fn check(items: &[Item<'_>], out_len: usize) -> Result<usize, Error> {
     let words = items.first().map(|(a, _)| words_of(*a)).unwrap_or(0);
     for (i, (automaton, state)) in items.iter().enumerate() {
         if words_of(*automaton) != words {
@@ -64,38 +64,52 @@ fn check(items: &[Item<'_>], out_len: usize) -> Result<usize, Error> {
 const PARALLEL_STEPS_MIN: usize = 4096;
 
 /// Rows a thread takes at a time: few enough that a first visit's row (milliseconds)
-/// does not hold up a run of others, many enough that taking a run (an atomic add and
-/// an uncontended lock) costs little beside copying it (under a microsecond a row).
-const RUN: usize = 4;
+/// does not hold up a run of others, many enough that taking a run (an uncontended lock)
+/// costs little beside copying it (under a microsecond a row).
+pub(crate) const RUN: usize = 4;
 
-/// Call `work(i, part)` for each of `parts`, on the calling thread and `threads - 1`
-/// jobs on the pool of `threads` workers: each takes the next unclaimed part until none
-/// is left. The calling thread starts at once (no wait for a worker to wake), so a batch
-/// too small for the workers to join in costs about what one thread does; the pool's own
-/// scheduling (`install` of a parallel iterator) first hands the whole job to a sleeping
-/// worker, which then wakes another. Measured on llama3 (16 KB masks, 2 cores), 1 -> 2
-/// threads: 64 rows 28 -> 18 us, 256 rows 107 -> 62 us, 1024 rows 457 -> 266 us, where
-/// the parallel iterator gave 28 -> 30, 107 -> 72, 463 -> 267. (A pool of `threads - 1`
-/// workers, one per job, woke late: 256 rows took 100-127 us.)
-fn share<T: Send>(
+/// Call `work(i, part)` for each of `parts`, on the calling thread and the `threads - 1`
+/// workers of its crew ([`crate::util::crew`]). The parts are cut into one contiguous
+/// block per thread, and each thread takes the parts of its own block from the front,
+/// then those left in the others' from the back. So at every step of a batch the same
+/// rows go to the same thread while the work is even (their mask rows stay in that
+/// core's cache: 256 rows of 16 KB took 72 us on two threads where runs taken from one
+/// shared queue took 84-97 us), and a thread held up by a slow row (a lazy index's first
+/// visit) has its other rows taken from it. The calling thread starts at once, so a
+/// batch too small for the workers to join in costs about what one thread does.
+/// Measured on llama3 (2 cores of a virtual machine), 256 rows: 145 us on one thread,
+/// 72 us on two; a rayon pool gave 62-115 us, slow whenever its workers slept between
+/// calls (their wake-up took longer than the whole fill).
+pub(crate) fn share<T: Send>(
     parts: Vec<T>,
     threads: usize,
     work: impl Fn(usize, T) + Sync,
 ) -> Result<(), Error> {
     let n = parts.len();
-    let queue = Mutex::new(parts.into_iter().enumerate());
-    let drain = || loop {
-        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+    let blocks_n = threads.min(n).max(1);
+    let mut numbered = parts.into_iter().enumerate();
+    let blocks: Vec<Mutex<std::vec::IntoIter<(usize, T)>>> = (0..blocks_n)
+        .map(|b| {
+            let size = (b + 1) * n / blocks_n - b * n / blocks_n;
+            let block: Vec<(usize, T)> = numbered.by_ref().take(size).collect();
+            Mutex::new(block.into_iter())
+        })
+        .collect();
+    let take = |b: usize, front: bool| {
+        let mut block = blocks[b].lock().unwrap_or_else(|p| p.into_inner());
+        if front {
+            block.next()
+        } else {
+            block.next_back()
+        }
+    };
+    let drain = |me: usize| loop {
+        let own = (me < blocks_n).then(|| take(me, true)).flatten();
+        let next = own.or_else(|| (1..=blocks_n).find_map(|d| take((me + d) % blocks_n, false)));
         let Some((i, part)) = next else { break };
         work(i, part);
     };
-    pool(Some(threads))?.in_place_scope(|scope| {
-        for _ in 1..threads.min(n) {
-            scope.spawn(|_| drain());
-        }
-        drain();
-    });
-    Ok(())
+    crew(threads)?.run(&drain)
 }
 
 /// Fill row `i` of `out` with the mask of `items[i]`, on `threads` threads.

@@ -37,8 +37,9 @@
 //! - `lazy`: [`LazyIndex`].
 //!
 //! Beside them, [`Error`] (errors by kind), [`TokenAutomaton`] with [`Mode`] (the
-//! surface every index shares) and [`batch`] (a decoding step for many sequences at once:
-//! their masks into one buffer and their next states, on a pool of threads).
+//! surface every index shares), [`batch`] (many (automaton, state) pairs at once: their
+//! masks into one buffer and their next states, on the calling thread and its crew) and
+//! [`sequences`] (a server's batch kept here, stepped by one call).
 //!
 //! ## Public surface
 //!
@@ -54,6 +55,7 @@ mod eager;
 mod error;
 mod lazy;
 mod nfa;
+pub mod sequences;
 mod util;
 mod vocab;
 mod walk;

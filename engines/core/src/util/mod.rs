@@ -5,11 +5,14 @@
 //!   reads, and [`table::Stepper`], a walk's view of a complete table (the eager index)
 //!   or of one filled on demand (the lazy DFA); [`table::DEAD`] and [`table::UNKNOWN`];
 //! - [`syntax`]: the one `regex-syntax` configuration every road parses with;
-//! - [`pool`]: the process's thread pools, one per size, safe across `fork`.
+//! - [`pool`]: the process's thread pools, one per size, safe across `fork` (building an
+//!   index);
+//! - [`crew`]: the threads that join the caller on a batch step, awake between steps.
 //!
 //! Nothing here depends on another module of the crate but [`crate::error`].
 
 pub mod bitmask;
+pub mod crew;
 pub mod pool;
 pub mod syntax;
 pub mod table;
