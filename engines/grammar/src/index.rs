@@ -115,6 +115,35 @@ struct Inner {
     next: FxHashMap<(u32, u32), Option<u32>>,
 }
 
+/// `grammar` read as `options` say, laid out for the recognizer: `%ignore` expanded,
+/// trimmed (an empty language is [`Error::Invalid`]; with greedy lexing, terminals match
+/// non-empty strings only, and one that also matches the empty string may be left out:
+/// `lexemes`), terminals compiled. The reference and the pushdown mode read this one
+/// layout, so they read one language.
+pub(crate) fn compile(grammar: &Grammar, options: &GrammarOptions) -> Result<Compiled, Error> {
+    let greedy = options.lexing == Lexing::Greedy;
+    let optional;
+    let read = if greedy {
+        // before the ignore text is placed: a left-out terminal is no occurrence
+        optional = grammar.empty_terminals_optional()?;
+        &optional
+    } else {
+        grammar
+    };
+    let (expanded, ignore_rules) =
+        read.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
+    let (trimmed, dfas, renumbered) = expanded.trimmed_with_dfas_for(greedy)?;
+    let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
+    let ignore: Vec<u32> = ignore_rules
+        .iter()
+        .flat_map(|i| [Some(i.ign), i.tail])
+        .flatten()
+        .filter_map(kept)
+        .collect();
+    let tail = ignore_rules.and_then(|i| i.tail).and_then(kept);
+    Ok(Compiled::new(&trimmed, dfas, greedy, &ignore, tail))
+}
+
 pub struct NaiveGrammarIndex {
     g: Compiled,
     trie: TokenTrie,
@@ -138,27 +167,7 @@ impl NaiveGrammarIndex {
         vocab: &Vocabulary,
         options: GrammarOptions,
     ) -> Result<Self, Error> {
-        let greedy = options.lexing == Lexing::Greedy;
-        let optional;
-        let read = if greedy {
-            // before the ignore text is placed: a left-out terminal is no occurrence
-            optional = grammar.empty_terminals_optional()?;
-            &optional
-        } else {
-            grammar
-        };
-        let (expanded, ignore_rules) =
-            read.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
-        let (trimmed, dfas, renumbered) = expanded.trimmed_with_dfas_for(greedy)?;
-        let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
-        let ignore: Vec<u32> = ignore_rules
-            .iter()
-            .flat_map(|i| [Some(i.ign), i.tail])
-            .flatten()
-            .filter_map(kept)
-            .collect();
-        let tail = ignore_rules.and_then(|i| i.tail).and_then(kept);
-        let g = Compiled::new(&trimmed, dfas, greedy, &ignore, tail);
+        let g = compile(grammar, &options)?;
         let initial = Earley::new(&g, options.item_budget).initial()?;
         let t = vocab.trie();
         let trie = TokenTrie {

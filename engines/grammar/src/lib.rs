@@ -15,6 +15,9 @@
 //! - `earley`: the byte-level Earley recognizer with regular terminals;
 //! - `lexemes`: greedy lexing's reading of terminals that match the empty string;
 //! - `index`: [`NaiveGrammarIndex`], the exact reference over a vocabulary's token trie;
+//! - `pushdown`: TokensDFA's pushdown mode, [`pushdown_index`]: the recognizer's Earley
+//!   sets hash-consed into a DFA computed on demand ([`EarleySets`]), served by the lazy
+//!   index;
 //! - `sample`: [`Sampler`], random sentences (the corpus's derived instances);
 //! - `reduce`: one-step smaller grammars ([`Grammar::reductions`]), which the differ's
 //!   minimizer keeps while a bug still shows.
@@ -30,6 +33,7 @@ mod index;
 mod ir;
 mod lexemes;
 mod options;
+mod pushdown;
 mod read;
 mod reduce;
 mod sample;
@@ -40,6 +44,7 @@ pub use error::Error;
 pub use index::NaiveGrammarIndex;
 pub use ir::{Grammar, Notation, Rule, Symbol, Terminal};
 pub use options::{GrammarOptions, Lexing, TrailingIgnore};
+pub use pushdown::{pushdown_index, EarleySets};
 pub use read::read;
 pub use sample::{SampleOptions, Sampler};
 pub use write::{to_gbnf, to_kbnf, to_lark, to_lark_scannerless};

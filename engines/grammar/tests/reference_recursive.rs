@@ -8,65 +8,9 @@
 mod reference_support;
 
 use proptest::prelude::*;
-use reference_support::{check_exact, Oracle};
+use reference_support::{build, check_exact, raw_rules, token, Oracle, REGEXES};
 use tokensdfa_core::Vocabulary;
-use tokensdfa_grammar::{
-    Error, Grammar, GrammarOptions, NaiveGrammarIndex, Rule, Symbol, Terminal,
-};
-
-const REGEXES: &[&str] = &[
-    "a", "b", "c", "ab", "a+", "(ab)*", "b?", "[a-c]", "", "ca|b", "a*b", "[ab]{2}", "cc?",
-];
-
-type RawRules = Vec<Vec<Vec<(bool, usize)>>>;
-
-fn raw_rules() -> impl Strategy<Value = RawRules> {
-    let sym = (any::<bool>(), 0..16usize);
-    let alt = prop::collection::vec(sym, 0..=3);
-    prop::collection::vec(prop::collection::vec(alt, 1..=3), 1..=4)
-}
-
-fn build(raw: &RawRules, terms: &[&str], ignore: bool) -> Grammar {
-    let n = raw.len();
-    let rules = raw
-        .iter()
-        .enumerate()
-        .map(|(i, alts)| Rule {
-            name: format!("r{i}"),
-            alternatives: alts
-                .iter()
-                .map(|alt| {
-                    alt.iter()
-                        .map(|&(is_rule, k)| {
-                            if is_rule {
-                                Symbol::Rule((k % n) as u32)
-                            } else {
-                                Symbol::Terminal((k % terms.len()) as u32)
-                            }
-                        })
-                        .collect()
-                })
-                .collect(),
-        })
-        .collect();
-    Grammar {
-        rules,
-        terminals: terms
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Terminal {
-                name: format!("T{i}"),
-                regex: r.to_string(),
-            })
-            .collect(),
-        start: 0,
-        ignore: if ignore { vec![0] } else { vec![] },
-    }
-}
-
-fn token() -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(prop::sample::select(b"abc".to_vec()), 0..=3)
-}
+use tokensdfa_grammar::{Error, GrammarOptions, NaiveGrammarIndex};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]

@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use regex_syntax::hir::Hir;
 
+use crate::dfa::recognizer::{next_row, start_table, Recognizer};
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
@@ -42,11 +43,20 @@ use crate::util::table::{DfaTable, Stepper, DEAD};
 /// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
 pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
 
+/// What computes a lazy table's missing transitions.
+#[derive(Clone)]
+enum Source {
+    /// Subset construction over a regex's NFA.
+    Nfa(Determinizer),
+    /// Another front end's automaton ([`Recognizer`]).
+    Other(Box<dyn Recognizer>),
+}
+
 /// The DFA built on demand (see the module doc).
 #[derive(Clone)]
 pub struct LazyDfa {
     table: DfaTable,
-    det: Option<Determinizer>,
+    det: Option<Source>,
     /// Per class: how many bytes it holds, and its smallest byte.
     class_size: Vec<u16>,
     class_rep: Vec<u8>,
@@ -116,7 +126,10 @@ impl Stepper for LazyDfa {
             .expect("only a lazily built table has UNKNOWN entries");
         let t0 = ticks();
         let byte = self.class_rep[class as usize];
-        let next = det.next(&mut self.table, row, byte);
+        let next = match det {
+            Source::Nfa(d) => d.next(&mut self.table, row, byte),
+            Source::Other(r) => next_row(r.as_mut(), &mut self.table, row, byte),
+        };
         self.table.table[row as usize + class as usize] = next;
         self.misses += 1;
         self.det_ticks += ticks().wrapping_sub(t0);
@@ -158,7 +171,7 @@ impl LazyDfa {
         let (classes, n_classes) = nfa.byte_classes();
         let mut table = DfaTable::empty(classes, n_classes);
         let det = Determinizer::new(nfa, &mut table)?;
-        let mut d = Self::with_table(table, Some(det));
+        let mut d = Self::with_table(table, Some(Source::Nfa(det)));
         d.build = Build {
             fast_parse: false,
             parse_ns: 0,
@@ -167,7 +180,16 @@ impl LazyDfa {
         Ok(d)
     }
 
-    fn with_table(table: DfaTable, det: Option<Determinizer>) -> Self {
+    /// The start state of a recognizer's automaton ([`Recognizer`]), computed on demand.
+    pub fn from_recognizer(recognizer: Box<dyn Recognizer>) -> Self {
+        let t0 = Instant::now();
+        let table = start_table(recognizer.as_ref());
+        let mut d = Self::with_table(table, Some(Source::Other(recognizer)));
+        d.build.compile_ns = t0.elapsed().as_nanos() as u64;
+        d
+    }
+
+    fn with_table(table: DfaTable, det: Option<Source>) -> Self {
         let mut class_size = vec![0u16; table.n_classes];
         let mut class_rep = vec![0u8; table.n_classes];
         for b in (0..=255u8).rev() {
@@ -195,31 +217,48 @@ impl LazyDfa {
     /// `None` for a table determinized up front.
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
-        Some(self.det.as_mut()?.run_bounds(state, class, cap))
+        match self.det.as_mut()? {
+            Source::Nfa(d) => Some(d.run_bounds(state, class, cap)),
+            Source::Other(_) => None,
+        }
     }
 
     /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
     /// determinized up front.
     pub fn run_lower(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         let state = self.table.state(row);
-        Some(self.det.as_mut()?.run_lower(state, class, cap))
+        match self.det.as_mut()? {
+            Source::Nfa(d) => Some(d.run_lower(state, class, cap)),
+            Source::Other(_) => None,
+        }
     }
 
+    /// The NFA's states, or a recognizer's.
     pub fn nfa_states(&self) -> usize {
-        self.det.as_ref().map_or(0, |d| d.nfa_states())
+        match &self.det {
+            Some(Source::Nfa(d)) => d.nfa_states(),
+            Some(Source::Other(r)) => r.num_states(),
+            None => 0,
+        }
     }
 
     /// See [`crate::lazy::LazyOptions::walk_limit`].
     pub fn set_walk_limit(&mut self, limit: usize) {
-        if let Some(det) = self.det.as_mut() {
-            det.set_walk_limit(limit);
+        match self.det.as_mut() {
+            Some(Source::Nfa(d)) => d.set_walk_limit(limit),
+            Some(Source::Other(r)) => r.set_limit(limit),
+            None => {}
         }
     }
 
-    /// Whether determinizing passed the NFA's walk limit ([`crate::nfa::WALK_STATE_LIMIT`]):
-    /// transitions computed since may be wrong.
+    /// Whether determinizing passed the NFA's walk limit ([`crate::nfa::WALK_STATE_LIMIT`]),
+    /// or a recognizer its own: transitions computed since may be wrong.
     pub fn exceeded(&self) -> bool {
-        self.det.as_ref().is_some_and(|d| d.exceeded())
+        match &self.det {
+            Some(Source::Nfa(d)) => d.exceeded(),
+            Some(Source::Other(r)) => r.exceeded(),
+            None => false,
+        }
     }
 
     /// Follow `bytes` from `row`; `DEAD` as soon as no match is reachable.
@@ -257,7 +296,12 @@ impl LazyDfa {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes() + self.det.as_ref().map_or(0, |d| d.memory_bytes())
+        self.table.memory_bytes()
+            + match &self.det {
+                Some(Source::Nfa(d)) => d.memory_bytes(),
+                Some(Source::Other(r)) => r.memory_bytes(),
+                None => 0,
+            }
     }
 
     /// Compute every transition of every reachable state, within `bytes` of memory (the

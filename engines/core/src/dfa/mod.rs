@@ -11,11 +11,17 @@
 //! Both kinds fill the shared table layout (`util::table`), which is what the mask walks
 //! read. A state is [`DEAD`] once no full match is reachable.
 //!
-//! Public here: [`ByteDfa`], [`parse`] (the regex syntax every index reads) and [`DEAD`].
+//! - [`recognizer`]: [`recognizer::Recognizer`], a byte automaton another front end
+//!   computes on demand (the grammar crate's Earley sets), which `LazyDfa` reads as it
+//!   reads the NFA.
+//!
+//! Public here: [`ByteDfa`], [`parse`] (the regex syntax every index reads), [`DEAD`]
+//! and the [`recognizer::Recognizer`] trait.
 
 pub mod dense;
 mod hopcroft;
 pub(crate) mod lazy;
+pub mod recognizer;
 
 pub use crate::util::syntax::parse;
 pub use crate::util::table::DEAD;

@@ -65,6 +65,7 @@ use std::time::Instant;
 
 use crate::automaton::Mode;
 use crate::dfa::lazy::LazyDfa;
+use crate::dfa::recognizer::Recognizer;
 use crate::error::Error;
 use crate::nfa::ast::Ast;
 use crate::util::bitmask::{copy_mask, set_bit, Mask};
@@ -148,6 +149,18 @@ impl LazyIndex {
         let t0 = Instant::now();
         let dfa = LazyDfa::from_ast(ast)?;
         Ok(Self::from_dfa(dfa, vocab, opts, t0))
+    }
+
+    /// The index of an automaton another front end computes on demand (the grammar
+    /// crate's pushdown mode: [`crate::dfa::recognizer`]); its masks are exact as the
+    /// recognizer's liveness is.
+    pub fn from_recognizer(
+        recognizer: Box<dyn Recognizer>,
+        vocab: &Vocabulary,
+        opts: LazyOptions,
+    ) -> LazyIndex {
+        let t0 = Instant::now();
+        Self::from_dfa(LazyDfa::from_recognizer(recognizer), vocab, opts, t0)
     }
 
     fn from_dfa(mut dfa: LazyDfa, vocab: &Vocabulary, opts: LazyOptions, t0: Instant) -> LazyIndex {

@@ -76,7 +76,7 @@
 
 mod set;
 
-pub(crate) use set::{Chart, Earley, Item, Set};
+pub(crate) use set::{Chart, Earley, Item, Origins, Set};
 
 use tokensdfa_core::ByteDfa;
 

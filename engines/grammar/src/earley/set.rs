@@ -11,7 +11,7 @@ use crate::error::Error;
 
 /// The dot at `pos` in an alternative started at byte `origin`; `dfa`: the state of the
 /// terminal after the dot (0 unless the dot is before a terminal with bytes read).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct Item {
     pub pos: u32,
     pub origin: u32,
@@ -45,6 +45,25 @@ impl Set {
             + std::mem::size_of::<Set>()
     }
 
+    /// Items held.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the set has no item: its prefix is dead.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sort the kernel (a set just scanned, not closed yet: all its items) into the one
+    /// order every equal kernel has, and return it: the key the pushdown mode hash-conses
+    /// sets by (`crate::pushdown`).
+    pub fn sorted_kernel(&mut self) -> &[Item] {
+        let k = self.kernel as usize;
+        self.items[..k].sort_unstable();
+        &self.items[..k]
+    }
+
     fn clear(&mut self) {
         self.items.clear();
         self.scanning.clear();
@@ -57,6 +76,27 @@ impl Set {
         let lo = self.waiting.partition_point(|&(r, _)| r < rule);
         let hi = self.waiting.partition_point(|&(r, _)| r <= rule);
         &self.waiting[lo..hi]
+    }
+}
+
+/// Where the sets items' origins name are found: a chart by byte position, or the
+/// pushdown mode's hash-consed sets by number (`crate::pushdown`).
+pub(crate) trait Origins {
+    /// The closed set `origin` names (never the set being closed).
+    fn origin(&self, origin: u32) -> &Set;
+
+    /// An item of set `set` with origin `origin`, as named from a later set (the
+    /// pushdown mode names a set's own position by a marker inside it; a chart's
+    /// positions are absolute).
+    fn rebased(&self, set: u32, origin: u32) -> u32 {
+        let _ = set;
+        origin
+    }
+}
+
+impl Origins for Chart<'_> {
+    fn origin(&self, origin: u32) -> &Set {
+        self.get(origin as usize)
     }
 }
 
@@ -130,13 +170,18 @@ impl<'g> Earley<'g> {
 
     /// The initial set: the start rule predicted at origin 0, closed.
     pub fn initial(&mut self) -> Result<Set, Error> {
+        self.initial_at(&Chart::new(&[]), 0)
+    }
+
+    /// The initial set with `here` naming its own position (the pushdown mode names a
+    /// set's own items' origin by a marker: `crate::pushdown`).
+    pub fn initial_at(&mut self, origins: &impl Origins, here: u32) -> Result<Set, Error> {
         let mut set = Set::default();
         self.seen.clear();
         for item in self.g.initial_items() {
-            self.add(&mut set, item)?;
+            self.add(&mut set, Item { origin: here, ..item })?;
         }
-        let chart = Chart::new(&[]);
-        self.close(&chart, 0, &mut set)?;
+        self.close(origins, here, here, &mut set)?;
         Ok(set)
     }
 
@@ -145,8 +190,28 @@ impl<'g> Earley<'g> {
     pub fn push_byte(&mut self, chart: &mut Chart<'_>, byte: u8) -> Result<bool, Error> {
         let mut set = chart.pool.pop().unwrap_or_default();
         set.clear();
+        self.scan(chart.last(), byte, &mut set, |origin| origin)?;
+        if set.items.is_empty() {
+            chart.pool.push(set);
+            return Ok(false);
+        }
+        let here = chart.len() as u32;
+        self.close(chart, here, 0, &mut set)?;
+        chart.own.push(set);
+        Ok(true)
+    }
+
+    /// Start `set` (cleared) with the kernel scanning `byte` from `prev` gives, each
+    /// item's origin passed through `rebase` (the pushdown mode names `prev`'s own
+    /// position by a marker, which becomes `prev`'s number here); `set.kernel` is set.
+    pub fn scan(
+        &mut self,
+        prev: &Set,
+        byte: u8,
+        set: &mut Set,
+        rebase: impl Fn(u32) -> u32,
+    ) -> Result<(), Error> {
         self.seen.clear();
-        let prev = chart.last();
         // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
         // nothing that followed its end here (the closure's items) may scan.
         let scanning = if self.g.greedy && self.lexeme_goes_on(prev, byte) {
@@ -161,18 +226,12 @@ impl<'g> Earley<'g> {
             };
             let next = self.g.dfas[t as usize].next(it.dfa, byte);
             if next != DEAD {
-                self.add(&mut set, Item { dfa: next, ..it })?;
+                let origin = rebase(it.origin);
+                self.add(set, Item { dfa: next, origin, ..it })?;
             }
         }
-        if set.items.is_empty() {
-            chart.pool.push(set);
-            return Ok(false);
-        }
         set.kernel = set.items.len() as u32;
-        let here = chart.len() as u32;
-        self.close(chart, here, &mut set)?;
-        chart.own.push(set);
-        Ok(true)
+        Ok(())
     }
 
     /// Whether some scan of the set's kernel (the lexeme being read: in greedy mode all
@@ -208,11 +267,19 @@ impl<'g> Earley<'g> {
         self.add(set, item)
     }
 
-    /// Close `set`, the set at position `here` (the chart holds the sets before it):
+    /// Close `set`, the set at position `here` (`origins` holds the sets before it):
     /// prediction, terminal acceptance and completion until nothing new, then index it.
-    /// The tail rule (if any) is predicted only once the rest is closed and the set
-    /// expects a lexeme (see the module doc).
-    fn close(&mut self, chart: &Chart<'_>, here: u32, set: &mut Set) -> Result<(), Error> {
+    /// A completed start alternative with origin `start` (the initial set's name) makes
+    /// it accepting. The tail rule (if any) is predicted only once the rest is closed and
+    /// the set expects a lexeme (see the module doc). Every origin but `here` is a set
+    /// `origins` holds.
+    pub fn close(
+        &mut self,
+        origins: &impl Origins,
+        here: u32,
+        start: u32,
+        set: &mut Set,
+    ) -> Result<(), Error> {
         let g = self.g;
         // the initial set's items (no kernel) are all derived: the start alternatives
         let mut expects = set.kernel == 0 && set.items.iter().any(|it| g.expects[it.pos as usize]);
@@ -253,15 +320,17 @@ impl<'g> Earley<'g> {
                         }
                     }
                     Next::End(lhs) => {
-                        if lhs == g.start && it.origin == 0 {
+                        if lhs == g.start && it.origin == start {
                             set.accepting = true;
                         }
-                        if it.origin < here {
-                            let from = chart.get(it.origin as usize);
+                        // (origin here: a rule derived the empty string here, which
+                        // prediction already passed over: see the module doc)
+                        if it.origin != here {
+                            let from = origins.origin(it.origin);
                             for &(_, w) in from.waiting_on(lhs) {
                                 let wi = from.items[w as usize];
                                 let pos = wi.pos + 1;
-                                let origin = wi.origin;
+                                let origin = origins.rebased(it.origin, wi.origin);
                                 let item = Item {
                                     pos,
                                     origin,

@@ -15,6 +15,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use tokensdfa_core::{ByteDfa, Vocabulary};
+use proptest::prelude::*;
 use tokensdfa_grammar::{Grammar, NaiveGrammarIndex, Rule, Symbol, Terminal};
 
 pub fn grammar(start: &str, rules: &[(&str, &str)], terms: &[(&str, &str)]) -> Grammar {
@@ -354,3 +355,65 @@ pub fn check_exact(
     }
     checked
 }
+
+// The random recursive grammars of `reference_recursive` and `pushdown`.
+
+/// Terminal regexes of the random recursive grammars (some match the empty string).
+pub const REGEXES: &[&str] = &[
+    "a", "b", "c", "ab", "a+", "(ab)*", "b?", "[a-c]", "", "ca|b", "a*b", "[ab]{2}", "cc?",
+];
+
+pub type RawRules = Vec<Vec<Vec<(bool, usize)>>>;
+
+/// Up to 4 rules of up to 3 alternatives of up to 3 symbols, each naming any rule or
+/// terminal (left, right and nullable cycles, ambiguity).
+pub fn raw_rules() -> impl Strategy<Value = RawRules> {
+    let sym = (any::<bool>(), 0..16usize);
+    let alt = prop::collection::vec(sym, 0..=3);
+    prop::collection::vec(prop::collection::vec(alt, 1..=3), 1..=4)
+}
+
+/// The grammar of `raw` over `terms` (rule 0 the start; terminal 0 `%ignore`d if asked).
+pub fn build(raw: &RawRules, terms: &[&str], ignore: bool) -> Grammar {
+    let n = raw.len();
+    let rules = raw
+        .iter()
+        .enumerate()
+        .map(|(i, alts)| Rule {
+            name: format!("r{i}"),
+            alternatives: alts
+                .iter()
+                .map(|alt| {
+                    alt.iter()
+                        .map(|&(is_rule, k)| {
+                            if is_rule {
+                                Symbol::Rule((k % n) as u32)
+                            } else {
+                                Symbol::Terminal((k % terms.len()) as u32)
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+        })
+        .collect();
+    Grammar {
+        rules,
+        terminals: terms
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Terminal {
+                name: format!("T{i}"),
+                regex: r.to_string(),
+            })
+            .collect(),
+        start: 0,
+        ignore: if ignore { vec![0] } else { vec![] },
+    }
+}
+
+/// A token of 0 to 3 bytes over `{a, b, c}`.
+pub fn token() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(b"abc".to_vec()), 0..=3)
+}
+

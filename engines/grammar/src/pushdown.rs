@@ -1,0 +1,218 @@
+//! TokensDFA's pushdown mode: a grammar's Earley recognizer determinized on demand, served
+//! by the lazy index ([`tokensdfa_core::LazyIndex`]).
+//!
+//! ## States are hash-consed Earley sets
+//!
+//! The reference (`index`) keeps a whole chart per token-level state, one set per byte,
+//! and walks the token trie pushing sets: each byte of each token costs a closure. Here
+//! an item's origin names the *set* it started in, by number, instead of a byte position
+//! ([`SELF`] for the set's own position, rewritten to the set's number when a later set
+//! scans from it). A set's future is then decided by its items alone: completion reads the
+//! origin sets' waiting items, themselves decided by their items. So sets are hash-consed
+//! by their kernel (the items scanning a byte gives, sorted; the closure follows from it)
+//! and numbered, and "the set after byte `b` from set `s`" is a deterministic, memoizable
+//! transition: a DFA whose states are Earley sets, infinite in general (one set per
+//! nesting context) but computed only where walks go. Its table is the lazy index's
+//! ([`tokensdfa_core::dfa::recognizer`]), so a grammar gets every piece of the regex
+//! machinery: a mask computed once per token-level state, then one copy; token steps as
+//! table lookups once met; revisits of a loop (the inside of a string, the elements of an
+//! array at one depth) free.
+//!
+//! ## Exact by construction
+//!
+//! The grammar is compiled as the reference compiles it (`index::compile`, the default
+//! reading: scannerless, `%ignore` text leading and trailing), and a set is closed by the
+//! reference's own closure (`earley`), which reads origins through [`Origins`]. A set is
+//! non-empty iff its prefix is viable (trimmed grammar, live terminal DFAs) and accepting
+//! iff a start alternative begun in the initial set is complete: the contract of the lazy
+//! index's automata, so its masks equal the reference's at every state.
+//!
+//! ## Bounds
+//!
+//! Each step counts its Earley items against the item budget; the sets are held in
+//! memory, counted against the index's walk limit (in the NFA's 12-byte units). Past
+//! either the index is marked exceeded (the Python binding then raises `LimitError`),
+//! never a hang or all memory. Sets are never evicted (state numbers must stay valid);
+//! masks are, under the lazy index's cache limit.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use tokensdfa_core::dfa::recognizer::Recognizer;
+use tokensdfa_core::dfa::DEAD;
+use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
+
+use crate::earley::{Compiled, Earley, Item, Origins, Set};
+use crate::error::Error;
+use crate::index::compile;
+use crate::ir::Grammar;
+use crate::options::GrammarOptions;
+
+/// The origin of items predicted in the set that holds them (a set's own position).
+const SELF: u32 = u32::MAX - 1;
+
+/// Bytes an item costs in the sets held (the item, and its share of the indexes).
+const ITEM_BYTES: usize = 24;
+
+/// The sets made so far, by number (0: the initial set).
+struct Sets(Vec<Arc<Set>>);
+
+impl Sets {
+    /// An origin of an item of set `set`, as a later set names it.
+    fn rebase(set: u32, origin: u32) -> u32 {
+        if origin == SELF {
+            set
+        } else {
+            origin
+        }
+    }
+}
+
+impl Origins for Sets {
+    fn origin(&self, origin: u32) -> &Set {
+        &self.0[origin as usize]
+    }
+
+    fn rebased(&self, set: u32, origin: u32) -> u32 {
+        Sets::rebase(set, origin)
+    }
+}
+
+/// A grammar's Earley sets as a [`Recognizer`] (see the module doc).
+#[derive(Clone)]
+pub struct EarleySets {
+    g: Arc<Compiled>,
+    sets: Arc<Vec<Arc<Set>>>,
+    ids: FxHashMap<Box<[Item]>, u32>,
+    classes: [u8; 256],
+    n_classes: usize,
+    budget: usize,
+    items: usize,
+    item_limit: usize,
+    exceeded: bool,
+}
+
+impl EarleySets {
+    /// The initial set of `grammar` read the default way, within `item_budget` items
+    /// per step.
+    pub fn new(grammar: &Grammar, item_budget: usize) -> Result<Self, Error> {
+        let options = GrammarOptions {
+            item_budget,
+            ..GrammarOptions::default()
+        };
+        let g = compile(grammar, &options)?;
+        let initial = Earley::new(&g, item_budget).initial_at(&Sets(Vec::new()), SELF)?;
+        let (classes, n_classes) = joint_classes(&g);
+        let items = initial.len();
+        Ok(EarleySets {
+            g: Arc::new(g),
+            sets: Arc::new(vec![Arc::new(initial)]),
+            ids: FxHashMap::default(),
+            classes,
+            n_classes,
+            budget: item_budget,
+            items,
+            item_limit: usize::MAX,
+            exceeded: false,
+        })
+    }
+
+    /// The set after `byte` from set `state`: its number, or None when empty; an error
+    /// past the item budget.
+    fn scan(&mut self, state: u32, byte: u8) -> Result<Option<u32>, Error> {
+        let prev = self.sets[state as usize].clone();
+        let mut earley = Earley::new(&self.g, self.budget);
+        let mut set = Set::default();
+        earley.scan(&prev, byte, &mut set, |o| Sets::rebase(state, o))?;
+        if set.is_empty() {
+            return Ok(None);
+        }
+        let key: Box<[Item]> = set.sorted_kernel().into();
+        if let Some(&id) = self.ids.get(&key) {
+            return Ok(Some(id));
+        }
+        let sets = Arc::make_mut(&mut self.sets);
+        let origins = Sets(std::mem::take(sets));
+        let closed = earley.close(&origins, SELF, 0, &mut set);
+        *sets = origins.0;
+        closed?;
+        let id = sets.len() as u32;
+        self.items += set.len() + key.len();
+        sets.push(Arc::new(set));
+        self.ids.insert(key, id);
+        Ok(Some(id))
+    }
+}
+
+impl Recognizer for EarleySets {
+    fn byte_classes(&self) -> ([u8; 256], usize) {
+        (self.classes, self.n_classes)
+    }
+
+    fn step(&mut self, state: u32, byte: u8) -> u32 {
+        if self.exceeded {
+            return DEAD;
+        }
+        match self.scan(state, byte) {
+            Ok(Some(id)) => {
+                if self.items > self.item_limit {
+                    self.exceeded = true;
+                }
+                id
+            }
+            Ok(None) => DEAD,
+            Err(_) => {
+                self.exceeded = true;
+                DEAD
+            }
+        }
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.sets[state as usize].accepting()
+    }
+
+    fn num_states(&self) -> usize {
+        self.sets.len()
+    }
+
+    fn set_limit(&mut self, limit: usize) {
+        self.item_limit = limit.saturating_mul(12) / ITEM_BYTES;
+    }
+
+    fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.items * ITEM_BYTES + self.ids.capacity() * 24 + self.g.memory_bytes()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Recognizer> {
+        Box::new(self.clone())
+    }
+}
+
+/// The bytes no terminal DFA tells apart: two bytes share a class iff they share one in
+/// every terminal's DFA.
+fn joint_classes(g: &Compiled) -> ([u8; 256], usize) {
+    let mut classes = [0u8; 256];
+    let mut seen: FxHashMap<Vec<u8>, u8> = FxHashMap::default();
+    for b in 0..=255u8 {
+        let signature: Vec<u8> = g.dfas.iter().map(|d| d.class_of(b)).collect();
+        let next = seen.len() as u8;
+        classes[b as usize] = *seen.entry(signature).or_insert(next);
+    }
+    (classes, seen.len())
+}
+
+/// The pushdown-mode index of `grammar` over `vocab` (see the module doc).
+pub fn pushdown_index(
+    grammar: &Grammar,
+    vocab: &Vocabulary,
+    opts: LazyOptions,
+    item_budget: usize,
+) -> Result<LazyIndex, Error> {
+    let sets = EarleySets::new(grammar, item_budget)?;
+    Ok(LazyIndex::from_recognizer(Box::new(sets), vocab, opts))
+}

@@ -1,0 +1,159 @@
+//! TokensDFA's pushdown mode against the reference, in lockstep: at every token-level
+//! state reachable within a few tokens, the same mask, the same acceptance, and a next
+//! state exactly where the reference has one. On random recursive grammars (left, right
+//! and nullable cycles, ambiguity, empty terminals, `%ignore`; `reference_support`, whose
+//! grammars the reference is held to an exact oracle on) and on a JSON grammar walked
+//! along nested texts past any fixed depth, over vocabularies of multi-byte tokens.
+
+mod reference_support;
+
+use proptest::prelude::*;
+use reference_support::{build, grammar, raw_rules, token, with_ignore, REGEXES};
+use tokensdfa_core::{LazyOptions, TokenAutomaton, Vocabulary};
+use tokensdfa_grammar::{pushdown_index, Error, Grammar, GrammarOptions, NaiveGrammarIndex};
+
+const BUDGET: usize = 50_000_000;
+
+/// Walk both indexes breadth first from their start, `depth` tokens deep, and compare
+/// them at every state; returns the states compared.
+fn lockstep(g: &Grammar, v: &Vocabulary, depth: usize) -> usize {
+    let naive = NaiveGrammarIndex::new(g, v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(g, v, LazyOptions::default(), BUDGET).unwrap();
+    let mut frontier = vec![(naive.initial_state(), push.initial_state(), Vec::<u32>::new())];
+    let mut compared = 0;
+    for level in 0..=depth {
+        let mut next = Vec::new();
+        for (n, p, path) in frontier {
+            compared += 1;
+            assert_eq!(push.is_accepting(p), naive.is_accepting(n), "accepting after {path:?}");
+            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "mask after {path:?}");
+            for t in 0..v.len() as u32 {
+                let (ns, ps) = (naive.next_state(n, t).unwrap(), push.next_state(p, t));
+                assert_eq!(ps.is_some(), ns.is_some(), "token {t} after {path:?}");
+                if let (Some(ns), Some(ps), true) = (ns, ps, level < depth) {
+                    let mut longer = path.clone();
+                    longer.push(t);
+                    next.push((ns, ps, longer));
+                }
+            }
+        }
+        frontier = next;
+    }
+    assert!(!push.exceeded());
+    compared
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_recursive_grammars_give_the_references_masks(
+        raw in raw_rules(),
+        terms in prop::collection::vec(prop::sample::select(REGEXES), 1..=4),
+        ignore in prop::bool::weighted(0.2),
+        toks in prop::collection::vec(token(), 1..=8),
+        special in any::<bool>(),
+    ) {
+        let g = build(&raw, &terms, ignore);
+        let mut tokens: Vec<&[u8]> = vec![b"<eos>"];
+        tokens.extend(toks.iter().map(|t| t.as_slice()));
+        let specials: Vec<u32> = if special { vec![1] } else { vec![] };
+        let v = Vocabulary::new(&tokens, 0, &specials).unwrap();
+        match NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()) {
+            // an empty language: both refuse it
+            Err(Error::Invalid(_)) => {
+                let refused = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).is_err();
+                prop_assert!(refused);
+            }
+            Err(e) => prop_assert!(false, "{:?}", e),
+            Ok(_) => {
+                lockstep(&g, &v, 3);
+            }
+        }
+    }
+}
+
+fn json() -> Grammar {
+    let g = grammar(
+        "value",
+        &[
+            ("value", "object | array | STRING | NUMBER | 'true' | 'false' | 'null'"),
+            ("object", "'{' '}' | '{' members '}'"),
+            ("members", "pair | pair ',' members"),
+            ("pair", "STRING ':' value"),
+            ("array", "'[' ']' | '[' elements ']'"),
+            ("elements", "value | elements ',' value"),
+        ],
+        &[
+            ("STRING", r#""([^"\\]|\\["\\/bfnrt])*""#),
+            ("NUMBER", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?"),
+            ("WS", r"[ \n]+"),
+        ],
+    );
+    with_ignore(g, &["WS"])
+}
+
+fn json_vocab() -> (Vocabulary, Vec<Vec<u8>>) {
+    let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
+    for t in [
+        "{", "}", "[", "]", ",", ":", "\"", " ", "\n", "a", "b", "1", "0", "-", ".", "\\", "e",
+        "{\"", "\":", "\",", "\"}", "[[", "]]", "[{", "}]", "true", "null", "ab", "12", ", ",
+        ": ", "\"a", "b\"", "1,", "0]", " {", "\\\"", "[\"", "\"]", "tr", "ue", "fal", "se",
+    ] {
+        tokens.push(t.as_bytes().to_vec());
+    }
+    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+    (Vocabulary::new(&refs, 0, &[]).unwrap(), tokens)
+}
+
+#[test]
+fn a_json_grammar_gives_the_references_masks_near_the_start() {
+    let (v, _) = json_vocab();
+    assert!(lockstep(&json(), &v, 2) > 100);
+}
+
+/// Along texts nesting arrays and objects 12 deep (no regex unrolled to a fixed depth
+/// could follow them), the masks, acceptance and steps of the two indexes agree at every
+/// token, and a revisit of a state (the same text walked again) costs no new set.
+#[test]
+fn nested_json_texts_give_the_references_masks_at_every_token() {
+    let (v, tokens) = json_vocab();
+    let g = json();
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
+    let deep = format!("{}1{}", "[{\"a\": ".repeat(12), "}]".repeat(12));
+    let texts = [deep.as_str(), r#"{"ab": [true, null, -1.0, "a\"b"], "b": {}}"#, "[[[[]]]]"];
+    for text in texts {
+        let ids = greedy_tokens(text.as_bytes(), &tokens);
+        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+        for (k, &t) in ids.iter().enumerate() {
+            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{text} at {k}");
+            assert_eq!(push.is_accepting(p), naive.is_accepting(n), "{text} at {k}");
+            n = naive.next_state(n, t).unwrap().expect("the reference takes the text");
+            p = push.next_state(p, t).expect("the pushdown mode takes the text");
+        }
+        assert!(push.is_accepting(p) && naive.is_accepting(n), "{text} is a sentence");
+        let states = push.stats().dfa_states;
+        let mut again = push.initial_state();
+        for &t in &ids {
+            again = push.next_state(again, t).unwrap();
+        }
+        assert_eq!((again, push.stats().dfa_states), (p, states), "{text} walked again");
+    }
+}
+
+/// The longest-first tokenization of `text` over `tokens` (every byte has a token).
+fn greedy_tokens(text: &[u8], tokens: &[Vec<u8>]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let (id, len) = (1..tokens.len())
+            .filter(|&i| text[at..].starts_with(&tokens[i]))
+            .map(|i| (i as u32, tokens[i].len()))
+            .max_by_key(|&(_, len)| len)
+            .expect("a token for every byte");
+        out.push(id);
+        at += len;
+    }
+    out
+}
