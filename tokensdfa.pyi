@@ -224,6 +224,20 @@ class LazyIndex:
     def next_state(self, state: int, token: int) -> int | None: ...
     def is_accepting(self, state: int) -> bool: ...
 
+class PushdownIndex(LazyIndex):
+    """TokensDFA's pushdown mode: a lazy index whose automaton is a grammar's Earley
+    sets, hash-consed and computed on demand; exact (the reference's masks, read the
+    default way). Every LazyIndex call applies."""
+
+    @staticmethod
+    def from_grammar(
+        text: str,
+        vocab: Vocabulary,
+        notation: _Notation = ...,
+        item_budget: int | None = ...,
+        cache_limit_bytes: int | None = ...,
+    ) -> PushdownIndex: ...
+
 class ByteDfa:
     def __new__(cls, regex: str) -> Self: ...
     @property

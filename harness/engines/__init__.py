@@ -42,6 +42,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "tokensdfa": ("harness.engines.tokensdfa", "TokensDFAEngine"),
     "tokensdfa-canonical": ("harness.engines.tokensdfa", "TokensDFACanonicalEngine"),
     "tokensdfa-lazy": ("harness.engines.tokensdfa", "TokensDFALazyEngine"),
+    "tokensdfa-pushdown": ("harness.engines.tokensdfa", "TokensDFAPushdownEngine"),
 }
 ENGINE_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
 # Subjects the differ judges that are not engines a user selects or times: outlines-core's

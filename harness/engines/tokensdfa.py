@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.engines.base import Compiled, Matcher, Policies, Policy, Sequences
+from harness.engines.base import Capabilities, Compiled, Matcher, Policies, Policy, Sequences
 from harness.engines.rust_index import (
     IndexCompiled,
     IndexSequences,
@@ -33,23 +33,41 @@ from harness.engines.rust_index import (
 )
 from harness.engines.support import check_features
 from harness.errors import SpecError, UnsupportedSpec
-from harness.language import converter, reference
-from harness.spec import Spec
+from harness.language import converter, grammar, reference
+from harness.spec import NOTATIONS, Spec
 
 if TYPE_CHECKING:  # the extension is imported when an engine is built (`reference.tokensdfa`)
     import tokensdfa
 
-# The engine's part of a mask repro script (harness.diff.findings.repro): needs only tokensdfa.
-MASK_REPRO = """
+# How a repro script builds the engine's index (`_build`): from REGEX in a mode, or, in
+# the pushdown mode, from GRAMMAR in NOTATION.
+BUILD_FROM_REGEX = """
 MODE = MODE_NAME
 KIND = KIND_NAME
 
 
+def _build(vocab):
+    import tokensdfa
+
+    return getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
+"""
+
+BUILD_FROM_GRAMMAR = """
+
+def _build(vocab):
+    import tokensdfa
+
+    return tokensdfa.PushdownIndex.from_grammar(GRAMMAR, vocab, NOTATION)
+"""
+
+# The engine's part of a mask repro script (harness.diff.findings.repro), after `_build`:
+# needs only tokensdfa.
+MASK_REPRO = """
+
 def _index():
     import tokensdfa
 
-    vocab = tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL)
-    index = getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
+    index = _build(tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL))
     state = index.initial_state
     for t in PREFIX:
         state = index.next_state(state, t)
@@ -78,8 +96,7 @@ class _New:
     def __init__(self):
         import tokensdfa
 
-        vocab = tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL)
-        self.index = getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
+        self.index = _build(tokensdfa.Vocabulary(TOKENS, EOS, SPECIAL))
         self.reset()
 
     def reset(self):
@@ -135,9 +152,8 @@ class TokensDFAEngine(RustIndexEngine):
 
     @property
     def mask_repro(self) -> str:  # type: ignore[override]
-        return MASK_REPRO.replace("MODE_NAME", repr(self.mode)).replace(
-            "KIND_NAME", repr(self.kind)
-        )
+        build = BUILD_FROM_REGEX.replace("MODE_NAME", repr(self.mode))
+        return build.replace("KIND_NAME", repr(self.kind)) + MASK_REPRO
 
     batch_api = "tokensdfa.fill_masks"
     protocol_repro = PROTOCOL_REPRO
@@ -190,4 +206,23 @@ class TokensDFALazyEngine(TokensDFAEngine):
             raise SpecError(self.name, spec.id, " ".join(str(exc).split())) from exc
         except (module.UnsupportedPatternError, module.LimitError, MemoryError) as exc:
             raise UnsupportedSpec(self.name, spec.id, " ".join(str(exc).split())) from exc
+        return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
+
+
+class TokensDFAPushdownEngine(TokensDFALazyEngine):
+    """TokensDFA's pushdown mode (`tokensdfa.PushdownIndex`): a grammar's Earley sets,
+    hash-consed, as the states of a lazy index's automaton; exact, so its masks must
+    equal the grammar reference's (read the default way: scannerless, `%ignore` text
+    anywhere). Grammars only, in every notation this project reads."""
+
+    name = "tokensdfa-pushdown"
+    capabilities = Capabilities(regex=False, json_schema="no", grammars=NOTATIONS)
+
+    @property
+    def mask_repro(self) -> str:  # type: ignore[override]
+        return BUILD_FROM_GRAMMAR + MASK_REPRO
+
+    def compile(self, prepared: RustVocab, spec: Spec) -> IndexCompiled:
+        check_features(self, spec)  # grammars only: a regex or schema is unsupported
+        index = grammar.build_pushdown(spec, prepared.native, self.name)
         return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)

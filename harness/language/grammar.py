@@ -18,8 +18,9 @@ past it the call raises `WorkBudget`, which a cell records as `timeout`, never a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import SpecError, UnsupportedSpec, WorkBudget
 from harness.spec import NOTATIONS, Notation, Spec
@@ -141,6 +142,9 @@ def to_kbnf(text: str, notation: str) -> str:
     return str(module().grammar_to_kbnf(text, notation))
 
 
+_Index = TypeVar("_Index")
+
+
 def build(
     spec: Spec, native: tdfa.Vocabulary, who: str = NAME, budget: int = ITEM_BUDGET
 ) -> tdfa.NaiveGrammarIndex:
@@ -148,8 +152,30 @@ def build(
     the front end refuses is a SpecError, one whose construct it lacks UnsupportedSpec."""
     ext = module()
     assert spec.notation is not None, "a grammar spec names its notation"
+    notation = spec.notation
+    return _built(spec, who, lambda: ext.NaiveGrammarIndex(spec.text, native, notation, budget))
+
+
+def build_pushdown(
+    spec: Spec, native: tdfa.Vocabulary, who: str, budget: int = ITEM_BUDGET
+) -> tdfa.PushdownIndex:
+    """TokensDFA's pushdown-mode index of grammar `spec` (`tokensdfa.PushdownIndex`),
+    read as the reference reads it; errors as `build`'s."""
+    ext = module()
+    assert spec.notation is not None, "a grammar spec names its notation"
+    notation = spec.notation
+    return _built(
+        spec, who, lambda: ext.PushdownIndex.from_grammar(spec.text, native, notation, budget)
+    )
+
+
+def _built(spec: Spec, who: str, make: Callable[[], _Index]) -> _Index:
+    """`make()`, its grammar errors as the harness's: a grammar the front end refuses is
+    a SpecError, one whose construct it lacks UnsupportedSpec, past the item budget
+    WorkBudget, past a size bound UnsupportedSpec."""
+    ext = module()
     try:
-        return ext.NaiveGrammarIndex(spec.text, native, spec.notation, budget)
+        return make()
     except ext.UnsupportedGrammarError as exc:
         raise UnsupportedSpec(who, spec.id, _one_line(exc)) from exc
     except ext.GrammarError as exc:

@@ -62,7 +62,7 @@ pub(crate) fn grammar_error(e: grammar::Error) -> PyErr {
 }
 
 /// Read `text` in the notation named `notation`.
-fn read(text: &str, notation: &str) -> PyResult<grammar::Grammar> {
+pub(crate) fn read(text: &str, notation: &str) -> PyResult<grammar::Grammar> {
     let n = grammar::Notation::parse(notation).ok_or_else(|| {
         PyValueError::new_err(format!(
             "unknown notation {notation:?}: expected \"gbnf\", \"lark\" or \"ebnf\""

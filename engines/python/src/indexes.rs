@@ -138,10 +138,10 @@ token_automaton_methods!(PyIndex {
 
 /// The token-level automaton computed lazily: a state's mask on its first visit,
 /// memoized after (see the core's `lazy` module).
-#[pyclass(name = "LazyIndex", module = "tokensdfa", frozen)]
+#[pyclass(name = "LazyIndex", module = "tokensdfa", frozen, subclass)]
 pub(crate) struct PyLazyIndex {
     pub(crate) inner: Arc<core::LazyIndex>,
-    words: usize,
+    pub(crate) words: usize,
 }
 
 token_automaton_methods!(lazy PyLazyIndex {
@@ -292,8 +292,9 @@ impl PyLazyIndex {
     pub(crate) fn healthy(&self) -> PyResult<()> {
         if self.inner.exceeded() {
             return Err(LimitError::new_err(
-                "limit exceeded: the lazy index's NFA passed its walk limit \
-                 (about two gigabytes); discard this index",
+                "limit exceeded: the lazy index's automaton passed its walk limit \
+                 (about two gigabytes; for a grammar, also an Earley item budget); \
+                 discard this index",
             ));
         }
         Ok(())

@@ -158,6 +158,7 @@ macro_rules! token_automaton_methods {
 mod batch;
 mod grammar;
 mod indexes;
+mod pushdown;
 mod schema;
 mod vocab;
 
@@ -199,6 +200,7 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLazyIndex>()?;
     m.add_class::<PyByteDfa>()?;
     m.add_class::<PyNaiveGrammarIndex>()?;
+    m.add_class::<pushdown::PyPushdownIndex>()?;
     let py = m.py();
     m.add("PatternError", py.get_type::<PatternError>())?;
     m.add(

@@ -1,0 +1,104 @@
+"""TokensDFA's pushdown mode from Python (`tokensdfa.PushdownIndex`): a grammar in each
+notation over llama3 gives the grammar reference's mask, acceptance and steps at every
+token of texts nesting deeper than any regex unrolling; it is a `LazyIndex` in every
+call (a batch takes it); a grammar it cannot read is one clear error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness import vocab as vocabularies
+from harness.language import reference
+
+tokensdfa = pytest.importorskip("tokensdfa")
+
+JSON_GBNF = r"""
+root ::= value
+value ::= object | array | string | number | "true" | "false" | "null"
+object ::= "{" ws ( string ws ":" ws value ws ( "," ws string ws ":" ws value ws )* )? "}"
+array ::= "[" ws ( value ws ( "," ws value ws )* )? "]"
+string ::= "\"" ( [^"\\] | "\\" ["\\/bfnrt] )* "\""
+number ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )?
+ws ::= [ \t\n]*
+"""
+
+CALL_LARK = r"""
+start: call
+call: NAME "(" [arg ("," arg)*] ")"
+arg: NAME "=" (NUMBER | call | list)
+list: "[" [arg ("," arg)*] "]"
+NAME: /[a-z_]+/
+NUMBER: /[0-9]+/
+%ignore " "
+"""
+
+LIST_EBNF = r"""
+root ::= "(" items? ")"
+items ::= item ("," item)*
+item ::= [a-z]+ | root
+"""
+
+CASES = (
+    (JSON_GBNF, "gbnf", '{"a": [1, {"b": [[{"c": "x y"}]]}, -2.5], "d": null}'),
+    (CALL_LARK, "lark", "f(a = g(b = [c = 1, d = h(e = 22)]), x = 3)"),
+    (LIST_EBNF, "ebnf", "(ab,((c,(d)),e))"),
+)
+
+
+@pytest.fixture(scope="module")
+def llama3() -> tuple[vocabularies.Vocabulary, object]:
+    vocab = vocabularies.load("llama3")
+    return vocab, reference.native_vocabulary(vocab)
+
+
+@pytest.mark.parametrize(("text", "notation", "sentence"), CASES)
+def test_masks_equal_the_references_along_a_nested_text(
+    llama3: tuple[vocabularies.Vocabulary, object], text: str, notation: str, sentence: str
+) -> None:
+    vocab, native = llama3
+    pushdown = tokensdfa.PushdownIndex.from_grammar(text, native, notation)
+    naive = tokensdfa.NaiveGrammarIndex(text, native, notation)
+    got = np.zeros(vocab.mask_words, dtype=np.int32)
+    want = np.zeros(vocab.mask_words, dtype=np.int32)
+    p, n = pushdown.initial_state, naive.initial_state
+    for k, token in enumerate(vocab.encode(sentence)):
+        pushdown.fill_mask(p, got)
+        naive.fill_mask(n, want)
+        assert np.array_equal(got, want), (notation, k)
+        assert pushdown.is_accepting(p) == naive.is_accepting(n), (notation, k)
+        p, n = pushdown.next_state(p, token), naive.next_state(n, token)
+        assert p is not None and n is not None, (notation, k)
+    assert pushdown.is_accepting(p) and naive.is_accepting(n)
+
+
+def test_it_is_a_lazy_index_a_batch_takes(llama3: tuple[vocabularies.Vocabulary, object]) -> None:
+    vocab, native = llama3
+    index = tokensdfa.PushdownIndex.from_grammar(JSON_GBNF, native, "gbnf")
+    assert isinstance(index, tokensdfa.LazyIndex)
+    tokens = vocab.encode("[1, [2]]")
+    batch = tokensdfa.Batch([index, index])
+    out = np.zeros((2, vocab.mask_words), dtype=np.int32)
+    batch.step(None, out, 2)
+    assert batch.step([tokens[0], -1], out, 2) == [True, False]
+    single = np.zeros(vocab.mask_words, dtype=np.int32)
+    index.fill_mask(index.next_state(index.initial_state, tokens[0]), single)
+    assert np.array_equal(out[0], single)
+    assert index.stats()["states"] >= 2
+
+
+@pytest.mark.parametrize(
+    ("text", "notation", "error", "match"),
+    [
+        ('root ::= "a', "gbnf", "GrammarError", "line"),
+        ("root ::= x\nx ::= x", "gbnf", "GrammarError", "empty"),
+        ('root ::= "a"', "bnf", "ValueError", "notation"),
+    ],
+)
+def test_a_grammar_it_cannot_read_is_one_clear_error(
+    llama3: tuple[vocabularies.Vocabulary, object], text: str, notation: str, error: str, match: str
+) -> None:
+    _, native = llama3
+    kind = getattr(tokensdfa, error, None) or ValueError
+    with pytest.raises(kind, match=match):
+        tokensdfa.PushdownIndex.from_grammar(text, native, notation)
