@@ -116,11 +116,16 @@ struct Inner {
 }
 
 /// `grammar` read as `options` say, laid out for the recognizer: `%ignore` expanded,
-/// trimmed (an empty language is [`Error::Invalid`]; with greedy lexing, terminals match
-/// non-empty strings only, and one that also matches the empty string may be left out:
-/// `lexemes`), terminals compiled. The reference and the pushdown mode read this one
-/// layout, so they read one language.
-pub(crate) fn compile(grammar: &Grammar, options: &GrammarOptions) -> Result<Compiled, Error> {
+/// `rewrite` applied (a change of form that keeps the language: the pushdown mode's
+/// stars, `crate::pushdown`), trimmed (an empty language is [`Error::Invalid`]; with
+/// greedy lexing, terminals match non-empty strings only, and one that also matches the
+/// empty string may be left out: `lexemes`), terminals compiled. The reference and the
+/// pushdown mode read this one layout, so they read one language.
+pub(crate) fn compile(
+    grammar: &Grammar,
+    options: &GrammarOptions,
+    rewrite: impl FnOnce(Grammar) -> Grammar,
+) -> Result<Compiled, Error> {
     let greedy = options.lexing == Lexing::Greedy;
     let optional;
     let read = if greedy {
@@ -132,7 +137,7 @@ pub(crate) fn compile(grammar: &Grammar, options: &GrammarOptions) -> Result<Com
     };
     let (expanded, ignore_rules) =
         read.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
-    let (trimmed, dfas, renumbered) = expanded.trimmed_with_dfas_for(greedy)?;
+    let (trimmed, dfas, renumbered) = rewrite(expanded).trimmed_with_dfas_for(greedy)?;
     let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
     let ignore: Vec<u32> = ignore_rules
         .iter()
@@ -167,7 +172,7 @@ impl NaiveGrammarIndex {
         vocab: &Vocabulary,
         options: GrammarOptions,
     ) -> Result<Self, Error> {
-        let g = compile(grammar, &options)?;
+        let g = compile(grammar, &options, |g| g)?;
         let initial = Earley::new(&g, options.item_budget).initial()?;
         let t = vocab.trie();
         let trie = TokenTrie {

@@ -45,7 +45,7 @@ use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
 use crate::earley::{Compiled, Earley, Item, Origins, Set};
 use crate::error::Error;
 use crate::index::compile;
-use crate::ir::Grammar;
+use crate::ir::{Grammar, Symbol};
 use crate::options::GrammarOptions;
 
 /// The origin of items predicted in the set that holds them (a set's own position).
@@ -100,7 +100,7 @@ impl EarleySets {
             item_budget,
             ..GrammarOptions::default()
         };
-        let g = compile(grammar, &options)?;
+        let g = compile(grammar, &options, left_stars)?;
         let initial = Earley::new(&g, item_budget).initial_at(&Sets(Vec::new()), SELF)?;
         let (classes, n_classes) = joint_classes(&g);
         let items = initial.len();
@@ -191,6 +191,29 @@ impl Recognizer for EarleySets {
     fn boxed_clone(&self) -> Box<dyn Recognizer> {
         Box::new(self.clone())
     }
+}
+
+/// `grammar` with every star rule turned left-recursive: a rule whose alternatives are
+/// the empty one and ones of the form `a R` (`R` itself last, nowhere in `a`) derives
+/// `(a | ...)*`, as does `R ::= "" | R a | ...`. The readers write repetition that way
+/// (`x*` is `R ::= x R | ""`) and so does `%ignore` (`IGN ::= "" | WS IGN`); right
+/// recursion chains origins (each `a` matched starts an `R` at a new set), so every
+/// length of whitespace made new sets, where the left form keeps one origin and the
+/// sets recur. The language, hence every mask, is unchanged.
+fn left_stars(mut grammar: Grammar) -> Grammar {
+    for (r, rule) in grammar.rules.iter_mut().enumerate() {
+        let me = Symbol::Rule(r as u32);
+        let is_star = rule.alternatives.iter().any(Vec::is_empty)
+            && rule.alternatives.iter().all(|alt| {
+                alt.is_empty() || (alt.last() == Some(&me) && !alt[..alt.len() - 1].contains(&me))
+            });
+        if is_star && rule.alternatives.len() > 1 {
+            for alt in rule.alternatives.iter_mut().filter(|a| !a.is_empty()) {
+                alt.rotate_right(1);
+            }
+        }
+    }
+    grammar
 }
 
 /// The bytes no terminal DFA tells apart: two bytes share a class iff they share one in

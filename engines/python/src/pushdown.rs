@@ -51,6 +51,9 @@ impl PyPushdownIndex {
             inner: Arc::new(inner),
             words: vocab.inner.mask_words(),
         };
-        Py::new(py, PyClassInitializer::from(base).add_subclass(PyPushdownIndex))
+        Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(PyPushdownIndex),
+        )
     }
 }

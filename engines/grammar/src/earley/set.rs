@@ -179,7 +179,13 @@ impl<'g> Earley<'g> {
         let mut set = Set::default();
         self.seen.clear();
         for item in self.g.initial_items() {
-            self.add(&mut set, Item { origin: here, ..item })?;
+            self.add(
+                &mut set,
+                Item {
+                    origin: here,
+                    ..item
+                },
+            )?;
         }
         self.close(origins, here, here, &mut set)?;
         Ok(set)
@@ -227,7 +233,14 @@ impl<'g> Earley<'g> {
             let next = self.g.dfas[t as usize].next(it.dfa, byte);
             if next != DEAD {
                 let origin = rebase(it.origin);
-                self.add(set, Item { dfa: next, origin, ..it })?;
+                self.add(
+                    set,
+                    Item {
+                        dfa: next,
+                        origin,
+                        ..it
+                    },
+                )?;
             }
         }
         set.kernel = set.items.len() as u32;

@@ -14,8 +14,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use tokensdfa_core::{ByteDfa, Vocabulary};
 use proptest::prelude::*;
+use tokensdfa_core::{ByteDfa, Vocabulary};
 use tokensdfa_grammar::{Grammar, NaiveGrammarIndex, Rule, Symbol, Terminal};
 
 pub fn grammar(start: &str, rules: &[(&str, &str)], terms: &[(&str, &str)]) -> Grammar {
@@ -416,4 +416,3 @@ pub fn build(raw: &RawRules, terms: &[&str], ignore: bool) -> Grammar {
 pub fn token() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(prop::sample::select(b"abc".to_vec()), 0..=3)
 }
-
