@@ -47,7 +47,7 @@ pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
 #[derive(Clone)]
 enum Source {
     /// Subset construction over a regex's NFA.
-    Nfa(Determinizer),
+    Nfa(Box<Determinizer>),
     /// Another front end's automaton ([`Recognizer`]).
     Other(Box<dyn Recognizer>),
 }
@@ -171,7 +171,7 @@ impl LazyDfa {
         let (classes, n_classes) = nfa.byte_classes();
         let mut table = DfaTable::empty(classes, n_classes);
         let det = Determinizer::new(nfa, &mut table)?;
-        let mut d = Self::with_table(table, Some(Source::Nfa(det)));
+        let mut d = Self::with_table(table, Some(Source::Nfa(Box::new(det))));
         d.build = Build {
             fast_parse: false,
             parse_ns: 0,
