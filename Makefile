@@ -22,7 +22,7 @@ BENCH_VOCABS ?= llama3,tekken
 # transformers-cfg is left out of the default: its pure-Python masks take seconds a cell on
 # grammars (it reads nothing else), past make bench's budget; add it with BENCH_ENGINES
 ENGINES_ALL := naive,outlines-core,llguidance,xgrammar,lm-format-enforcer,formatron
-BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical,tokensdfa-lazy
+BENCH_ENGINES ?= $(ENGINES_ALL),tokensdfa,tokensdfa-canonical,tokensdfa-lazy,tokensdfa-pushdown
 # `make bench` fits about 15 minutes on 2 cores: at most BENCH_LIMIT specs per corpus set
 # (evenly spaced over the set) and BENCH_TIMEOUT seconds per cell; BENCH_FLAGS adds any
 # other `tokensieve bench` option (e.g. BENCH_FLAGS="--run nightly").

@@ -20,6 +20,7 @@ DEFAULT_ENGINES = (
     "tokensdfa",
     "tokensdfa-canonical",
     "tokensdfa-lazy",
+    "tokensdfa-pushdown",
 )
 
 

@@ -30,7 +30,7 @@
 //! ## Bounds
 //!
 //! Each step counts its Earley items against the item budget; the sets are held in
-//! memory, counted against the index's walk limit (in the NFA's 12-byte units). Past
+//! memory, counted against the index's walk limit (two gigabytes by default). Past
 //! either the index is marked exceeded (the Python binding then raises `LimitError`),
 //! never a hang or all memory. Sets are never evicted (state numbers must stay valid);
 //! masks are, under the lazy index's cache limit.
@@ -53,6 +53,11 @@ const SELF: u32 = u32::MAX - 1;
 
 /// Bytes an item costs in the sets held (the item, and its share of the indexes).
 const ITEM_BYTES: usize = 24;
+
+/// Bytes per unit of the lazy index's walk limit: the NFA's states with their maps, so
+/// the default limit (`WALK_STATE_LIMIT`, 2^23) stands for two gigabytes of sets here
+/// as it does of NFA there.
+const LIMIT_UNIT_BYTES: usize = 256;
 
 /// The sets made so far, by number (0: the initial set).
 struct Sets(Vec<Arc<Set>>);
@@ -177,7 +182,7 @@ impl Recognizer for EarleySets {
     }
 
     fn set_limit(&mut self, limit: usize) {
-        self.item_limit = limit.saturating_mul(12) / ITEM_BYTES;
+        self.item_limit = limit.saturating_mul(LIMIT_UNIT_BYTES) / ITEM_BYTES;
     }
 
     fn exceeded(&self) -> bool {

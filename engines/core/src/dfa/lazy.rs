@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use regex_syntax::hir::Hir;
 
-use crate::dfa::recognizer::{next_row, start_table, Recognizer};
+use crate::dfa::recognizer::{start_table, Recognizer, Source};
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
@@ -42,15 +42,6 @@ use crate::util::table::{DfaTable, Stepper, DEAD};
 /// Bytes regex-automata may use to determinize a pattern with look-around up front (see
 /// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
 pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
-
-/// What computes a lazy table's missing transitions.
-#[derive(Clone)]
-enum Source {
-    /// Subset construction over a regex's NFA.
-    Nfa(Box<Determinizer>),
-    /// Another front end's automaton ([`Recognizer`]).
-    Other(Box<dyn Recognizer>),
-}
 
 /// The DFA built on demand (see the module doc).
 #[derive(Clone)]
@@ -126,10 +117,7 @@ impl Stepper for LazyDfa {
             .expect("only a lazily built table has UNKNOWN entries");
         let t0 = ticks();
         let byte = self.class_rep[class as usize];
-        let next = match det {
-            Source::Nfa(d) => d.next(&mut self.table, row, byte),
-            Source::Other(r) => next_row(r.as_mut(), &mut self.table, row, byte),
-        };
+        let next = det.next(&mut self.table, row, byte);
         self.table.table[row as usize + class as usize] = next;
         self.misses += 1;
         self.det_ticks += ticks().wrapping_sub(t0);
@@ -217,48 +205,32 @@ impl LazyDfa {
     /// `None` for a table determinized up front.
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
-        match self.det.as_mut()? {
-            Source::Nfa(d) => Some(d.run_bounds(state, class, cap)),
-            Source::Other(_) => None,
-        }
+        self.det.as_mut()?.run_bounds(state, class, cap)
     }
 
     /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
     /// determinized up front.
     pub fn run_lower(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         let state = self.table.state(row);
-        match self.det.as_mut()? {
-            Source::Nfa(d) => Some(d.run_lower(state, class, cap)),
-            Source::Other(_) => None,
-        }
+        self.det.as_mut()?.run_lower(state, class, cap)
     }
 
     /// The NFA's states, or a recognizer's.
     pub fn nfa_states(&self) -> usize {
-        match &self.det {
-            Some(Source::Nfa(d)) => d.nfa_states(),
-            Some(Source::Other(r)) => r.num_states(),
-            None => 0,
-        }
+        self.det.as_ref().map_or(0, Source::states)
     }
 
     /// See [`crate::lazy::LazyOptions::walk_limit`].
     pub fn set_walk_limit(&mut self, limit: usize) {
-        match self.det.as_mut() {
-            Some(Source::Nfa(d)) => d.set_walk_limit(limit),
-            Some(Source::Other(r)) => r.set_limit(limit),
-            None => {}
+        if let Some(det) = self.det.as_mut() {
+            det.set_limit(limit);
         }
     }
 
     /// Whether determinizing passed the NFA's walk limit ([`crate::nfa::WALK_STATE_LIMIT`]),
     /// or a recognizer its own: transitions computed since may be wrong.
     pub fn exceeded(&self) -> bool {
-        match &self.det {
-            Some(Source::Nfa(d)) => d.exceeded(),
-            Some(Source::Other(r)) => r.exceeded(),
-            None => false,
-        }
+        self.det.as_ref().is_some_and(Source::exceeded)
     }
 
     /// Follow `bytes` from `row`; `DEAD` as soon as no match is reachable.
@@ -296,12 +268,7 @@ impl LazyDfa {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
-            + match &self.det {
-                Some(Source::Nfa(d)) => d.memory_bytes(),
-                Some(Source::Other(r)) => r.memory_bytes(),
-                None => 0,
-            }
+        self.table.memory_bytes() + self.det.as_ref().map_or(0, Source::memory_bytes)
     }
 
     /// Compute every transition of every reachable state, within `bytes` of memory (the

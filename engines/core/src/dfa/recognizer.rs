@@ -12,7 +12,12 @@
 //!
 //! The contract is the NFA's: a state is live iff some continuation reaches acceptance,
 //! which is what makes every mask walk exact.
+//!
+//! `Source` is what the lazy DFA fills its missing transitions from: the NFA's subset
+//! construction, or a recognizer (which gives no run bounds, so slices are decided by
+//! the product search or a pruning walk).
 
+use crate::nfa::Determinizer;
 use crate::util::table::{DfaTable, DEAD};
 
 /// A byte automaton computed on demand (see the module doc).
@@ -24,8 +29,9 @@ pub trait Recognizer: Send + Sync {
     fn is_accepting(&self, state: u32) -> bool;
     /// States made so far.
     fn num_states(&self) -> usize;
-    /// Bound the work of later steps (`LazyOptions::walk_limit`, in the NFA's units of
-    /// twelve-byte states; a recognizer reads it as a bound on its own memory).
+    /// Bound the work of later steps (`LazyOptions::walk_limit`, in the NFA's states:
+    /// the default, 2^23, stands for about two gigabytes; a recognizer reads it as a
+    /// bound on its own memory).
     fn set_limit(&mut self, limit: usize);
     /// Whether a step passed the limit: that step and every later one may be wrong.
     fn exceeded(&self) -> bool;
@@ -48,7 +54,7 @@ pub(crate) fn start_table(r: &dyn Recognizer) -> DfaTable {
 }
 
 /// The row after `byte` from `row`, rows added to `table` for the states `r` made.
-pub(crate) fn next_row(r: &mut dyn Recognizer, table: &mut DfaTable, row: u32, byte: u8) -> u32 {
+fn next_row(r: &mut dyn Recognizer, table: &mut DfaTable, row: u32, byte: u8) -> u32 {
     let next = r.step(table.state(row), byte);
     if next == DEAD {
         return DEAD;
@@ -58,4 +64,70 @@ pub(crate) fn next_row(r: &mut dyn Recognizer, table: &mut DfaTable, row: u32, b
         table.push_state(r.is_accepting(state));
     }
     next << table.shift
+}
+
+/// What computes a lazy table's missing transitions: subset construction over a regex's
+/// NFA, or another front end's automaton.
+#[derive(Clone)]
+pub(crate) enum Source {
+    Nfa(Box<Determinizer>),
+    Other(Box<dyn Recognizer>),
+}
+
+impl Source {
+    pub(crate) fn next(&mut self, table: &mut DfaTable, row: u32, byte: u8) -> u32 {
+        match self {
+            Source::Nfa(d) => d.next(table, row, byte),
+            Source::Other(r) => next_row(r.as_mut(), table, row, byte),
+        }
+    }
+
+    /// Bounds on runs of `class` from `state` (the NFA's; a recognizer gives none).
+    pub(crate) fn run_bounds(
+        &mut self,
+        state: u32,
+        class: &[(u32, u32)],
+        cap: u32,
+    ) -> Option<(u32, u32)> {
+        match self {
+            Source::Nfa(d) => Some(d.run_bounds(state, class, cap)),
+            Source::Other(_) => None,
+        }
+    }
+
+    pub(crate) fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
+        match self {
+            Source::Nfa(d) => Some(d.run_lower(state, class, cap)),
+            Source::Other(_) => None,
+        }
+    }
+
+    /// The NFA's states, or the recognizer's.
+    pub(crate) fn states(&self) -> usize {
+        match self {
+            Source::Nfa(d) => d.nfa_states(),
+            Source::Other(r) => r.num_states(),
+        }
+    }
+
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        match self {
+            Source::Nfa(d) => d.set_walk_limit(limit),
+            Source::Other(r) => r.set_limit(limit),
+        }
+    }
+
+    pub(crate) fn exceeded(&self) -> bool {
+        match self {
+            Source::Nfa(d) => d.exceeded(),
+            Source::Other(r) => r.exceeded(),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        match self {
+            Source::Nfa(d) => d.memory_bytes(),
+            Source::Other(r) => r.memory_bytes(),
+        }
+    }
 }
