@@ -171,11 +171,12 @@ pub fn next_states(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{Index, LazyIndex, Mode, Vocabulary};
 
-    fn vocab() -> Vocabulary {
+    /// Eight tokens, EOS first: the vocabulary of the batch and sequence tests.
+    pub(crate) fn vocab() -> Vocabulary {
         let tokens: Vec<Vec<u8>> = ["<eos>", "a", "b", "ab", "1", "12", "\"", "x\""]
             .iter()
             .map(|t| t.as_bytes().to_vec())

@@ -196,16 +196,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::batch::tests::vocab;
     use crate::{Index, LazyIndex, Mode, Vocabulary};
-
-    fn vocab() -> Vocabulary {
-        let tokens: Vec<Vec<u8>> = ["<eos>", "a", "b", "ab", "1", "12", "\"", "x\""]
-            .iter()
-            .map(|t| t.as_bytes().to_vec())
-            .collect();
-        let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
-        Vocabulary::new(&refs, 0, &[]).unwrap()
-    }
 
     /// Eager and lazy rows, many of them (several runs), stepped along one token list at
     /// 1, 2 and 3 threads: every step equals single steps of each row's automaton.

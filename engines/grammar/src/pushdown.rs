@@ -60,9 +60,9 @@ const ITEM_BYTES: usize = 24;
 const LIMIT_UNIT_BYTES: usize = 256;
 
 /// The sets made so far, by number (0: the initial set).
-struct Sets(Vec<Arc<Set>>);
+struct Sets<'a>(&'a [Arc<Set>]);
 
-impl Sets {
+impl Sets<'_> {
     /// An origin of an item of set `set`, as a later set names it.
     fn rebase(set: u32, origin: u32) -> u32 {
         if origin == SELF {
@@ -73,7 +73,7 @@ impl Sets {
     }
 }
 
-impl Origins for Sets {
+impl Origins for Sets<'_> {
     fn origin(&self, origin: u32) -> &Set {
         &self.0[origin as usize]
     }
@@ -106,7 +106,7 @@ impl EarleySets {
             ..GrammarOptions::default()
         };
         let g = compile(grammar, &options, left_stars)?;
-        let initial = Earley::new(&g, item_budget).initial_at(&Sets(Vec::new()), SELF)?;
+        let initial = Earley::new(&g, item_budget).initial_at(&Sets(&[]), SELF)?;
         let (classes, n_classes) = joint_classes(&g);
         let items = initial.len();
         Ok(EarleySets {
@@ -125,10 +125,10 @@ impl EarleySets {
     /// The set after `byte` from set `state`: its number, or None when empty; an error
     /// past the item budget.
     fn scan(&mut self, state: u32, byte: u8) -> Result<Option<u32>, Error> {
-        let prev = self.sets[state as usize].clone();
         let mut earley = Earley::new(&self.g, self.budget);
         let mut set = Set::default();
-        earley.scan(&prev, byte, &mut set, |o| Sets::rebase(state, o))?;
+        let prev = &self.sets[state as usize];
+        earley.scan(prev, byte, &mut set, |o| Sets::rebase(state, o))?;
         if set.is_empty() {
             return Ok(None);
         }
@@ -136,11 +136,8 @@ impl EarleySets {
         if let Some(&id) = self.ids.get(&key) {
             return Ok(Some(id));
         }
+        earley.close(&Sets(&self.sets), SELF, 0, &mut set)?;
         let sets = Arc::make_mut(&mut self.sets);
-        let origins = Sets(std::mem::take(sets));
-        let closed = earley.close(&origins, SELF, 0, &mut set);
-        *sets = origins.0;
-        closed?;
         let id = sets.len() as u32;
         self.items += set.len() + key.len();
         sets.push(Arc::new(set));
