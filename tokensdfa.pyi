@@ -137,6 +137,7 @@ def grammar_accepts(
     trailing_ignore: _TrailingIgnore = ...,
 ) -> list[bool]: ...
 def grammar_samples(text: str, notation: _Notation, count: int, seed: int = ...) -> list[bytes]: ...
+def schema_grammar(schema: str, dialect: dict[str, str | int] | None = ...) -> str | None: ...
 
 class Vocabulary:
     def __new__(
@@ -227,7 +228,9 @@ class LazyIndex:
 class PushdownIndex(LazyIndex):
     """TokensDFA's pushdown mode: a lazy index whose automaton is a grammar's Earley
     sets, hash-consed and computed on demand; exact (the reference's masks, read the
-    default way). Every LazyIndex call applies."""
+    default way). JSON schemas through the compiler's grammar mode, where unconstrained
+    values nest without bound (`schema_grammar` shows the grammar). Every LazyIndex
+    call applies."""
 
     @staticmethod
     def from_grammar(
@@ -236,6 +239,14 @@ class PushdownIndex(LazyIndex):
         notation: _Notation = ...,
         item_budget: int | None = ...,
         cache_limit_bytes: int | None = ...,
+    ) -> PushdownIndex: ...
+    @staticmethod
+    def from_schema(
+        schema: str,
+        vocab: Vocabulary,
+        dialect: dict[str, str | int] | None = ...,
+        cache_limit_bytes: int | None = ...,
+        item_budget: int | None = ...,
     ) -> PushdownIndex: ...
 
 class ByteDfa:

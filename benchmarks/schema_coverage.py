@@ -13,6 +13,9 @@ Subjects:
   text size limit, only the tree's own (`engines/schema/src/lib.rs`,
   `compile_ast`); how many of those it also writes as regex text within the size cap
   (what the naive reference and the eager index need) is printed beside;
+- `ours-pushdown`: our compiler in TokensDFA's pushdown mode (`PushdownIndex.from_schema`,
+  tokensdfa-pushdown), the same dialect with unconstrained values nesting without bound,
+  judged as the converters are (its false rejections should be the exponents alone);
 - the engines with their own JSON grammar (`--engines`), each compiling every schema
   through its harness adapter on a small synthetic vocabulary (what a schema costs an
   engine does not depend on the vocabulary's size; what it accepts does not either) in
@@ -81,6 +84,11 @@ from harness.spec import Spec
 
 # Unexplained false rejections, false acceptances and invalid outputs printed per subject.
 EXAMPLES = 8
+# Our compiler in TokensDFA's pushdown mode, a subject beside the converters: the same
+# dialect with unconstrained values nesting without bound.
+PUSHDOWN = "ours-pushdown"
+PUSHDOWN_ENGINE = "tokensdfa-pushdown"
+OUR_SUBJECTS = (converter.OURS, PUSHDOWN)
 
 
 class ByteLanguage:
@@ -92,6 +100,8 @@ class ByteLanguage:
         self.vocab = tiny_vocabulary([bytes([b]) for b in range(256)])
         self.engine = engines.get("tokensdfa-lazy")
         self.prepared = self.engine.prepare(self.vocab)
+        self.pushdown_engine = engines.get(PUSHDOWN_ENGINE)
+        self.pushdown_prepared = self.pushdown_engine.prepare(self.vocab)
 
     def matcher(self, regex: str) -> Matcher:
         """Raises TokensieveError for a regex the index cannot take."""
@@ -110,6 +120,13 @@ class ByteLanguage:
 
     def compiled(self, spec: Spec) -> Compiled:
         return self.engine.compile(self.prepared, spec)
+
+    def pushdown(self, schema: str) -> Compiled:
+        """Our compiler's language of `schema` in TokensDFA's pushdown mode
+        (`PushdownIndex.from_schema`): unconstrained values nest without bound."""
+        return self.pushdown_engine.compile(
+            self.pushdown_prepared, Spec.schema("coverage/schema", schema)
+        )
 
     def _compiled(self, spec: Spec) -> Matcher:
         return self.compiled(spec).matcher()
@@ -155,11 +172,14 @@ def _converter_row(
     row.update(outputs=0, invalid_outputs=0, unfinished=0, empty=0, repeated_keys=0, broken=0)
     started = time.monotonic()
     for entry in found:
-        conversion = converter.convert_schema(entry.spec.text, name)
+        ours = name in OUR_SUBJECTS
+        conversion = converter.convert_schema(entry.spec.text, converter.OURS if ours else name)
         row["as_text"] += conversion.ok
         try:
             if name == converter.OURS:  # as a tree: no text, so no text size limit
                 compiled = walker.tree(entry.spec.text)
+            elif name == PUSHDOWN:
+                compiled = walker.pushdown(entry.spec.text)
             elif conversion.regex is None:
                 row["reasons"][str(conversion.status)] += 1
                 continue
@@ -204,7 +224,7 @@ def _judge_entry(
             accepted = walker.accepts(index, text)
             if valid and not accepted:
                 row[f"{kind}fr"] += 1
-                if name == converter.OURS:
+                if name in OUR_SUBJECTS:
                     cause = _outside_dialect(entry.spec.text, index, text, walker)
                     row.setdefault(f"{kind}causes", Counter())[cause] += 1
                     if cause == UNEXPLAINED:
@@ -378,7 +398,7 @@ def _print_converter(name: str, r: dict[str, Any], total: int, with_samples: boo
     print(f"    schemas taken with no instance error or invalid output: {r['exact']}")
     if r["broken"]:  # an index that passed its walk limit while judged: not exact
         print(f"    broke mid-walk (walk limit): {r['broken']}: {r['broken_examples'][:3]}")
-    if name == converter.OURS:
+    if name in OUR_SUBJECTS:
         print(f"    of which as regex text (the naive reference's form): {r['as_text']}")
     if with_samples:
         print(f"    samples checked {r['gen_checked']}: false rejections {r['gen_fr']}")
@@ -388,7 +408,7 @@ def _print_converter(name: str, r: dict[str, Any], total: int, with_samples: boo
         print(f"    sample false rejections, {cause}: {n}")
     for spec_id, text in r.get("examples", [])[:EXAMPLES]:
         print(f"    unexplained: {spec_id} {text!r}")
-    for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name == converter.OURS else ():
+    for spec_id, text in r.get("fa_examples", [])[:EXAMPLES] if name in OUR_SUBJECTS else ():
         print(f"    false acceptance: {spec_id} {text!r}")
     for spec_id, text, why in r.get("output_examples", [])[:EXAMPLES]:
         print(f"    invalid output: {spec_id} {text!r}: {why[:160]}")
@@ -439,7 +459,7 @@ def main() -> None:
             f"({empty} yielded none); {time.monotonic() - started:.0f} s",
             flush=True,
         )
-    for name in converter.NAMES:
+    for name in (*converter.NAMES, PUSHDOWN):
         row = _converter_row(name, found, walker, samples, args.outputs, args.seed)
         _print_converter(name, row, len(found), bool(samples))
     for name in filter(None, args.engines.split(",")):

@@ -3,7 +3,7 @@ kept in the repository (`benchmarks/thresholds.toml`).
 
 On a noisy 2-core machine an absolute time says little; a ratio of two measurements
 interleaved in the same process (A, B, A, B, ...) cancels most of the noise, because both
-sides see the same load. Six ratios gate:
+sides see the same load. Eight ratios gate:
 - `compile_speedup_over_naive`: naive compile time / TokensDFA compile time, geometric
   mean over the selected specs (must be at least the threshold);
 - `compile_speedup_over_outlines_core`: the same against outlines-core;
@@ -17,7 +17,12 @@ sides see the same load. Six ratios gate:
   llguidance's (which compiles the schema itself), interleaved, geometric mean over the
   specs (must be at most the threshold);
 - `lazy_revisit_fill_over_numpy_copy_p99`: the fill ratio above for tokensdfa-lazy's
-  memoized states (every state is visited once before the sweeps).
+  memoized states (every state is visited once before the sweeps);
+- `pushdown_ttfm_over_llguidance`: tokensdfa-pushdown's time to first mask / llguidance's
+  on a few grammars (`PUSHDOWN_GRAMMARS`), geometric mean (at most the threshold);
+- `pushdown_schema_ttfm_over_lazy`: tokensdfa-pushdown's time to first mask /
+  tokensdfa-lazy's on schemas with unconstrained values (`PUSHDOWN_SCHEMAS`), which the
+  pushdown mode reads as grammars and the lazy index as a bounded regex.
 Absolute times are written to the result file for the record, never compared.
 """
 
@@ -57,6 +62,16 @@ DEFAULT_SPECS = (
     "outlines-bench/ssn",
     "handwritten/chat-reply",
 )
+# The pushdown mode's ratios are measured on their own specs: grammars (against
+# llguidance) and schemas with unconstrained values, the ones it reads as grammars
+# (against the lazy index, whose bounded regex is the same schema's other reading).
+PUSHDOWN_GRAMMARS = (
+    "grammars/gbnf-json",
+    "grammars/lark-syncode-json",
+    "grammars/edge-tool-call",
+    "grammars/gbnf-arithmetic",
+)
+PUSHDOWN_SCHEMAS = ("schemastore/github-actions", "schemastore/readthedocs")
 KINDS = ("min", "max")
 
 
@@ -309,7 +324,7 @@ def run_gate(
     """Measure and compare. `engine_factory` lets a test hand in a slowed TokensDFA."""
     specs = [converter.with_regex(corpora.get(s)) for s in spec_ids]
     tdfa = engine_factory("tokensdfa")
-    names = ("naive", "outlines-core", "llguidance", "tokensdfa-lazy")
+    names = ("naive", "outlines-core", "llguidance", "tokensdfa-lazy", "tokensdfa-pushdown")
     others = {n: engine_factory(n) for n in names}
     prepared = {e.name: e.prepare(vocab) for e in [tdfa, *others.values()]}
     m = Measurements()
@@ -326,6 +341,7 @@ def run_gate(
         rounds,
         m,
     )
+    measure_pushdown(others, prepared, vocab.mask_words, rounds, m, log)
     log("fill_mask vs np.copyto: tokensdfa, tokensdfa-lazy revisits")
     measure_fill(compiled, vocab, specs, reps, (m.fill_ns, m.copy_ns))
     # one sweep visits (and memoizes) every state, so the measured sweeps are revisits
@@ -338,6 +354,8 @@ def run_gate(
         "fill_over_numpy_copy_p99": _state_ratio(m.fill_ns, m.copy_ns, 0.99),
         "lazy_ttfm_over_llguidance": m.ttfm_ratio("tokensdfa-lazy", "llguidance"),
         "lazy_revisit_fill_over_numpy_copy_p99": _state_ratio(m.lazy_fill_ns, m.lazy_copy_ns, 0.99),
+        "pushdown_ttfm_over_llguidance": m.ttfm_ratio("tokensdfa-pushdown", "llguidance"),
+        "pushdown_schema_ttfm_over_lazy": m.ttfm_ratio("tokensdfa-pushdown", "tokensdfa-lazy"),
     }
     checks = []
     for name, threshold in thresholds.items():
@@ -350,6 +368,25 @@ def run_gate(
             raise TokensieveError(f"gate: nothing measured for {name}")
         checks.append(Check(name, ratio, threshold))
     return checks, m
+
+
+def measure_pushdown(
+    others: dict[str, Engine],
+    prepared: dict[str, Any],
+    words: int,
+    rounds: int,
+    into: Measurements,
+    log: Callable[[str], None],
+) -> None:
+    """The pushdown mode's times to first mask: on `PUSHDOWN_GRAMMARS` beside
+    llguidance's, on `PUSHDOWN_SCHEMAS` beside the lazy index's (interleaved)."""
+    push = others["tokensdfa-pushdown"]
+    grammars = [corpora.get(s) for s in PUSHDOWN_GRAMMARS]
+    schemas = [corpora.get(s) for s in PUSHDOWN_SCHEMAS]
+    log("time to first mask: tokensdfa-pushdown vs llguidance (grammars)")
+    measure_ttfm([others["llguidance"], push], prepared, words, grammars, rounds, into)
+    log("time to first mask: tokensdfa-pushdown vs tokensdfa-lazy (open schemas)")
+    measure_ttfm([others["tokensdfa-lazy"], push], prepared, words, schemas, rounds, into)
 
 
 def _state_ratio(fills: Sequence[int], copies: Sequence[int], q: float) -> float | None:

@@ -1,5 +1,5 @@
 """The CI gate: threshold parsing and comparison, and the whole gate failing on a
-deliberately slowed TokensDFA (eager and lazy) while passing on the real one, both with
+deliberately slowed TokensDFA (eager, lazy and pushdown) while passing on the real one, both with
 the repo's thresholds."""
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from harness import engines
 from harness import vocab as vocabularies
 from harness.engines.base import Compiled, Engine, Matcher
 from harness.engines.rust_index import IndexCompiled
-from harness.engines.tokensdfa import TokensDFAEngine, TokensDFALazyEngine
+from harness.engines.tokensdfa import (
+    TokensDFAEngine,
+    TokensDFALazyEngine,
+    TokensDFAPushdownEngine,
+)
 from harness.errors import TokensieveError
 from harness.gate import DEFAULT_THRESHOLDS, Check, Threshold, load_thresholds, run_gate
 from harness.spec import Spec
@@ -47,6 +51,8 @@ def test_repo_thresholds_parse() -> None:
         "fill_over_numpy_copy_p99",
         "lazy_ttfm_over_llguidance",
         "lazy_revisit_fill_over_numpy_copy_p99",
+        "pushdown_ttfm_over_llguidance",
+        "pushdown_schema_ttfm_over_lazy",
     }
 
 
@@ -115,7 +121,22 @@ class SlowedTokensDFALazy(TokensDFALazyEngine):
         return _SlowCompiled(super().compile(prepared, spec))
 
 
-SLOWED = {"tokensdfa": SlowedTokensDFA, "tokensdfa-lazy": SlowedTokensDFALazy}
+class SlowedTokensDFAPushdown(TokensDFAPushdownEngine):
+    """The pushdown mode doing SLOWDOWN times its real work: each throwaway index also
+    computes its first mask."""
+
+    def compile(self, prepared: Any, spec: Spec) -> Compiled:
+        out = np.zeros(prepared.vocab.mask_words, dtype=np.int32)
+        for _ in range(SLOWDOWN - 1):
+            super().compile(prepared, spec).matcher().fill_mask(out)
+        return super().compile(prepared, spec)
+
+
+SLOWED = {
+    "tokensdfa": SlowedTokensDFA,
+    "tokensdfa-lazy": SlowedTokensDFALazy,
+    "tokensdfa-pushdown": SlowedTokensDFAPushdown,
+}
 
 
 def _factory(slow: bool):  # type: ignore[no-untyped-def]

@@ -102,3 +102,58 @@ def test_a_grammar_it_cannot_read_is_one_clear_error(
     kind = getattr(tokensdfa, error, None) or ValueError
     with pytest.raises(kind, match=match):
         tokensdfa.PushdownIndex.from_grammar(text, native, notation)
+
+
+# Members hold unconstrained values ("meta" has no schema; "tags" items neither).
+OPEN_SCHEMA = (
+    '{"type": "object", "properties": {"id": {"type": "integer"}, "meta": {},'
+    ' "tags": {"type": "array"}}, "required": ["id"], "additionalProperties": false}'
+)
+DIALECT = {"whitespace": "optional-space", "escapes": "required"}
+
+
+def test_a_schema_nests_unconstrained_values_without_bound(
+    llama3: tuple[vocabularies.Vocabulary, object],
+) -> None:
+    """Along an instance nesting 9 levels (the regex modes stop at `any_depth` 2), the
+    schema's pushdown index holds the masks of the reference over the grammar
+    `schema_grammar` writes; the lazy index of the bounded regex refuses the text."""
+    vocab, native = llama3
+    grammar = tokensdfa.schema_grammar(OPEN_SCHEMA, DIALECT)
+    assert grammar is not None and grammar.startswith("start:")
+    pushdown = tokensdfa.PushdownIndex.from_schema(OPEN_SCHEMA, native, DIALECT)
+    naive = tokensdfa.NaiveGrammarIndex(grammar, native, "lark")
+    deep = '{"id": 7, "meta": ' + '[{"k": ' * 4 + "null" + "}]" * 4 + ', "tags": [[["x"]]]}'
+    got = np.zeros(vocab.mask_words, dtype=np.int32)
+    want = np.zeros(vocab.mask_words, dtype=np.int32)
+    p, n = pushdown.initial_state, naive.initial_state
+    for k, token in enumerate(vocab.encode(deep)):
+        pushdown.fill_mask(p, got)
+        naive.fill_mask(n, want)
+        assert np.array_equal(got, want), k
+        p, n = pushdown.next_state(p, token), naive.next_state(n, token)
+        assert p is not None and n is not None, k
+    assert pushdown.is_accepting(p) and naive.is_accepting(n)
+    bounded = tokensdfa.LazyIndex.from_schema(OPEN_SCHEMA, native, DIALECT)
+    state: int | None = bounded.initial_state
+    for token in vocab.encode(deep):
+        state = None if state is None else bounded.next_state(state, token)
+    assert state is None or not bounded.is_accepting(state)
+
+
+def test_a_schema_with_no_unconstrained_value_is_the_lazy_index(
+    llama3: tuple[vocabularies.Vocabulary, object],
+) -> None:
+    _, native = llama3
+    closed = (
+        '{"type": "object", "properties": {"a": {"type": "integer"}},'
+        ' "additionalProperties": false}'
+    )
+    assert tokensdfa.schema_grammar(closed, DIALECT) is None
+    pushdown = tokensdfa.PushdownIndex.from_schema(closed, native, DIALECT)
+    lazy = tokensdfa.LazyIndex.from_schema(closed, native, DIALECT)
+    assert sorted(pushdown.allowed(pushdown.initial_state)) == sorted(
+        lazy.allowed(lazy.initial_state)
+    )
+    with pytest.raises(tokensdfa.PatternError, match="not JSON"):
+        tokensdfa.PushdownIndex.from_schema("{", native, DIALECT)

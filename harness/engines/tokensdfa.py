@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the extension is imported when an engine is built (`referen
     import tokensdfa
 
 # How a repro script builds the engine's index (`_build`): from REGEX in a mode, or, in
-# the pushdown mode, from GRAMMAR in NOTATION.
+# the pushdown mode, from GRAMMAR in NOTATION or from SCHEMA in the harness's dialect.
 BUILD_FROM_REGEX = """
 MODE = MODE_NAME
 KIND = KIND_NAME
@@ -52,11 +52,15 @@ def _build(vocab):
     return getattr(tokensdfa, KIND)(REGEX, vocab, mode=MODE)
 """
 
-BUILD_FROM_GRAMMAR = """
+BUILD_PUSHDOWN = """
+DIALECT = DIALECT_VALUE
+
 
 def _build(vocab):
     import tokensdfa
 
+    if GRAMMAR is None:
+        return tokensdfa.PushdownIndex.from_schema(SCHEMA, vocab, DIALECT)
     return tokensdfa.PushdownIndex.from_grammar(GRAMMAR, vocab, NOTATION)
 """
 
@@ -209,20 +213,61 @@ class TokensDFALazyEngine(TokensDFAEngine):
         return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
 
 
+# The harness dialect's options the pushdown mode reads (`any_depth` does not apply to
+# it, and the regex-size cap is for printed regexes).
+PUSHDOWN_DIALECT = ("whitespace", "escapes")
+
+
 class TokensDFAPushdownEngine(TokensDFALazyEngine):
     """TokensDFA's pushdown mode (`tokensdfa.PushdownIndex`): a grammar's Earley sets,
     hash-consed, as the states of a lazy index's automaton; exact, so its masks must
     equal the grammar reference's (read the default way: scannerless, `%ignore` text
-    anywhere). Grammars only, in every notation this project reads."""
+    anywhere). Grammars in every notation this project reads, and JSON schemas through
+    our compiler's grammar mode (`PushdownIndex.from_schema`): the harness's dialect
+    with unconstrained values nesting without bound, so it is compared in that dialect
+    as a native engine is, and values deeper than the reference's `any_depth` are
+    decided by the deeper reference (`values-nested-deeper`)."""
 
     name = "tokensdfa-pushdown"
-    capabilities = Capabilities(regex=False, json_schema="no", grammars=NOTATIONS)
+    capabilities = Capabilities(regex=False, json_schema="native", grammars=NOTATIONS)
+    # our compiler's policies (schema key order, the layouts of `optional-space`)
+    policies = replace(
+        RustIndexEngine.policies,
+        json_dialect=tuple(
+            (k, str(v)) for k, v in converter.OURS_DIALECT.items() if k in PUSHDOWN_DIALECT
+        ),
+    )
 
     @property
     def mask_repro(self) -> str:  # type: ignore[override]
-        return BUILD_FROM_GRAMMAR + MASK_REPRO
+        return BUILD_PUSHDOWN.replace("DIALECT_VALUE", repr(pushdown_dialect())) + MASK_REPRO
+
+    def compiles_schemas_itself(self) -> bool:
+        return True
 
     def compile(self, prepared: RustVocab, spec: Spec) -> IndexCompiled:
-        check_features(self, spec)  # grammars only: a regex or schema is unsupported
-        index = grammar.build_pushdown(spec, prepared.native, self.name)
+        check_features(self, spec)  # a regex is unsupported
+        if spec.kind == "json_schema":
+            index = self._from_schema(prepared, spec)
+        else:
+            index = grammar.build_pushdown(spec, prepared.native, self.name)
         return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
+
+    def _from_schema(self, prepared: RustVocab, spec: Spec) -> tokensdfa.PushdownIndex:
+        module = reference.tokensdfa()
+        try:
+            return module.PushdownIndex.from_schema(spec.text, prepared.native, pushdown_dialect())
+        except module.PatternError as exc:
+            raise SpecError(self.name, spec.id, " ".join(str(exc).split())) from exc
+        except (
+            module.UnsupportedPatternError,
+            module.LimitError,
+            module.GrammarError,
+            MemoryError,
+        ) as exc:
+            raise UnsupportedSpec(self.name, spec.id, " ".join(str(exc).split())) from exc
+
+
+def pushdown_dialect() -> dict[str, str]:
+    """`PushdownIndex.from_schema`'s dialect: the harness's, as the engine declares it."""
+    return dict(TokensDFAPushdownEngine.policies.json_dialect)

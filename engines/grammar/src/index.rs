@@ -84,7 +84,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 use tokensdfa_core::{copy_mask, ones, set_bit, TokenTrie, Vocabulary};
 
-use crate::earley::{Chart, Compiled, Earley, Set};
+use crate::earley::{trimmed_on_demand, Chart, Compiled, Earley, Set, Terms};
 use crate::error::Error;
 use crate::ir::Grammar;
 use crate::options::{GrammarOptions, Lexing};
@@ -119,12 +119,14 @@ struct Inner {
 /// `rewrite` applied (a change of form that keeps the language: the pushdown mode's
 /// stars, `crate::pushdown`), trimmed (an empty language is [`Error::Invalid`]; with
 /// greedy lexing, terminals match non-empty strings only, and one that also matches the
-/// empty string may be left out: `lexemes`), terminals compiled. The reference and the
-/// pushdown mode read this one layout, so they read one language.
+/// empty string may be left out: `lexemes`), terminals compiled: whole, or `on_demand`
+/// (scannerless only; `crate::earley::Terms`). The reference and the pushdown mode read
+/// this one layout, so they read one language.
 pub(crate) fn compile(
     grammar: &Grammar,
     options: &GrammarOptions,
     rewrite: impl FnOnce(Grammar) -> Grammar,
+    on_demand: bool,
 ) -> Result<Compiled, Error> {
     let greedy = options.lexing == Lexing::Greedy;
     let optional;
@@ -137,7 +139,13 @@ pub(crate) fn compile(
     };
     let (expanded, ignore_rules) =
         read.expand_ignore_for(options.leading_ignore, options.trailing_ignore);
-    let (trimmed, dfas, renumbered) = rewrite(expanded).trimmed_with_dfas_for(greedy)?;
+    let rewritten = rewrite(expanded);
+    let (trimmed, dfas, renumbered) = if on_demand && !greedy {
+        trimmed_on_demand(&rewritten)?
+    } else {
+        let (g, dfas, renumbered) = rewritten.trimmed_with_dfas_for(greedy)?;
+        (g, Terms::Whole(dfas), renumbered)
+    };
     let kept = |r: u32| Some(renumbered[r as usize]).filter(|&n| n != u32::MAX);
     let ignore: Vec<u32> = ignore_rules
         .iter()
@@ -172,7 +180,7 @@ impl NaiveGrammarIndex {
         vocab: &Vocabulary,
         options: GrammarOptions,
     ) -> Result<Self, Error> {
-        let g = compile(grammar, &options, |g| g)?;
+        let g = compile(grammar, &options, |g| g, false)?;
         let initial = Earley::new(&g, options.item_budget).initial()?;
         let t = vocab.trie();
         let trie = TokenTrie {

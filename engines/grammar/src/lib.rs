@@ -18,6 +18,9 @@
 //! - `pushdown`: TokensDFA's pushdown mode, [`pushdown_index`]: the recognizer's Earley
 //!   sets hash-consed into a DFA computed on demand ([`EarleySets`]), served by the lazy
 //!   index;
+//! - `schema`: JSON schemas in the pushdown mode, [`schema_pushdown_index`]: the schema
+//!   compiler's grammar mode (unconstrained values nest without bound) read as a
+//!   [`Grammar`];
 //! - `sample`: [`Sampler`], random sentences (the corpus's derived instances);
 //! - `reduce`: one-step smaller grammars ([`Grammar::reductions`]), which the differ's
 //!   minimizer keeps while a bug still shows.
@@ -37,6 +40,7 @@ mod pushdown;
 mod read;
 mod reduce;
 mod sample;
+mod schema;
 mod transform;
 mod write;
 
@@ -47,4 +51,5 @@ pub use options::{GrammarOptions, Lexing, TrailingIgnore};
 pub use pushdown::{pushdown_index, EarleySets};
 pub use read::read;
 pub use sample::{SampleOptions, Sampler};
+pub use schema::{schema_grammar, schema_language, schema_pushdown_index, SchemaIndexError};
 pub use write::{to_gbnf, to_kbnf, to_lark, to_lark_scannerless};

@@ -105,7 +105,7 @@ impl EarleySets {
             item_budget,
             ..GrammarOptions::default()
         };
-        let g = compile(grammar, &options, left_stars)?;
+        let g = compile(grammar, &options, left_stars, true)?;
         let initial = Earley::new(&g, item_budget).initial_at(&Sets(&[]), SELF)?;
         let (classes, n_classes) = joint_classes(&g);
         let items = initial.len();
@@ -183,7 +183,7 @@ impl Recognizer for EarleySets {
     }
 
     fn exceeded(&self) -> bool {
-        self.exceeded
+        self.exceeded || self.g.dfas.exceeded()
     }
 
     fn memory_bytes(&self) -> usize {
@@ -224,7 +224,9 @@ fn joint_classes(g: &Compiled) -> ([u8; 256], usize) {
     let mut classes = [0u8; 256];
     let mut seen: FxHashMap<Vec<u8>, u8> = FxHashMap::default();
     for b in 0..=255u8 {
-        let signature: Vec<u8> = g.dfas.iter().map(|d| d.class_of(b)).collect();
+        let signature: Vec<u8> = (0..g.dfas.len() as u32)
+            .map(|t| g.dfas.class_of(t, b))
+            .collect();
         let next = seen.len() as u8;
         classes[b as usize] = *seen.entry(signature).or_insert(next);
     }

@@ -246,9 +246,20 @@ impl Grammar {
             .iter()
             .map(|d| language_nonempty(d) && (!nonempty_matches || matches_nonempty(d)))
             .collect();
-        let rule_ok = self.productive_rules(&term_ok);
+        self.trimmed_by(dfas, &term_ok)
+    }
+
+    /// The grammar trimmed (see [`Grammar::trimmed`]) where the terminals `term_ok`
+    /// says are productive, with each kept terminal's `dfas` entry, and each rule's
+    /// number in the result (`u32::MAX` where dropped).
+    pub(crate) fn trimmed_by<T>(
+        &self,
+        dfas: Vec<T>,
+        term_ok: &[bool],
+    ) -> Result<(Grammar, Vec<T>, Vec<u32>), Error> {
+        let rule_ok = self.productive_rules(term_ok);
         if !rule_ok[self.start as usize] {
-            return Err(self.empty_language(&term_ok, &rule_ok));
+            return Err(self.empty_language(term_ok, &rule_ok));
         }
         let usable = |s: &Symbol| match *s {
             Symbol::Rule(r) => rule_ok[r as usize],
@@ -284,13 +295,13 @@ impl Grammar {
 
     /// Keep the `rule_keep` rules and `term_keep` terminals, and the alternatives whose
     /// symbols are all `usable`, renumbered in order; with each rule's new number.
-    fn renumbered(
+    fn renumbered<T>(
         &self,
         rule_keep: &[bool],
         term_keep: &[bool],
-        dfas: Vec<ByteDfa>,
+        dfas: Vec<T>,
         usable: impl Fn(&Symbol) -> bool,
-    ) -> (Grammar, Vec<ByteDfa>, Vec<u32>) {
+    ) -> (Grammar, Vec<T>, Vec<u32>) {
         let renumber = |keep: &[bool]| {
             let mut next = 0u32;
             keep.iter()

@@ -3,14 +3,20 @@
 //! state exactly where the reference has one. On random recursive grammars (left, right
 //! and nullable cycles, ambiguity, empty terminals, `%ignore`; `reference_support`, whose
 //! grammars the reference is held to an exact oracle on) and on a JSON grammar walked
-//! along nested texts past any fixed depth, over vocabularies of multi-byte tokens.
+//! along nested texts past any fixed depth, over vocabularies of multi-byte tokens; and
+//! on JSON schemas in the schema compiler's grammar mode, whose unconstrained values nest
+//! without bound where the regex modes stop at `any_depth`.
 
 mod reference_support;
 
 use proptest::prelude::*;
 use reference_support::{build, grammar, raw_rules, token, with_ignore, REGEXES};
 use tokensdfa_core::{LazyOptions, TokenAutomaton, Vocabulary};
-use tokensdfa_grammar::{pushdown_index, Error, Grammar, GrammarOptions, NaiveGrammarIndex};
+use tokensdfa_grammar::{
+    pushdown_index, schema_language, schema_pushdown_index, Error, Grammar, GrammarOptions,
+    NaiveGrammarIndex,
+};
+use tokensdfa_schema::Dialect;
 
 const BUDGET: usize = 50_000_000;
 
@@ -216,4 +222,46 @@ fn runs_of_ignored_text_of_every_length_reuse_their_sets() {
     }
     let sets = push.stats().dfa_states;
     assert!(sets < 40, "{sets} sets for 40 lengths of whitespace");
+}
+
+/// A schema whose members hold unconstrained values is a grammar, not a regex: near the
+/// start and along a text nesting 14 levels (past the regex modes' `any_depth` of 2),
+/// the pushdown index of the schema holds the reference's masks over the same grammar;
+/// the lazy index of the bounded regex refuses that text, and a schema with no
+/// unconstrained value stays regular.
+#[test]
+fn schemas_with_unconstrained_values_nest_without_bound() {
+    let schema = r#"{"type":"object","properties":{"a":{"type":"array"},"b":{}},"required":["a"]}"#;
+    let d = Dialect::default();
+    let g = schema_language(schema, &d).unwrap().expect("a grammar");
+    let (v, tokens) = json_vocab();
+    let compared = lockstep(&g, &v, 6);
+    assert!(compared > 20, "{compared} states compared");
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = schema_pushdown_index(schema, &d, &v, LazyOptions::default(), BUDGET).unwrap();
+    let deep = format!(
+        "{{\"a\":[{}1{}],\"b\":{{}}}}",
+        "[{\"a\":".repeat(7),
+        "}]".repeat(7)
+    );
+    let ids = greedy_tokens(deep.as_bytes(), &tokens);
+    let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+    for (k, &t) in ids.iter().enumerate() {
+        assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{deep} at {k}");
+        n = naive
+            .next_state(n, t)
+            .unwrap()
+            .expect("the reference takes it");
+        p = push.next_state(p, t).expect("the pushdown mode takes it");
+    }
+    assert!(push.is_accepting(p) && naive.is_accepting(n));
+    let ast = tokensdfa_schema::compile_ast(schema, &d).unwrap();
+    let bounded = tokensdfa_core::LazyIndex::from_ast(ast, &v, LazyOptions::default()).unwrap();
+    let walked = ids
+        .iter()
+        .try_fold(bounded.initial_state(), |s, &t| bounded.next_state(s, t));
+    assert!(walked.is_none_or(|s| !bounded.is_accepting(s)));
+    let plain =
+        r#"{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}"#;
+    assert!(schema_language(plain, &d).unwrap().is_none());
 }

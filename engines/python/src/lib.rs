@@ -193,6 +193,7 @@ fn tokensdfa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grammar_reductions, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_accepts, m)?)?;
     m.add_function(wrap_pyfunction!(grammar_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(pushdown::schema_grammar, m)?)?;
     m.add_class::<batch::PyBatch>()?;
     m.add_class::<PyVocabulary>()?;
     m.add_class::<PyNaiveIndex>()?;

@@ -105,6 +105,11 @@ pub struct Ctx {
     /// an automaton past [`crate::shapes::scalars::TREE_ELIMINATED`] states instead of being
     /// eliminated to a regex, which is what printing needs and what costs time.
     pub tree: bool,
+    /// The grammar mode ([`crate::compile_grammar`]): an unconstrained value is the
+    /// nonterminal of [`crate::emitting::rules::ANY_SPACED`] (or `ANY_COMPACT`), which
+    /// nests without bound, instead of a regex nesting at most
+    /// [`crate::Dialect::any_depth`] levels.
+    pub rules: bool,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -127,6 +132,7 @@ impl Ctx {
             shapes: Shapes::default(),
             integers_without_fraction: dialect.integers_without_fraction || draft <= Draft::Draft4,
             tree: false,
+            rules: false,
             draft,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),

@@ -54,6 +54,7 @@ mod testing;
 use serde_json::Value;
 
 pub use dialect::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
+pub use emitting::rules::{Part, SchemaGrammar, ANY_COMPACT, ANY_SPACED, START};
 pub use error::SchemaError;
 
 /// The regex of the dialect's texts valid against `schema_json`.
@@ -73,6 +74,48 @@ pub fn compile_ast(
     dialect: &Dialect,
 ) -> Result<tokensdfa_core::Ast, SchemaError> {
     let x = compile_unbounded(schema_json, dialect, true)?;
+    tree_of(&x, dialect)
+}
+
+/// A schema's language for TokensDFA's pushdown mode: the texts of [`compile_ast`] and
+/// more, since unconstrained values nest without bound ([`Dialect::any_depth`] does not
+/// apply; recursive `$ref`s keep [`Dialect::max_recursion`]). Regular where the schema
+/// has no unconstrained value (the same tree as [`compile_ast`]'s), else a grammar
+/// ([`emitting::rules`]). The same schemas are refused, and also a counted automaton
+/// over values holding unconstrained values.
+pub fn compile_language(schema_json: &str, dialect: &Dialect) -> Result<Language, SchemaError> {
+    let (root, draft) = parse(schema_json, dialect)?;
+    let mut ctx = context::Ctx::new(dialect, draft);
+    ctx.tree = true;
+    ctx.rules = true;
+    let mut r = reading::Reader::new(&root, draft);
+    r.check_meta_schema()?;
+    let shape = r.read(&mut ctx, &root, "")?;
+    let mut em = emitting::emit::Emitter::new(&mut ctx);
+    let x = em.value(&shape).map_err(|f| reading::fail_at("", f))?;
+    if !x.has_rule() {
+        return tree_of(&x, dialect).map(Language::Regular);
+    }
+    let used = em.any_rules;
+    let any = [ANY_SPACED, ANY_COMPACT].map(|n| {
+        let i = (n - ANY_SPACED) as usize;
+        used[i].then(|| em.any_rule_body(n))
+    });
+    emitting::rules::lower(&x, any, dialect)
+        .map(Language::Grammar)
+        .map_err(|f| reading::fail_at("", f))
+}
+
+/// What [`compile_language`] gives.
+pub enum Language {
+    /// No unconstrained value: the lazy index's tree, as [`compile_ast`] gives it.
+    Regular(tokensdfa_core::Ast),
+    /// A context-free grammar over regex terminals.
+    Grammar(SchemaGrammar),
+}
+
+/// The tree of `x` within the tree's limits (see [`compile_ast`]).
+fn tree_of(x: &languages::rx::Rx, dialect: &Dialect) -> Result<tokensdfa_core::Ast, SchemaError> {
     if x.printed_len() > dialect.max_tree_text_len {
         return Err(SchemaError::limit(
             "",
@@ -82,7 +125,7 @@ pub fn compile_ast(
             ),
         ));
     }
-    let ast = emitting::to_ast::to_ast(&x);
+    let ast = emitting::to_ast::to_ast(x);
     if ast.nodes.len() > dialect.max_tree_nodes {
         return Err(SchemaError::limit(
             "",
@@ -124,6 +167,14 @@ fn document_draft(root: &Value, dialect: &Dialect) -> Draft {
     Draft::named_by(named).unwrap_or(dialect.draft)
 }
 
+/// The document and the draft it follows.
+fn parse(schema_json: &str, dialect: &Dialect) -> Result<(Value, Draft), SchemaError> {
+    let root: Value = serde_json::from_str(schema_json)
+        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
+    let draft = document_draft(&root, dialect);
+    Ok((root, draft))
+}
+
 /// The compiled language, before the size limits of its text or tree (`tree`: for
 /// [`compile_ast`], see [`context::Ctx::tree`]).
 fn compile_unbounded(
@@ -131,9 +182,7 @@ fn compile_unbounded(
     dialect: &Dialect,
     tree: bool,
 ) -> Result<languages::rx::Rx, SchemaError> {
-    let root: Value = serde_json::from_str(schema_json)
-        .map_err(|e| SchemaError::invalid("", format!("not JSON: {e}")))?;
-    let draft = document_draft(&root, dialect);
+    let (root, draft) = parse(schema_json, dialect)?;
     let mut ctx = context::Ctx::new(dialect, draft);
     ctx.tree = tree;
     let mut r = reading::Reader::new(&root, draft);

@@ -130,26 +130,28 @@ impl LazyDfa {
     /// assertions, the whole DFA (see the module doc).
     pub fn new(pattern: &str) -> Result<Self, Error> {
         let t0 = Instant::now();
-        let (ast, fast) = match fast_parse(pattern) {
-            Ok(ast) => (ast, true),
-            Err(_) => {
-                let hir = parse(pattern)?;
-                match from_hir(&hir) {
-                    Ok(ast) => (ast, false),
-                    Err(_) => {
-                        let dfa = ByteDfa::from_hir_limited(&hir, true, FALLBACK_DFA_BYTES)?;
-                        let table = DfaTable::from_byte_dfa(&dfa);
-                        let mut d = Self::with_table(table, None);
-                        d.build.parse_ns = t0.elapsed().as_nanos() as u64;
-                        return Ok(d);
-                    }
-                }
+        let mut d = match fast_parse(pattern) {
+            Ok(ast) => {
+                let mut d = Self::from_ast(ast)?;
+                d.build.fast_parse = true;
+                d
             }
+            Err(_) => Self::from_hir(&parse(pattern)?)?,
         };
-        let mut d = Self::from_ast(ast)?;
-        d.build.fast_parse = fast;
         d.build.parse_ns = (Instant::now() - t0).as_nanos() as u64 - d.build.compile_ns;
         Ok(d)
+    }
+
+    /// As [`LazyDfa::new`], from a parsed pattern: its tree's start state, or, with
+    /// look-around, the whole DFA.
+    pub fn from_hir(hir: &Hir) -> Result<Self, Error> {
+        match from_hir(hir) {
+            Ok(ast) => Self::from_ast(ast),
+            Err(_) => {
+                let dfa = ByteDfa::from_hir_limited(hir, true, FALLBACK_DFA_BYTES)?;
+                Ok(Self::with_table(DfaTable::from_byte_dfa(&dfa), None))
+            }
+        }
     }
 
     /// The start state of the tree's automaton (no look-around in a tree).

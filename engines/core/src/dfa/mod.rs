@@ -15,14 +15,19 @@
 //!   computes on demand (the grammar crate's Earley sets), which `LazyDfa` reads as it
 //!   reads the NFA.
 //!
-//! Public here: [`ByteDfa`], [`parse`] (the regex syntax every index reads), [`DEAD`]
-//! and the [`recognizer::Recognizer`] trait.
+//! - [`on_demand`]: [`OnDemandDfa`], `LazyDfa` for a front end outside the crate (the
+//!   pushdown mode's terminals).
+//!
+//! Public here: [`ByteDfa`], [`OnDemandDfa`], [`parse`] (the regex syntax every index
+//! reads), [`DEAD`] and the [`recognizer::Recognizer`] trait.
 
 pub mod dense;
 mod hopcroft;
 pub(crate) mod lazy;
+pub mod on_demand;
 pub mod recognizer;
 
 pub use crate::util::syntax::parse;
 pub use crate::util::table::DEAD;
 pub use dense::ByteDfa;
+pub use on_demand::OnDemandDfa;

@@ -75,10 +75,10 @@
 //! counts against a budget ([`Earley`]), so no call runs unbounded.
 
 mod set;
+mod terms;
 
 pub(crate) use set::{Chart, Earley, Item, Origins, Set};
-
-use tokensdfa_core::ByteDfa;
+pub(crate) use terms::{trimmed_on_demand, Terms};
 
 use crate::ir::{Grammar, Symbol};
 
@@ -98,7 +98,7 @@ pub(crate) struct Compiled {
     /// Per rule, the dotted positions its alternatives start at.
     pub alts: Vec<Vec<u32>>,
     pub nullable: Vec<bool>,
-    pub dfas: Vec<ByteDfa>,
+    pub dfas: Terms,
     pub start: u32,
     /// Per dotted position, whether the dot is before a terminal outside the rules that
     /// read ignore text (a lexeme of the grammar proper).
@@ -112,11 +112,11 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// `grammar` must be trimmed and `dfas` its terminals' DFAs (trimmed for non-empty
-    /// matches when `greedy`); `ignore` the rules reading ignore text (`tail` among
+    /// matches when `greedy`; whole DFAs then); `ignore` the rules reading ignore text (`tail` among
     /// them), `tail` the trailing ignore rule to gate (see the module doc).
     pub fn new(
         grammar: &Grammar,
-        dfas: Vec<ByteDfa>,
+        dfas: Terms,
         greedy: bool,
         ignore: &[u32],
         tail: Option<u32>,
@@ -167,13 +167,13 @@ impl Compiled {
         self.next.len() * (std::mem::size_of::<Next>() + 1)
             + self.alts.iter().map(|a| a.len() * 4 + 24).sum::<usize>()
             + self.nullable.len()
-            + self.dfas.iter().map(ByteDfa::memory_bytes).sum::<usize>()
+            + self.dfas.memory_bytes()
     }
 }
 
 /// Rules deriving the empty string; a terminal counts as nullable when its regex
 /// matches the empty string (never when `greedy`: a lexeme is never empty).
-fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa], greedy: bool) -> Vec<bool> {
+fn nullable_rules(grammar: &Grammar, dfas: &Terms, greedy: bool) -> Vec<bool> {
     let mut nullable = vec![false; grammar.rules.len()];
     let mut changed = true;
     while changed {
@@ -185,7 +185,7 @@ fn nullable_rules(grammar: &Grammar, dfas: &[ByteDfa], greedy: bool) -> Vec<bool
             let empty = rule.alternatives.iter().any(|alt| {
                 alt.iter().all(|s| match *s {
                     Symbol::Rule(q) => nullable[q as usize],
-                    Symbol::Terminal(t) => !greedy && dfas[t as usize].is_accepting(0),
+                    Symbol::Terminal(t) => !greedy && dfas.is_accepting(t, 0),
                 })
             });
             if empty {

@@ -230,7 +230,7 @@ impl<'g> Earley<'g> {
             let Next::Terminal(t) = self.g.next[it.pos as usize] else {
                 unreachable!("a scanning item is before a terminal")
             };
-            let next = self.g.dfas[t as usize].next(it.dfa, byte);
+            let next = self.g.dfas.next(t, it.dfa, byte);
             if next != DEAD {
                 let origin = rebase(it.origin);
                 self.add(
@@ -254,7 +254,7 @@ impl<'g> Earley<'g> {
             let Next::Terminal(t) = self.g.next[it.pos as usize] else {
                 unreachable!("a kernel item is before a terminal")
             };
-            self.g.dfas[t as usize].next(it.dfa, byte) != DEAD
+            self.g.dfas.next(t, it.dfa, byte) != DEAD
         })
     }
 
@@ -328,7 +328,7 @@ impl<'g> Earley<'g> {
                         // Greedy: only a match of at least one byte (a kernel item) ends,
                         // and it ends here only if the lexeme stops here (see `push_byte`).
                         let read = !g.greedy || k <= set.kernel as usize;
-                        if read && g.dfas[t as usize].is_accepting(it.dfa) {
+                        if read && g.dfas.is_accepting(t, it.dfa) {
                             self.derive(set, advanced, &mut expects)?;
                         }
                     }

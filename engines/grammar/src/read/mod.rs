@@ -18,7 +18,7 @@
 //! [`MAX_REPEAT`] or a grammar past [`MAX_SYMBOLS`] symbols is refused with
 //! [`Error::Limit`]; no input panics or overflows the stack.
 
-mod builder;
+pub(crate) mod builder;
 mod gbnf;
 mod lark;
 

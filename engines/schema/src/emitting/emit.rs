@@ -11,10 +11,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::context::{Ctx, Fail, Step};
-use crate::dialect::{Escapes, Numbers, Whitespace};
+use crate::dialect::{Escapes, Whitespace};
 use crate::emitting::spell::canonical;
 use crate::languages::charset::CharSet;
-use crate::languages::numbers::{real_range, signed_exponent_form};
 use crate::languages::rx::{self, Rx};
 use crate::shapes::merge::intersect;
 use crate::shapes::scalars::{admits, num_rx, str_lang};
@@ -108,11 +107,15 @@ pub struct Emitter<'c> {
     pub ctx: &'c mut Ctx,
     /// The separators in force: `spaced`, or none at all inside a compact container.
     pub tok: Tokens,
-    spaced: Tokens,
+    pub(super) spaced: Tokens,
     memo: HashMap<*const Shape, (ShapeRef, Rx)>,
-    any: HashMap<u32, Rx>,
+    pub(super) any: HashMap<u32, Rx>,
     /// States of the `uniqueItems` automata built so far ([`crate::emitting::unique`]).
     pub unique_states: usize,
+    /// Whether the separators in force are a compact container's.
+    pub(super) compact: bool,
+    /// In the grammar mode, which unconstrained-value rules were used: spaced, compact.
+    pub any_rules: [bool; 2],
 }
 
 impl<'c> Emitter<'c> {
@@ -125,6 +128,8 @@ impl<'c> Emitter<'c> {
             memo: HashMap::new(),
             any: HashMap::new(),
             unique_states: 0,
+            compact: false,
+            any_rules: [false; 2],
         }
     }
 
@@ -173,8 +178,10 @@ impl<'c> Emitter<'c> {
             self.spaced.clone()
         };
         let outer = std::mem::replace(&mut self.tok, tok);
+        let outer_compact = std::mem::replace(&mut self.compact, compact);
         let x = f(self);
         self.tok = outer;
+        self.compact = outer_compact;
         x
     }
 
@@ -235,40 +242,8 @@ impl<'c> Emitter<'c> {
         Ok(rx::alt(alts))
     }
 
-    /// Any value nesting at most `depth` containers.
-    pub fn any_value(&mut self, depth: u32) -> Rx {
-        if let Some(x) = self.any.get(&depth) {
-            return x.clone();
-        }
-        let number = match self.ctx.dialect.numbers {
-            Numbers::ExponentWhereExact | Numbers::ExponentWhenUnbounded => {
-                signed_exponent_form(None, true)
-            }
-            Numbers::Decimal => real_range(None, None),
-        };
-        let string = self.quoted(&rx::star(rx::set(CharSet::full())));
-        let mut parts = vec![
-            rx::lit("null"),
-            rx::lit("true"),
-            rx::lit("false"),
-            number,
-            string.clone(),
-        ];
-        if depth > 0 {
-            let inner = self.any_value(depth - 1);
-            let items = self.list(&inner);
-            parts.push(self.tok.container("[", Some(items), true, "]"));
-            let member = rx::concat([string, self.tok.colon.clone(), inner]);
-            let members = self.list(&member);
-            parts.push(self.tok.container("{", Some(members), true, "}"));
-        }
-        let x = rx::alt(parts);
-        self.any.insert(depth, x.clone());
-        x
-    }
-
     /// One or more `x` separated by commas.
-    fn list(&self, x: &Rx) -> Rx {
+    pub(super) fn list(&self, x: &Rx) -> Rx {
         rx::concat([
             x.clone(),
             rx::star(rx::concat([self.tok.comma.clone(), x.clone()])),

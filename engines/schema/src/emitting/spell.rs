@@ -84,7 +84,7 @@ impl Speller {
             return out.clone();
         }
         let out = match &x.kind {
-            Kind::Never | Kind::Empty => x.clone(),
+            Kind::Never | Kind::Empty | Kind::Rule(_) => x.clone(),
             Kind::Lit(s) => self.spell_literal(s),
             Kind::Set(s) => self.spell_set(s),
             Kind::Concat(v) => rx::concat(v.iter().map(|p| self.spell(p)).collect::<Vec<_>>()),

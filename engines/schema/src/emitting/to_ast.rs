@@ -40,7 +40,8 @@ impl Builder {
             return id;
         }
         let id = match &x.kind {
-            Kind::Never => self.ast.fail_node(),
+            // `compile_ast` refuses a tree holding a rule before it comes here
+            Kind::Never | Kind::Rule(_) => self.ast.fail_node(),
             Kind::Empty => self.ast.empty_node(),
             Kind::Lit(s) => self.ast.bytes_node(s.as_bytes()),
             Kind::Set(set) => match set.ranges() {

@@ -53,7 +53,7 @@ impl Nfa {
     /// Compiles `x` so that it continues to `next`; returns its entry state.
     fn build(&mut self, x: &Rx, next: usize) -> Result<usize, TooLarge> {
         match &x.kind {
-            Kind::Never => self.push(NState::Split(Vec::new())),
+            Kind::Never | Kind::Rule(_) => self.push(NState::Split(Vec::new())),
             Kind::Empty => Ok(next),
             Kind::Lit(s) => {
                 let mut at = next;

@@ -125,6 +125,7 @@ fn structure_hash(x: &Node, h: &mut FxHasher) {
     x.len.hash(h);
     match &x.kind {
         Kind::Never | Kind::Empty => {}
+        Kind::Rule(n) => n.hash(h),
         Kind::Lit(s) => s.hash(h),
         Kind::Set(s) => s.hash(h),
         Kind::Concat(v) | Kind::Alt(v) => {

@@ -47,6 +47,9 @@ pub struct Node {
     /// Whether a [`Kind::Graph`] without a [`Graph::text`] is inside: such a tree has no
     /// printed form worth writing (see [`Graph`]).
     graphs: bool,
+    /// Whether a [`Kind::Rule`] is inside: such a tree is a grammar's right-hand side,
+    /// not a regular language (see [`Kind::Rule`]).
+    rules: bool,
 }
 
 /// A counted automaton ([`tokensdfa_core::counted`]) whose edges read one character each: the
@@ -92,6 +95,12 @@ pub enum Kind {
     Alt(Vec<Rx>),
     Repeat(Rx, u32, Option<u32>),
     Graph(Rc<Graph>),
+    /// A nonterminal of the grammar mode ([`crate::compile_grammar`]): the language of
+    /// rule `n` of the grammar being written (an unconstrained value, which nests
+    /// without bound). Only that mode makes one, and it hands a tree holding one to
+    /// [`crate::emitting::rules`], never to the printer or an automaton: they read it as
+    /// the empty language.
+    Rule(u32),
 }
 
 impl Node {
@@ -106,6 +115,11 @@ impl Node {
     /// Whether a counted automaton is inside (see [`Graph`]).
     pub fn has_graph(&self) -> bool {
         self.graphs
+    }
+
+    /// Whether a nonterminal is inside (see [`Kind::Rule`]).
+    pub fn has_rule(&self) -> bool {
+        self.rules
     }
 
     pub(super) fn is_atom(&self) -> bool {
@@ -140,7 +154,7 @@ impl Node {
 /// concatenation (a literal of two characters or more is one) and alternation.
 fn node(kind: Kind) -> Rx {
     let (len, depth) = match &kind {
-        Kind::Never => (NEVER.len(), 1),
+        Kind::Never | Kind::Rule(_) => (NEVER.len(), 1),
         Kind::Empty => (0, 0),
         Kind::Lit(s) => (escaped_len(s), usize::from(s.chars().nth(1).is_some())),
         Kind::Set(s) => (set_len(s), 1),
@@ -177,11 +191,19 @@ fn node(kind: Kind) -> Rx {
         Kind::Graph(g) => g.text.as_ref().is_none_or(|t| t.graphs),
         _ => false,
     };
+    let rules = match &kind {
+        Kind::Concat(v) | Kind::Alt(v) => v.iter().any(|x| x.rules),
+        Kind::Repeat(x, _, _) => x.rules,
+        Kind::Graph(g) => g.labels.iter().flatten().any(|x| x.rules),
+        Kind::Rule(_) => true,
+        _ => false,
+    };
     Rc::new(Node {
         kind,
         len,
         depth,
         graphs,
+        rules,
     })
 }
 
@@ -195,6 +217,11 @@ pub fn graph(g: Graph) -> Rx {
 
 pub fn never() -> Rx {
     node(Kind::Never)
+}
+
+/// The nonterminal `n` (see [`Kind::Rule`]).
+pub fn rule(n: u32) -> Rx {
+    node(Kind::Rule(n))
 }
 
 pub fn empty() -> Rx {
@@ -301,7 +328,8 @@ pub fn star(x: Rx) -> Rx {
 /// once: for the small trees of a pattern.)
 pub fn nullable(x: &Rx) -> bool {
     match &x.kind {
-        Kind::Never | Kind::Lit(_) | Kind::Set(_) => false,
+        // a rule is an unconstrained JSON value, never empty
+        Kind::Never | Kind::Lit(_) | Kind::Set(_) | Kind::Rule(_) => false,
         Kind::Empty => true,
         Kind::Concat(v) => v.iter().all(nullable),
         Kind::Alt(v) => v.iter().any(nullable),

@@ -68,7 +68,8 @@ impl Printer {
 fn write_kind(p: &mut Printer, x: &Node) {
     let out = &mut p.out;
     match &x.kind {
-        Kind::Never => out.push_str(NEVER),
+        // a rule is never printed: `compile` refuses a tree that holds one
+        Kind::Never | Kind::Rule(_) => out.push_str(NEVER),
         Kind::Empty => {}
         Kind::Lit(s) => s.chars().for_each(|c| write_char(c, out)),
         Kind::Set(s) => write_set(s, out),

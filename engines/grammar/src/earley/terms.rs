@@ -1,0 +1,99 @@
+//! The terminals' automata, as the recognizer steps them: whole DFAs built up front
+//! (the reference's, [`crate::NaiveGrammarIndex`]) or DFAs built one transition at a
+//! time (the pushdown mode's, where a JSON schema's grammar holds hundreds of terminals
+//! and a first mask meets a few: determinizing them all up front was most of its time
+//! to first mask). Both are minimal-free byte DFAs whose [`DEAD`] means no full match is
+//! reachable, with state 0 the start, so the recognizer reads them alike.
+//!
+//! An on-demand DFA is shared by every clone of the recognizer (the lazy index's helper
+//! threads), behind a lock per terminal.
+
+use std::sync::Mutex;
+
+use tokensdfa_core::dfa::{OnDemandDfa, DEAD};
+use tokensdfa_core::ByteDfa;
+
+use crate::error::Error;
+use crate::ir::Grammar;
+
+pub(crate) enum Terms {
+    Whole(Vec<ByteDfa>),
+    OnDemand(Vec<Mutex<OnDemandDfa>>),
+}
+
+impl Terms {
+    pub fn len(&self) -> usize {
+        match self {
+            Terms::Whole(v) => v.len(),
+            Terms::OnDemand(v) => v.len(),
+        }
+    }
+
+    /// The state of terminal `t`'s DFA after `byte` from `state` ([`DEAD`] past a match).
+    #[inline]
+    pub fn next(&self, t: u32, state: u32, byte: u8) -> u32 {
+        match self {
+            Terms::Whole(v) => v[t as usize].next(state, byte),
+            Terms::OnDemand(v) => lock(&v[t as usize]).next(state, byte),
+        }
+    }
+
+    #[inline]
+    pub fn is_accepting(&self, t: u32, state: u32) -> bool {
+        state != DEAD
+            && match self {
+                Terms::Whole(v) => v[t as usize].is_accepting(state),
+                Terms::OnDemand(v) => lock(&v[t as usize]).is_accepting(state),
+            }
+    }
+
+    /// Terminal `t`'s byte class of `byte`.
+    pub fn class_of(&self, t: u32, byte: u8) -> u8 {
+        match self {
+            Terms::Whole(v) => v[t as usize].class_of(byte),
+            Terms::OnDemand(v) => lock(&v[t as usize]).classes()[byte as usize],
+        }
+    }
+
+    /// Whether an on-demand DFA passed its walk limit (its transitions since may be wrong).
+    pub fn exceeded(&self) -> bool {
+        match self {
+            Terms::Whole(_) => false,
+            Terms::OnDemand(v) => v.iter().any(|d| lock(d).exceeded()),
+        }
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        match self {
+            Terms::Whole(v) => v.iter().map(ByteDfa::memory_bytes).sum(),
+            Terms::OnDemand(v) => v.iter().map(|d| lock(d).memory_bytes()).sum(),
+        }
+    }
+}
+
+/// The DFA behind `m`; a poisoned lock (a panic mid-step elsewhere) still holds a table
+/// whose computed entries are right, and an entry not yet computed is computed again.
+fn lock(m: &Mutex<OnDemandDfa>) -> std::sync::MutexGuard<'_, OnDemandDfa> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `grammar` trimmed ([`Grammar::trimmed`]) with each kept terminal's on-demand DFA, and
+/// each rule's number in the result. A terminal is productive iff its regex matches some
+/// string, decided on the parsed regex ([`OnDemandDfa::with_emptiness`]).
+pub(crate) fn trimmed_on_demand(grammar: &Grammar) -> Result<(Grammar, Terms, Vec<u32>), Error> {
+    let mut dfas = Vec::with_capacity(grammar.terminals.len());
+    let mut term_ok = Vec::with_capacity(grammar.terminals.len());
+    for t in &grammar.terminals {
+        let (dfa, some) = OnDemandDfa::with_emptiness(&t.regex).map_err(|e| {
+            let m = format!("terminal {} (/{}/): {e}", t.name, t.regex);
+            match e {
+                tokensdfa_core::Error::LimitExceeded(_) => Error::Limit(m),
+                _ => Error::Invalid(m),
+            }
+        })?;
+        term_ok.push(some);
+        dfas.push(Mutex::new(dfa));
+    }
+    let (g, dfas, renumbered) = grammar.trimmed_by(dfas, &term_ok)?;
+    Ok((g, Terms::OnDemand(dfas), renumbered))
+}

@@ -1,0 +1,108 @@
+//! JSON schemas in TokensDFA's pushdown mode: the schema compiler's grammar mode
+//! ([`tokensdfa_schema::compile_language`]: unconstrained values as a nonterminal that
+//! nests without bound) read into this crate's [`Grammar`], then indexed as any grammar
+//! is ([`crate::pushdown_index`]). A schema with no unconstrained value is regular, and
+//! its tree goes to the lazy index as `LazyIndex.from_schema` sends it: the same
+//! automaton, no Earley sets.
+
+use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
+use tokensdfa_schema::{compile_language, Dialect, Language, Part, SchemaError, SchemaGrammar};
+
+use crate::error::Error;
+use crate::ir::Grammar;
+use crate::pushdown::pushdown_index;
+use crate::read::builder::{Builder, Expr};
+
+/// Why a schema has no pushdown index: the compiler refused it, or its grammar failed
+/// (a terminal's regex past the core's limits, a size bound).
+#[derive(Debug)]
+pub enum SchemaIndexError {
+    Schema(SchemaError),
+    Grammar(Error),
+}
+
+/// The grammar a [`SchemaGrammar`] stands for: rule `n` is named `r{n}`, terminals are
+/// its regexes (interned, one terminal per distinct regex), the start is rule
+/// [`tokensdfa_schema::START`].
+pub fn schema_grammar(sg: &SchemaGrammar) -> Result<Grammar, Error> {
+    let mut b = Builder::new();
+    // the printer's regexes; trimming parses each (and names one that fails)
+    b.trusted_regexes = true;
+    let ids: Vec<u32> = (0..sg.rules.len())
+        .map(|n| b.declare(&format!("r{n}")))
+        .collect();
+    for (part, &id) in sg.rules.iter().zip(&ids) {
+        b.define(id, &expr(part))?;
+    }
+    Ok(b.finish(ids[tokensdfa_schema::START as usize], Vec::new()))
+}
+
+/// The grammar of `schema_json` in `dialect` (None: the schema is regular).
+pub fn schema_language(
+    schema_json: &str,
+    dialect: &Dialect,
+) -> Result<Option<Grammar>, SchemaIndexError> {
+    match compile_language(schema_json, dialect).map_err(SchemaIndexError::Schema)? {
+        Language::Regular(_) => Ok(None),
+        Language::Grammar(sg) => schema_grammar(&sg)
+            .map(Some)
+            .map_err(SchemaIndexError::Grammar),
+    }
+}
+
+/// The pushdown-mode index of `schema_json` in `dialect` over `vocab` (see the module
+/// doc); `item_budget` as [`pushdown_index`]'s.
+pub fn schema_pushdown_index(
+    schema_json: &str,
+    dialect: &Dialect,
+    vocab: &Vocabulary,
+    opts: LazyOptions,
+    item_budget: usize,
+) -> Result<LazyIndex, SchemaIndexError> {
+    match compile_language(schema_json, dialect).map_err(SchemaIndexError::Schema)? {
+        Language::Regular(ast) => LazyIndex::from_ast(
+            ast,
+            vocab,
+            LazyOptions {
+                slices: true,
+                ..opts
+            },
+        )
+        .map_err(|e| SchemaIndexError::Grammar(Error::Limit(e.to_string()))),
+        Language::Grammar(sg) => {
+            let g = schema_grammar(&sg).map_err(SchemaIndexError::Grammar)?;
+            pushdown_index(&g, vocab, opts, item_budget).map_err(SchemaIndexError::Grammar)
+        }
+    }
+}
+
+fn expr(p: &Part) -> Expr {
+    match p {
+        Part::Regex(regex) => Expr::Term {
+            regex: regex.clone(),
+            name: terminal_name(regex),
+        },
+        Part::Rule(n) => Expr::Ref {
+            name: format!("r{n}"),
+            line: 0,
+        },
+        Part::Seq(v) => Expr::Seq(v.iter().map(expr).collect()),
+        Part::Alt(v) => Expr::Alt(v.iter().map(expr).collect()),
+        Part::Repeat(inner, min, max) => Expr::Repeat {
+            inner: Box::new(expr(inner)),
+            min: *min,
+            max: *max,
+            line: 0,
+        },
+    }
+}
+
+/// A terminal's name for messages: its regex, cut short.
+fn terminal_name(regex: &str) -> String {
+    let short: String = regex.chars().take(40).collect();
+    if short.len() < regex.len() {
+        format!("/{short}.../")
+    } else {
+        format!("/{short}/")
+    }
+}

@@ -1,0 +1,186 @@
+//! The grammar mode's output: a schema's language as a context-free grammar whose
+//! terminals are regexes, for TokensDFA's pushdown mode.
+//!
+//! In the grammar mode ([`crate::context::Ctx::rules`]) an unconstrained value is not
+//! unrolled [`crate::Dialect::any_depth`] levels deep: it is a nonterminal,
+//! [`ANY_SPACED`] (or [`ANY_COMPACT`] inside a compact container), whose right-hand side
+//! ([`crate::emitting::emit::Emitter::any_rule_body`]) holds the same nonterminal one
+//! level down. So values nest without bound, as JSON Schema says, and the language is
+//! context-free. The emitted tree is then cut into a [`SchemaGrammar`] here:
+//!
+//! - a node holding no nonterminal whose printed regex is at most [`SPLIT`] bytes is
+//!   one terminal, that regex (the grammar's terminals are regular languages matched
+//!   as wholes; the pushdown mode determinizes each once);
+//! - a node holding a nonterminal, or longer, becomes structure: a concatenation a
+//!   sequence, an alternation alternatives, a repetition a repetition;
+//! - a structured node with more than one parent (the tree is a DAG: a value's regex is
+//!   built once however often the schema uses it) becomes a rule of its own, used by
+//!   name, so the grammar's size is the DAG's, never the printed text's.
+//!
+//! The grammar's language is the tree's: every step above keeps it. A counted automaton
+//! whose edges hold a nonterminal (a member count or `contains` over values that nest
+//! unconstrained values) has no such cut and is refused, as is a terminal whose regex
+//! passes the dialect's text limit.
+
+use std::collections::HashMap;
+
+use crate::context::{Fail, Step};
+use crate::dialect::Dialect;
+use crate::languages::rx::{self, Kind, Node, Rx};
+
+/// The start rule.
+pub const START: u32 = 0;
+/// An unconstrained value written with the dialect's separators.
+pub const ANY_SPACED: u32 = 1;
+/// An unconstrained value inside a compact container (no whitespace).
+pub const ANY_COMPACT: u32 = 2;
+
+/// The printed length past which a node with no nonterminal is cut into structure
+/// rather than kept as one terminal: terminals stay small automata, and a large shared
+/// piece is one rule rather than a copy in every terminal that holds it.
+pub const SPLIT: usize = 2048;
+
+/// A right-hand side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// A terminal: a regex in regex-syntax's syntax (the core's), matched as a whole.
+    Regex(String),
+    /// The rule of that number.
+    Rule(u32),
+    /// One after another (none: the empty string).
+    Seq(Vec<Part>),
+    /// One of them (none: the empty language).
+    Alt(Vec<Part>),
+    /// `lo` to `hi` copies (`None`: unbounded).
+    Repeat(Box<Part>, u32, Option<u32>),
+}
+
+/// A schema's texts as a grammar: `rules[n]` is rule `n`'s right-hand side; rule
+/// [`START`] derives the texts. A rule the schema never uses is the empty language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaGrammar {
+    pub rules: Vec<Part>,
+}
+
+/// The grammar of `start`, whose nonterminals [`ANY_SPACED`] and [`ANY_COMPACT`] have
+/// the right-hand sides `any` (None where unused), cut as the module doc says.
+pub fn lower(start: &Rx, any: [Option<Rx>; 2], dialect: &Dialect) -> Step<SchemaGrammar> {
+    let mut parents = HashMap::new();
+    let roots: Vec<&Rx> = std::iter::once(start).chain(any.iter().flatten()).collect();
+    for root in &roots {
+        count_parents(root, &mut parents);
+    }
+    let mut l = Lowerer {
+        rules: vec![Part::Alt(Vec::new()); 3],
+        named: HashMap::new(),
+        parents,
+        dialect,
+    };
+    l.rules[START as usize] = l.structure(start)?;
+    for (n, body) in [ANY_SPACED, ANY_COMPACT].into_iter().zip(&any) {
+        if let Some(body) = body {
+            l.rules[n as usize] = l.structure(body)?;
+        }
+    }
+    Ok(SchemaGrammar { rules: l.rules })
+}
+
+/// Whether `x` is cut into structure rather than kept as one terminal.
+fn structured(x: &Node) -> bool {
+    matches!(x.kind, Kind::Concat(_) | Kind::Alt(_) | Kind::Repeat(..))
+        && (x.has_rule() || x.printed_len() > SPLIT)
+}
+
+/// The children of `x` when it is structured.
+fn children(x: &Node) -> &[Rx] {
+    match &x.kind {
+        Kind::Concat(v) | Kind::Alt(v) => v,
+        Kind::Repeat(y, _, _) => std::slice::from_ref(y),
+        _ => &[],
+    }
+}
+
+/// How many structured parents each structured node has, counting each edge once per
+/// parent (a DAG walk: each structured node's children are counted on its first visit).
+fn count_parents(root: &Rx, parents: &mut HashMap<*const Node, usize>) {
+    let mut stack = vec![root.clone()];
+    let mut seen = HashMap::<*const Node, ()>::new();
+    while let Some(x) = stack.pop() {
+        if !structured(&x) || seen.insert(Rx::as_ptr(&x), ()).is_some() {
+            continue;
+        }
+        for c in children(&x) {
+            if structured(c) {
+                *parents.entry(Rx::as_ptr(c)).or_insert(0) += 1;
+                stack.push(c.clone());
+            }
+        }
+    }
+}
+
+struct Lowerer<'d> {
+    rules: Vec<Part>,
+    /// Shared structured nodes already made rules (the node kept alive beside its key).
+    named: HashMap<*const Node, (Rx, u32)>,
+    parents: HashMap<*const Node, usize>,
+    dialect: &'d Dialect,
+}
+
+impl Lowerer<'_> {
+    /// `x` where it is used: a terminal, its structure, or the rule standing for it.
+    fn part(&mut self, x: &Rx) -> Step<Part> {
+        if !structured(x) {
+            return self.leaf(x);
+        }
+        let key = Rx::as_ptr(x);
+        if self.parents.get(&key).copied().unwrap_or(0) <= 1 {
+            return self.structure(x);
+        }
+        if let Some((_, n)) = self.named.get(&key) {
+            return Ok(Part::Rule(*n));
+        }
+        let n = u32::try_from(self.rules.len())
+            .map_err(|_| Fail::Limit("a grammar of too many rules".into()))?;
+        self.rules.push(Part::Alt(Vec::new()));
+        self.named.insert(key, (x.clone(), n));
+        self.rules[n as usize] = self.structure(x)?;
+        Ok(Part::Rule(n))
+    }
+
+    /// The structure of `x` itself (a leaf for a node that is not structured).
+    fn structure(&mut self, x: &Rx) -> Step<Part> {
+        let parts = |l: &mut Self, v: &[Rx]| v.iter().map(|c| l.part(c)).collect::<Step<Vec<_>>>();
+        match &x.kind {
+            Kind::Concat(v) if structured(x) => Ok(Part::Seq(parts(self, v)?)),
+            Kind::Alt(v) if structured(x) => Ok(Part::Alt(parts(self, v)?)),
+            Kind::Repeat(y, lo, hi) if structured(x) => {
+                Ok(Part::Repeat(Box::new(self.part(y)?), *lo, *hi))
+            }
+            _ => self.leaf(x),
+        }
+    }
+
+    /// A node that is not structured: a nonterminal, the empty string, or a terminal.
+    fn leaf(&mut self, x: &Rx) -> Step<Part> {
+        match &x.kind {
+            Kind::Rule(n) => Ok(Part::Rule(*n)),
+            Kind::Empty => Ok(Part::Seq(Vec::new())),
+            Kind::Never => Ok(Part::Alt(Vec::new())),
+            Kind::Graph(_) if x.has_rule() => Err(Fail::unsupported(
+                "minProperties",
+                "the pushdown mode takes no counted automaton (a member count, \
+                 `contains` or `uniqueItems`) over values that hold unconstrained values",
+            )),
+            _ if x.has_graph() => Err(Fail::Limit(
+                "a counted automaton beside an unconstrained value (the pushdown mode's \
+                 terminals are regexes, and this one has none short enough)"
+                    .into(),
+            )),
+            _ if x.printed_len() > self.dialect.max_regex_len => Err(Fail::Limit(format!(
+                "a terminal of the grammar would be a regex of {} bytes",
+                x.printed_len()
+            ))),
+            _ => Ok(Part::Regex(rx::print(x))),
+        }
+    }
+}
