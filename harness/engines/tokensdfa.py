@@ -1,4 +1,4 @@
-"""TokensDFA, the project's own engine, in its three forms.
+"""TokensDFA, the project's own engine, in its four forms.
 
 `tokensdfa` is exact and eager: the whole token automaton is built at compile time, so
 every mask is a copy; its masks must equal the naive reference's. Neither exact form has a
@@ -11,7 +11,9 @@ memoized, so the first mask comes in microseconds even for multi-megabyte schema
 its masks must equal the reference's too. With our
 converter in use it compiles a schema straight into its regex tree
 (`LazyIndex.from_schema`, our converter's dialect): the converter's language, with no
-multi-megabyte regex text printed and parsed again.
+multi-megabyte regex text printed and parsed again. `tokensdfa-pushdown`
+(`tokensdfa.PushdownIndex`) serves grammars, and schemas through our compiler's grammar
+mode, where unconstrained values nest without bound; exact against the grammar reference.
 """
 
 from __future__ import annotations

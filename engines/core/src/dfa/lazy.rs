@@ -32,6 +32,7 @@ use std::time::Instant;
 use regex_syntax::hir::Hir;
 
 use crate::dfa::recognizer::{start_table, Recognizer, Source};
+use crate::dfa::runs::{stepped_run_bounds, DECISION_NEW_STATES, PRUNING_NEW_STATES};
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
@@ -203,18 +204,31 @@ impl LazyDfa {
         self.det.is_some()
     }
 
-    /// Bounds on runs of characters of `class` from `row` ([`Determinizer::run_bounds`]);
-    /// `None` for a table determinized up front.
+    /// Bounds on runs of characters of `class` from `row` ([`Determinizer::run_bounds`],
+    /// or for a recognizer's table stepped, `crate::dfa::runs`); `None` for a table
+    /// determinized up front.
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
-        self.det.as_mut()?.run_bounds(state, class, cap)
+        match self.det.as_mut()? {
+            Source::Other(_) => {
+                let budget = (LazyDfa::nfa_states, DECISION_NEW_STATES);
+                Some(stepped_run_bounds(self, budget, row, class, cap))
+            }
+            det => det.run_bounds(state, class, cap),
+        }
     }
 
     /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
     /// determinized up front.
     pub fn run_lower(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         let state = self.table.state(row);
-        self.det.as_mut()?.run_lower(state, class, cap)
+        match self.det.as_mut()? {
+            Source::Other(_) => {
+                let budget = (LazyDfa::nfa_states, PRUNING_NEW_STATES);
+                Some(stepped_run_bounds(self, budget, row, class, cap).0)
+            }
+            det => det.run_lower(state, class, cap),
+        }
     }
 
     /// The NFA's states, or a recognizer's.

@@ -15,6 +15,8 @@
 //!   computes on demand (the grammar crate's Earley sets), which `LazyDfa` reads as it
 //!   reads the NFA.
 //!
+//! - `runs`: run bounds of a class read off a DFA by stepping it (a recognizer's, which
+//!   has no NFA to read them from), for the vocabulary's slices;
 //! - [`on_demand`]: [`OnDemandDfa`], `LazyDfa` for a front end outside the crate (the
 //!   pushdown mode's terminals).
 //!
@@ -26,6 +28,7 @@ mod hopcroft;
 pub(crate) mod lazy;
 pub mod on_demand;
 pub mod recognizer;
+mod runs;
 
 pub use crate::util::syntax::parse;
 pub use crate::util::table::DEAD;
