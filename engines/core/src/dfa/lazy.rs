@@ -32,7 +32,7 @@ use std::time::Instant;
 use regex_syntax::hir::Hir;
 
 use crate::dfa::recognizer::{start_table, Recognizer, Source};
-use crate::dfa::runs::{stepped_run_bounds, DECISION_NEW_STATES, PRUNING_NEW_STATES};
+use crate::dfa::runs::stepped_run_bounds;
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
@@ -210,10 +210,13 @@ impl LazyDfa {
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
         match self.det.as_mut()? {
-            Source::Other(_) => {
-                let budget = (LazyDfa::nfa_states, DECISION_NEW_STATES);
-                Some(stepped_run_bounds(self, budget, row, class, cap))
-            }
+            Source::Other(_) => Some(stepped_run_bounds(
+                self,
+                LazyDfa::nfa_states,
+                row,
+                class,
+                cap,
+            )),
             det => det.run_bounds(state, class, cap),
         }
     }
@@ -224,8 +227,7 @@ impl LazyDfa {
         let state = self.table.state(row);
         match self.det.as_mut()? {
             Source::Other(_) => {
-                let budget = (LazyDfa::nfa_states, PRUNING_NEW_STATES);
-                Some(stepped_run_bounds(self, budget, row, class, cap).0)
+                Some(stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap).0)
             }
             det => det.run_lower(state, class, cap),
         }

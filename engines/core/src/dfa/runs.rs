@@ -12,12 +12,12 @@
 //! are then what was found, with `cap` for what was not. Both are exact, as the walks
 //! they stand for are: a state is [`DEAD`] iff no full match is reachable.
 //!
-//! Budgeted in steps and in *new states*: stepping a recognizer makes its states (an
-//! Earley set each, whose closure is the costly part), and reading every character of a
-//! class where declared keys begin would make a state per key prefix that no token of
-//! the vocabulary needs. Past either budget, the trivial bounds `(0, cap)`: the mask walk
-//! decides those tokens instead, as it did before any bound. Inside a string, where the
-//! bounds pay, a character leads back to the state it left and costs no new state.
+//! Budgeted in steps, and it makes no new state: stepping a recognizer makes its states
+//! (an Earley set each, whose closure is the costly part), and reading every character
+//! of a class where declared keys begin would make a state per key prefix that no token
+//! of the vocabulary needs. Past the budget, or at a new state, the trivial bounds
+//! `(0, cap)`: the mask walk decides those tokens instead. Inside a string, where the
+//! bounds pay, a character leads back to the state it left.
 
 use regex_syntax::utf8::Utf8Sequences;
 
@@ -26,25 +26,24 @@ use crate::util::table::{Stepper, DEAD};
 /// Steps one bound computation may take.
 const STEP_BUDGET: usize = 1 << 12;
 
-/// New states of the automaton one bound computation may make: a few for a state's
-/// slice decision, none for the pruning walk's question at each trie node it reaches
-/// (asked of thousands of states, it would make thousands).
-pub(crate) const DECISION_NEW_STATES: usize = 8;
-pub(crate) const PRUNING_NEW_STATES: usize = 0;
+/// New states of the automaton one bound computation may make: none. Allowing 8 per
+/// slice decision made three times the Earley sets on a Kubernetes schema's instance
+/// (llama3) for no faster mask; inside a string, where bounds pay, none is needed.
+const NEW_STATES: usize = 0;
 
 /// `(lower, upper)` run bounds of `class` (ranges of scalar values) from `row` of
-/// `dfa`, both at most `cap`, making at most `new_states` states as `states` counts
-/// them (see the module doc).
+/// `dfa`, both at most `cap`, making no new state as `states` counts them (see the
+/// module doc).
 pub(crate) fn stepped_run_bounds<S: Stepper>(
     dfa: &mut S,
-    (states, new_states): (impl Fn(&S) -> usize, usize),
+    states: impl Fn(&S) -> usize,
     row: u32,
     class: &[(u32, u32)],
     cap: u32,
 ) -> (u32, u32) {
     let seqs = byte_class_sequences(dfa, class);
     let mut budget = STEP_BUDGET;
-    let most = states(dfa) + new_states;
+    let most = states(dfa) + NEW_STATES;
     let mut layer = vec![row];
     let mut seen: Vec<Vec<u32>> = vec![layer.clone()];
     let mut lower = None;
