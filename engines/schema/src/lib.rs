@@ -85,16 +85,42 @@ pub fn compile_ast(
 /// over values holding unconstrained values.
 pub fn compile_language(schema_json: &str, dialect: &Dialect) -> Result<Language, SchemaError> {
     let (root, draft) = parse(schema_json, dialect)?;
+    match grammar_mode(&root, draft, dialect, true)? {
+        // a string's automaton kept whole for the tree has no regex for a terminal: the
+        // text's reading eliminates it (or refuses it, as `compile` does)
+        Err(TreeOnly) => grammar_mode(&root, draft, dialect, false)?
+            .map_err(|TreeOnly| SchemaError::limit("", AUTOMATON_BESIDE_ANY)),
+        Ok(language) => Ok(language),
+    }
+}
+
+const AUTOMATON_BESIDE_ANY: &str = "a counted automaton beside an unconstrained value (the \
+     pushdown mode's terminals are regexes, and this one has none short enough)";
+
+/// A grammar-mode reading that kept an automaton only a tree can hold.
+struct TreeOnly;
+
+/// [`compile_language`]'s reading of `root`, as a tree (`tree`: string automata kept
+/// whole) or as text would read it.
+fn grammar_mode(
+    root: &Value,
+    draft: Draft,
+    dialect: &Dialect,
+    tree: bool,
+) -> Result<Result<Language, TreeOnly>, SchemaError> {
     let mut ctx = context::Ctx::new(dialect, draft);
-    ctx.tree = true;
+    ctx.tree = tree;
     ctx.rules = true;
-    let mut r = reading::Reader::new(&root, draft);
+    let mut r = reading::Reader::new(root, draft);
     r.check_meta_schema()?;
-    let shape = r.read(&mut ctx, &root, "")?;
+    let shape = r.read(&mut ctx, root, "")?;
     let mut em = emitting::emit::Emitter::new(&mut ctx);
     let x = em.value(&shape).map_err(|f| reading::fail_at("", f))?;
     if !x.has_rule() {
-        return tree_of(&x, dialect).map(Language::Regular);
+        return tree_of(&x, dialect).map(|a| Ok(Language::Regular(a)));
+    }
+    if x.has_graph() {
+        return Ok(Err(TreeOnly));
     }
     let used = em.any_rules;
     let any = [ANY_SPACED, ANY_COMPACT].map(|n| {
@@ -102,7 +128,7 @@ pub fn compile_language(schema_json: &str, dialect: &Dialect) -> Result<Language
         used[i].then(|| em.any_rule_body(n))
     });
     emitting::rules::lower(&x, any, dialect)
-        .map(Language::Grammar)
+        .map(|g| Ok(Language::Grammar(g)))
         .map_err(|f| reading::fail_at("", f))
 }
 
