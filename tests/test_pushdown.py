@@ -5,6 +5,8 @@ call (a batch takes it); a grammar it cannot read is one clear error."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -59,16 +61,26 @@ def test_masks_equal_the_references_along_a_nested_text(
     vocab, native = llama3
     pushdown = tokensdfa.PushdownIndex.from_grammar(text, native, notation)
     naive = tokensdfa.NaiveGrammarIndex(text, native, notation)
+    _walk_in_lockstep(pushdown, naive, vocab, sentence)
+
+
+def _walk_in_lockstep(
+    pushdown: Any,
+    naive: Any,
+    vocab: vocabularies.Vocabulary,
+    sentence: str,
+) -> None:
+    """At every token of `sentence`, the same mask and acceptance; both take it whole."""
     got = np.zeros(vocab.mask_words, dtype=np.int32)
     want = np.zeros(vocab.mask_words, dtype=np.int32)
     p, n = pushdown.initial_state, naive.initial_state
     for k, token in enumerate(vocab.encode(sentence)):
         pushdown.fill_mask(p, got)
         naive.fill_mask(n, want)
-        assert np.array_equal(got, want), (notation, k)
-        assert pushdown.is_accepting(p) == naive.is_accepting(n), (notation, k)
+        assert np.array_equal(got, want), (sentence, k)
+        assert pushdown.is_accepting(p) == naive.is_accepting(n), (sentence, k)
         p, n = pushdown.next_state(p, token), naive.next_state(n, token)
-        assert p is not None and n is not None, (notation, k)
+        assert p is not None and n is not None, (sentence, k)
     assert pushdown.is_accepting(p) and naive.is_accepting(n)
 
 
@@ -124,16 +136,7 @@ def test_a_schema_nests_unconstrained_values_without_bound(
     pushdown = tokensdfa.PushdownIndex.from_schema(OPEN_SCHEMA, native, DIALECT)
     naive = tokensdfa.NaiveGrammarIndex(grammar, native, "lark")
     deep = '{"id": 7, "meta": ' + '[{"k": ' * 4 + "null" + "}]" * 4 + ', "tags": [[["x"]]]}'
-    got = np.zeros(vocab.mask_words, dtype=np.int32)
-    want = np.zeros(vocab.mask_words, dtype=np.int32)
-    p, n = pushdown.initial_state, naive.initial_state
-    for k, token in enumerate(vocab.encode(deep)):
-        pushdown.fill_mask(p, got)
-        naive.fill_mask(n, want)
-        assert np.array_equal(got, want), k
-        p, n = pushdown.next_state(p, token), naive.next_state(n, token)
-        assert p is not None and n is not None, k
-    assert pushdown.is_accepting(p) and naive.is_accepting(n)
+    _walk_in_lockstep(pushdown, naive, vocab, deep)
     bounded = tokensdfa.LazyIndex.from_schema(OPEN_SCHEMA, native, DIALECT)
     state: int | None = bounded.initial_state
     for token in vocab.encode(deep):
