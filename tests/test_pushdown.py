@@ -5,12 +5,14 @@ call (a batch takes it); a grammar it cannot read is one clear error."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 import pytest
 
 from harness import vocab as vocabularies
+from harness.diff.shrink.minimize import tiny_vocabulary
 from harness.language import reference
 
 tokensdfa = pytest.importorskip("tokensdfa")
@@ -142,6 +144,41 @@ def test_a_schema_nests_unconstrained_values_without_bound(
     for token in vocab.encode(deep):
         state = None if state is None else bounded.next_state(state, token)
     assert state is None or not bounded.is_accepting(state)
+
+
+def test_a_string_automaton_beside_an_unconstrained_value_is_one_tree_terminal() -> None:
+    """A name whose pattern under a length bound has no regex short enough (a counted
+    automaton in the tree) beside an unconstrained value: the grammar's text refuses it,
+    the pushdown mode's own reading keeps it as one terminal. Along an instance, over a
+    byte vocabulary (a token opens at most one level), its masks are those of the lazy
+    index of the schema read with values nested two levels deeper than the instance."""
+    schema = json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "pattern": "^([a-z]+-)*[a-z]+$", "maxLength": 63},
+                "extra": {},
+            },
+            "required": ["name"],
+        }
+    )
+    with pytest.raises(tokensdfa.LimitError, match="counted automaton"):
+        tokensdfa.schema_grammar(schema, DIALECT)
+    vocab = tiny_vocabulary([bytes([b]) for b in range(256)])
+    native = reference.native_vocabulary(vocab)
+    pushdown = tokensdfa.PushdownIndex.from_schema(schema, native, DIALECT)
+    deeper = tokensdfa.LazyIndex.from_schema(schema, native, {**DIALECT, "any_depth": 4})
+    instance = '{"name": "ab-cd-e", "extra": [1, {"k": null}]}'
+    got = np.zeros(vocab.mask_words, dtype=np.int32)
+    want = np.zeros(vocab.mask_words, dtype=np.int32)
+    p, d = pushdown.initial_state, deeper.initial_state
+    for k, byte in enumerate(instance.encode()):
+        pushdown.fill_mask(p, got)
+        deeper.fill_mask(d, want)
+        assert np.array_equal(got, want), k
+        p, d = pushdown.next_state(p, byte + 1), deeper.next_state(d, byte + 1)
+        assert p is not None and d is not None, k
+    assert pushdown.is_accepting(p) and deeper.is_accepting(d)
 
 
 def test_a_schema_with_no_unconstrained_value_is_the_lazy_index(

@@ -46,7 +46,8 @@
 //! The indexes and their options, the vocabulary, the masks, [`ByteDfa`] and [`dfa::parse`]
 //! (the byte-level questions and the syntax check the Python bindings ask), and what the
 //! schema compiler (`tokensdfa-schema`) builds for the lazy index: the tree [`Ast`]
-//! ([`fast_parse`] reads a pattern into one) and its [`counted`] automata.
+//! ([`fast_parse`] reads a pattern into one) and its [`counted`] automata, and for the
+//! pushdown mode's terminals, many trees as the roots of one [`Forest`].
 
 mod automaton;
 pub mod batch;
@@ -67,6 +68,7 @@ pub use error::Error;
 pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
 pub use nfa::ast::{fast_parse, Ast};
 pub use nfa::counted::{self, Counted, UNBOUNDED};
+pub use nfa::Forest;
 pub use util::bitmask::{copy_mask, get_bit, ones, set_bit, Mask};
 pub use vocab::Vocabulary;
 pub use walk::slices::JSON_SLICES;

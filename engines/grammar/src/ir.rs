@@ -14,6 +14,12 @@
 //!
 //! Names are kept for messages and writers; rule 0 need not be the start: `start` says.
 
+use std::sync::Arc;
+
+use tokensdfa_core::Forest;
+
+use crate::error::Error;
+
 /// One symbol of a right-hand side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Symbol {
@@ -33,10 +39,65 @@ pub struct Rule {
 /// A regular terminal: `regex` in the core's syntax, matched as a whole (anchored both
 /// ends). `name` is the notation's name (`NUMBER`) or a made-up one for anonymous
 /// literals and classes (`"\"{\""`, `[0-9]`).
+///
+/// A terminal may instead be given as the core's tree (`tree`; `regex` is then empty):
+/// the schema compiler's grammars for the pushdown mode, whose terminals would print to
+/// long regexes or hold counted automata that have no regex short enough. Only the
+/// pushdown mode reads a tree; the writers, the reference and the sampler read regexes
+/// and refuse a grammar holding one ([`Terminal::regex_text`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terminal {
     pub name: String,
     pub regex: String,
+    pub tree: Option<TerminalTree>,
+}
+
+impl Terminal {
+    /// A terminal given as a regex.
+    pub fn of_regex(name: impl Into<String>, regex: impl Into<String>) -> Terminal {
+        Terminal {
+            name: name.into(),
+            regex: regex.into(),
+            tree: None,
+        }
+    }
+
+    /// The regex, for a reader of regexes: an error naming a terminal given as a tree.
+    pub fn regex_text(&self) -> Result<&str, Error> {
+        match self.tree {
+            None => Ok(&self.regex),
+            Some(_) => Err(Error::Unsupported {
+                line: 0,
+                message: format!(
+                    "terminal {} is a tree of the schema compiler, with no regex text \
+                     (only the pushdown mode reads it)",
+                    self.name
+                ),
+            }),
+        }
+    }
+}
+
+/// A terminal's language as the core's tree: the node `root` of a forest shared by the
+/// grammar's terminals. Two are equal iff they are the same root of the same forest.
+#[derive(Clone)]
+pub struct TerminalTree {
+    pub forest: Arc<Forest>,
+    pub root: u32,
+}
+
+impl PartialEq for TerminalTree {
+    fn eq(&self, other: &TerminalTree) -> bool {
+        Arc::ptr_eq(&self.forest, &other.forest) && self.root == other.root
+    }
+}
+
+impl Eq for TerminalTree {}
+
+impl std::fmt::Debug for TerminalTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TerminalTree(root {})", self.root)
+    }
 }
 
 /// Which notation a text is written in.

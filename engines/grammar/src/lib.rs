@@ -46,10 +46,11 @@ mod write;
 
 pub use error::Error;
 pub use index::NaiveGrammarIndex;
-pub use ir::{Grammar, Notation, Rule, Symbol, Terminal};
+pub use ir::{Grammar, Notation, Rule, Symbol, Terminal, TerminalTree};
 pub use options::{GrammarOptions, Lexing, TrailingIgnore};
 pub use pushdown::{pushdown_index, EarleySets};
 pub use read::read;
 pub use sample::{SampleOptions, Sampler};
 pub use schema::{schema_grammar, schema_language, schema_pushdown_index, SchemaIndexError};
+pub use tokensdfa_schema::Leaves;
 pub use write::{to_gbnf, to_kbnf, to_lark, to_lark_scannerless};

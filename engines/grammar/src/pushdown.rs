@@ -221,12 +221,13 @@ fn left_stars(mut grammar: Grammar) -> Grammar {
 /// The bytes no terminal DFA tells apart: two bytes share a class iff they share one in
 /// every terminal's DFA.
 fn joint_classes(g: &Compiled) -> ([u8; 256], usize) {
+    let each: Vec<[u8; 256]> = (0..g.dfas.len() as u32)
+        .map(|t| g.dfas.classes(t))
+        .collect();
     let mut classes = [0u8; 256];
     let mut seen: FxHashMap<Vec<u8>, u8> = FxHashMap::default();
     for b in 0..=255u8 {
-        let signature: Vec<u8> = (0..g.dfas.len() as u32)
-            .map(|t| g.dfas.class_of(t, b))
-            .collect();
+        let signature: Vec<u8> = each.iter().map(|c| c[b as usize]).collect();
         let next = seen.len() as u8;
         classes[b as usize] = *seen.entry(signature).or_insert(next);
     }

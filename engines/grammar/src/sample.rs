@@ -74,7 +74,7 @@ impl Sampler {
         let dfas = grammar
             .terminals
             .iter()
-            .map(|t| Ok(ByteDfa::from_regex(&t.regex)?.minimized()))
+            .map(|t| Ok(ByteDfa::from_regex(t.regex_text()?)?.minimized()))
             .collect::<Result<Vec<_>, Error>>()?;
         let to_accept = dfas.iter().map(distances).collect();
         let heights = heights(&grammar);

@@ -5,11 +5,15 @@
 //! its tree goes to the lazy index as `LazyIndex.from_schema` sends it: the same
 //! automaton, no Earley sets.
 
-use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
-use tokensdfa_schema::{compile_language, Dialect, Language, Part, SchemaError, SchemaGrammar};
+use std::sync::Arc;
+
+use tokensdfa_core::{Forest, LazyIndex, LazyOptions, Vocabulary};
+use tokensdfa_schema::{
+    compile_language, Dialect, Language, Leaves, Part, SchemaError, SchemaGrammar,
+};
 
 use crate::error::Error;
-use crate::ir::Grammar;
+use crate::ir::{Grammar, TerminalTree};
 use crate::pushdown::pushdown_index;
 use crate::read::builder::{Builder, Expr};
 
@@ -22,8 +26,8 @@ pub enum SchemaIndexError {
 }
 
 /// The grammar a [`SchemaGrammar`] stands for: rule `n` is named `r{n}`, terminals are
-/// its regexes (interned, one terminal per distinct regex), the start is rule
-/// [`tokensdfa_schema::START`].
+/// its regexes (interned, one terminal per distinct regex) or its forest's roots (one
+/// terminal per root `n`, named `t{n}`), the start is rule [`tokensdfa_schema::START`].
 pub fn schema_grammar(sg: &SchemaGrammar) -> Result<Grammar, Error> {
     let mut b = Builder::new();
     // the printer's regexes; trimming parses each (and names one that fails)
@@ -32,17 +36,19 @@ pub fn schema_grammar(sg: &SchemaGrammar) -> Result<Grammar, Error> {
         .map(|n| b.declare(&format!("r{n}")))
         .collect();
     for (part, &id) in sg.rules.iter().zip(&ids) {
-        b.define(id, &expr(part))?;
+        b.define(id, &expr(part, sg.forest.as_ref())?)?;
     }
     Ok(b.finish(ids[tokensdfa_schema::START as usize], Vec::new()))
 }
 
-/// The grammar of `schema_json` in `dialect` (None: the schema is regular).
+/// The grammar of `schema_json` in `dialect` (None: the schema is regular), its
+/// terminals as `leaves` says: trees for the pushdown mode, regexes to write it out.
 pub fn schema_language(
     schema_json: &str,
     dialect: &Dialect,
+    leaves: Leaves,
 ) -> Result<Option<Grammar>, SchemaIndexError> {
-    match compile_language(schema_json, dialect).map_err(SchemaIndexError::Schema)? {
+    match compile_language(schema_json, dialect, leaves).map_err(SchemaIndexError::Schema)? {
         Language::Regular(_) => Ok(None),
         Language::Grammar(sg) => schema_grammar(&sg)
             .map(Some)
@@ -59,16 +65,10 @@ pub fn schema_pushdown_index(
     opts: LazyOptions,
     item_budget: usize,
 ) -> Result<LazyIndex, SchemaIndexError> {
-    match compile_language(schema_json, dialect).map_err(SchemaIndexError::Schema)? {
-        Language::Regular(ast) => LazyIndex::from_ast(
-            ast,
-            vocab,
-            LazyOptions {
-                slices: true,
-                ..opts
-            },
-        )
-        .map_err(|e| SchemaIndexError::Grammar(Error::Limit(e.to_string()))),
+    let language = compile_language(schema_json, dialect, Leaves::Trees);
+    match language.map_err(SchemaIndexError::Schema)? {
+        Language::Regular(ast) => LazyIndex::from_ast(ast, vocab, opts)
+            .map_err(|e| SchemaIndexError::Grammar(Error::Limit(e.to_string()))),
         Language::Grammar(sg) => {
             let g = schema_grammar(&sg).map_err(SchemaIndexError::Grammar)?;
             pushdown_index(&g, vocab, opts, item_budget).map_err(SchemaIndexError::Grammar)
@@ -76,25 +76,35 @@ pub fn schema_pushdown_index(
     }
 }
 
-fn expr(p: &Part) -> Expr {
-    match p {
+fn expr(p: &Part, forest: Option<&Arc<Forest>>) -> Result<Expr, Error> {
+    let all = |v: &[Part]| v.iter().map(|x| expr(x, forest)).collect::<Result<_, _>>();
+    Ok(match p {
         Part::Regex(regex) => Expr::Term {
             regex: regex.clone(),
             name: terminal_name(regex),
+        },
+        Part::Tree(n) => Expr::Tree {
+            tree: TerminalTree {
+                forest: forest
+                    .ok_or_else(|| Error::Invalid("a tree terminal without its forest".into()))?
+                    .clone(),
+                root: *n,
+            },
+            name: format!("t{n}"),
         },
         Part::Rule(n) => Expr::Ref {
             name: format!("r{n}"),
             line: 0,
         },
-        Part::Seq(v) => Expr::Seq(v.iter().map(expr).collect()),
-        Part::Alt(v) => Expr::Alt(v.iter().map(expr).collect()),
+        Part::Seq(v) => Expr::Seq(all(v)?),
+        Part::Alt(v) => Expr::Alt(all(v)?),
         Part::Repeat(inner, min, max) => Expr::Repeat {
-            inner: Box::new(expr(inner)),
+            inner: Box::new(expr(inner, forest)?),
             min: *min,
             max: *max,
             line: 0,
         },
-    }
+    })
 }
 
 /// A terminal's name for messages: its regex, cut short.

@@ -364,7 +364,7 @@ impl Grammar {
         self.terminals
             .iter()
             .map(|t| {
-                ByteDfa::from_regex(&t.regex)
+                ByteDfa::from_regex(t.regex_text()?)
                     .map(|d| d.minimized())
                     .map_err(|e| {
                         let m = format!("terminal {} (/{}/): {e}", t.name, t.regex);

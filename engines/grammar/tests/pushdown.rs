@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use reference_support::{build, grammar, raw_rules, token, with_ignore, REGEXES};
 use tokensdfa_core::{LazyOptions, TokenAutomaton, Vocabulary};
 use tokensdfa_grammar::{
-    pushdown_index, schema_language, schema_pushdown_index, Error, Grammar, GrammarOptions,
+    pushdown_index, schema_language, schema_pushdown_index, Error, Grammar, GrammarOptions, Leaves,
     NaiveGrammarIndex,
 };
 use tokensdfa_schema::Dialect;
@@ -239,7 +239,13 @@ fn runs_of_ignored_text_of_every_length_reuse_their_sets() {
 fn schemas_with_unconstrained_values_nest_without_bound() {
     let schema = r#"{"type":"object","properties":{"a":{"type":"array"},"b":{}},"required":["a"]}"#;
     let d = Dialect::default();
-    let g = schema_language(schema, &d).unwrap().expect("a grammar");
+    let g = schema_language(schema, &d, Leaves::Text)
+        .unwrap()
+        .expect("a grammar");
+    // the pushdown mode's own reading gives its terminals as trees, which only it reads
+    let trees = schema_language(schema, &d, Leaves::Trees).unwrap().unwrap();
+    assert!(trees.terminals.iter().all(|t| t.tree.is_some()));
+    assert!(NaiveGrammarIndex::new(&trees, &json_vocab().0, GrammarOptions::default()).is_err());
     let (v, tokens) = json_vocab();
     let compared = lockstep(&g, &v, 6);
     assert!(compared > 20, "{compared} states compared");
@@ -269,5 +275,5 @@ fn schemas_with_unconstrained_values_nest_without_bound() {
     assert!(walked.is_none_or(|s| !bounded.is_accepting(s)));
     let plain =
         r#"{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}"#;
-    assert!(schema_language(plain, &d).unwrap().is_none());
+    assert!(schema_language(plain, &d, Leaves::Trees).unwrap().is_none());
 }

@@ -76,10 +76,7 @@ fn build(raw: &RawRules, terms: &[BTreeSet<&str>], ignore: Option<usize>) -> Gra
         terminals: terms
             .iter()
             .enumerate()
-            .map(|(i, w)| Terminal {
-                name: format!("T{i}"),
-                regex: regex_of(w),
-            })
+            .map(|(i, w)| Terminal::of_regex(format!("T{i}"), regex_of(w)))
             .collect(),
         start: 0,
         ignore: ignore.into_iter().map(|t| t as u32).collect(),

@@ -71,10 +71,7 @@ fn build(raw: &RawRules, terms: &[BTreeSet<&str>]) -> Grammar {
         terminals: terms
             .iter()
             .enumerate()
-            .map(|(i, w)| Terminal {
-                name: format!("T{i}"),
-                regex: regex_of(w),
-            })
+            .map(|(i, w)| Terminal::of_regex(format!("T{i}"), regex_of(w)))
             .collect(),
         start: 0,
         ignore: vec![],

@@ -219,7 +219,7 @@ impl PyNaiveGrammarIndex {
 #[pyfunction]
 #[pyo3(signature = (text, notation = "gbnf"))]
 pub(crate) fn grammar_to_lark(text: &str, notation: &str) -> PyResult<String> {
-    Ok(grammar::to_lark(&read(text, notation)?))
+    grammar::to_lark(&read(text, notation)?).map_err(grammar_error)
 }
 
 /// `text` (in `notation`) written in GBNF; GrammarError where GBNF cannot say it.
@@ -247,7 +247,7 @@ pub(crate) fn grammar_reductions(
             .iter()
             .filter_map(|r| {
                 if lark {
-                    Some(grammar::to_lark(r))
+                    grammar::to_lark(r).ok()
                 } else {
                     grammar::to_gbnf(r).ok()
                 }

@@ -97,8 +97,11 @@ pub(crate) fn schema_grammar(
     dialect: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<String>> {
     let dialect = dialect_from(dialect)?;
-    let g = grammar::schema_language(schema, &dialect).map_err(index_error)?;
-    Ok(g.map(|g| grammar::to_lark(&g)))
+    let g =
+        grammar::schema_language(schema, &dialect, grammar::Leaves::Text).map_err(index_error)?;
+    g.map(|g| grammar::to_lark(&g))
+        .transpose()
+        .map_err(grammar_error)
 }
 
 fn index_error(e: grammar::SchemaIndexError) -> PyErr {

@@ -54,7 +54,7 @@ mod testing;
 use serde_json::Value;
 
 pub use dialect::{Dialect, Draft, Escapes, Formats, Keys, NegativeZero, Numbers, Whitespace};
-pub use emitting::rules::{Part, SchemaGrammar, ANY_COMPACT, ANY_SPACED, START};
+pub use emitting::rules::{Leaves, Part, SchemaGrammar, ANY_COMPACT, ANY_SPACED, START};
 pub use error::SchemaError;
 
 /// The regex of the dialect's texts valid against `schema_json`.
@@ -81,21 +81,27 @@ pub fn compile_ast(
 /// more, since unconstrained values nest without bound ([`Dialect::any_depth`] does not
 /// apply; recursive `$ref`s keep [`Dialect::max_recursion`]). Regular where the schema
 /// has no unconstrained value (the same tree as [`compile_ast`]'s), else a grammar
-/// ([`emitting::rules`]). The same schemas are refused, and also a counted automaton
-/// over values holding unconstrained values.
-pub fn compile_language(schema_json: &str, dialect: &Dialect) -> Result<Language, SchemaError> {
+/// ([`emitting::rules`]) whose terminals are given as `leaves` says. The same schemas
+/// are refused, and also a counted automaton over values holding unconstrained values;
+/// with [`Leaves::Text`], also a string's automaton beside one that the text's reading
+/// cannot write as a regex.
+pub fn compile_language(
+    schema_json: &str,
+    dialect: &Dialect,
+    leaves: Leaves,
+) -> Result<Language, SchemaError> {
     let (root, draft) = parse(schema_json, dialect)?;
-    match grammar_mode(&root, draft, dialect, true)? {
+    match grammar_mode(&root, draft, dialect, true, leaves)? {
         // a string's automaton kept whole for the tree has no regex for a terminal: the
         // text's reading eliminates it (or refuses it, as `compile` does)
-        Err(TreeOnly) => grammar_mode(&root, draft, dialect, false)?
+        Err(TreeOnly) => grammar_mode(&root, draft, dialect, false, leaves)?
             .map_err(|TreeOnly| SchemaError::limit("", AUTOMATON_BESIDE_ANY)),
         Ok(language) => Ok(language),
     }
 }
 
-const AUTOMATON_BESIDE_ANY: &str = "a counted automaton beside an unconstrained value (the \
-     pushdown mode's terminals are regexes, and this one has none short enough)";
+const AUTOMATON_BESIDE_ANY: &str = "a counted automaton beside an unconstrained value (a \
+     grammar's regex terminals cannot hold it, and its text is too long)";
 
 /// A grammar-mode reading that kept an automaton only a tree can hold.
 struct TreeOnly;
@@ -107,6 +113,7 @@ fn grammar_mode(
     draft: Draft,
     dialect: &Dialect,
     tree: bool,
+    leaves: Leaves,
 ) -> Result<Result<Language, TreeOnly>, SchemaError> {
     let mut ctx = context::Ctx::new(dialect, draft);
     ctx.tree = tree;
@@ -119,7 +126,9 @@ fn grammar_mode(
     if !x.has_rule() {
         return tree_of(&x, dialect).map(|a| Ok(Language::Regular(a)));
     }
-    if x.has_graph() {
+    // a count over members holding unconstrained values has no cut into rules as an
+    // automaton: the text's reading may write it out
+    if (tree && emitting::rules::graph_over_rule(&x)) || (x.has_graph() && leaves == Leaves::Text) {
         return Ok(Err(TreeOnly));
     }
     let used = em.any_rules;
@@ -127,7 +136,7 @@ fn grammar_mode(
         let i = (n - ANY_SPACED) as usize;
         used[i].then(|| em.any_rule_body(n))
     });
-    emitting::rules::lower(&x, any, dialect)
+    emitting::rules::lower(&x, any, dialect, leaves)
         .map(|g| Ok(Language::Grammar(g)))
         .map_err(|f| reading::fail_at("", f))
 }
@@ -142,23 +151,7 @@ pub enum Language {
 
 /// The tree of `x` within the tree's limits (see [`compile_ast`]).
 fn tree_of(x: &languages::rx::Rx, dialect: &Dialect) -> Result<tokensdfa_core::Ast, SchemaError> {
-    if x.printed_len() > dialect.max_tree_text_len {
-        return Err(SchemaError::limit(
-            "",
-            format!(
-                "the regex tree stands for {} bytes of text",
-                x.printed_len()
-            ),
-        ));
-    }
-    let ast = emitting::to_ast::to_ast(x);
-    if ast.nodes.len() > dialect.max_tree_nodes {
-        return Err(SchemaError::limit(
-            "",
-            format!("the regex tree would have {} nodes", ast.nodes.len()),
-        ));
-    }
-    Ok(ast)
+    emitting::to_ast::bounded_ast(x, dialect).map_err(|f| reading::fail_at("", f))
 }
 
 fn compile_rx(schema_json: &str, dialect: &Dialect) -> Result<languages::rx::Rx, SchemaError> {

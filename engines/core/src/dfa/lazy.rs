@@ -27,6 +27,7 @@
 //! ([`minimal_dfa`]): on the hash-consed NFA, far faster than a Thompson NFA's subset
 //! construction on the repetitive regexes JSON schemas give.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use regex_syntax::hir::Hir;
@@ -36,7 +37,7 @@ use crate::dfa::runs::stepped_run_bounds;
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
-use crate::nfa::{Determinizer, Nfa};
+use crate::nfa::{Determinizer, Forest, Nfa};
 use crate::util::syntax::parse;
 use crate::util::table::{DfaTable, Stepper, DEAD};
 
@@ -158,7 +159,16 @@ impl LazyDfa {
     /// The start state of the tree's automaton (no look-around in a tree).
     pub fn from_ast(ast: Ast) -> Result<Self, Error> {
         let t1 = Instant::now();
-        let nfa = Nfa::compile(ast)?;
+        Self::from_nfa(Nfa::compile(Arc::new(ast))?, t1)
+    }
+
+    /// [`LazyDfa::from_ast`] of the tree at `root` of a forest (a grammar's terminal).
+    pub fn from_forest(forest: &Forest, root: u32) -> Result<Self, Error> {
+        let t1 = Instant::now();
+        Self::from_nfa(Nfa::compile_in(forest, root)?, t1)
+    }
+
+    fn from_nfa(nfa: Nfa, t1: Instant) -> Result<Self, Error> {
         let (classes, n_classes) = nfa.byte_classes();
         let mut table = DfaTable::empty(classes, n_classes);
         let det = Determinizer::new(nfa, &mut table)?;

@@ -5,31 +5,54 @@
 //! It is the lazy index's own automaton (`LazyDfa`): row 0 is the start, a transition
 //! is subset construction over the regex's NFA on first use, and [`DEAD`] means no full
 //! match is reachable any more, exactly as in a whole [`crate::dfa::ByteDfa`] of the
-//! same regex. Building one parses the regex and compiles its NFA: no determinization.
+//! same regex.
+//!
+//! Building one parses the regex (or takes a tree) and reads off the tree what a
+//! grammar asks before any step: whether it matches some string, whether it matches the
+//! empty one, its byte classes. The NFA is compiled at the first step, so a terminal a
+//! run never scans costs no compiling (on a Kubernetes schema's 262 terminals, compiling
+//! them all was a third of the first mask). A compile past the core's limits at that
+//! step marks the DFA exceeded ([`OnDemandDfa::exceeded`]), as a step past the walk
+//! limit does. Where the tree holds a counted automaton, whose empty match is its own
+//! question, or where the regex has look-around (a whole DFA), it is built at once.
+
+use std::sync::Arc;
 
 use crate::dfa::lazy::LazyDfa;
 use crate::dfa::{parse, ByteDfa};
 use crate::error::Error;
 use crate::nfa::ast::fast_parse;
+use crate::nfa::Forest;
 use crate::util::table::{Stepper, DEAD};
 
 /// A regex's byte DFA, built on demand (see the module doc). States are row numbers.
-#[derive(Clone)]
-pub struct OnDemandDfa(LazyDfa);
+pub struct OnDemandDfa {
+    classes: [u8; 256],
+    /// Whether the start state accepts (read off the tree while the DFA is pending).
+    start_accepts: bool,
+    dfa: Built,
+}
+
+enum Built {
+    /// Not stepped yet: the tree (a forest's root) to compile at the first step.
+    Pending(Arc<Forest>, u32),
+    Ready(Box<LazyDfa>),
+    /// Compiling passed the core's limits.
+    Failed,
+}
 
 impl OnDemandDfa {
     /// The start state of `pattern`'s DFA (the syntax of [`crate::dfa::parse`]).
     pub fn new(pattern: &str) -> Result<Self, Error> {
-        LazyDfa::new(pattern).map(OnDemandDfa)
+        Self::with_emptiness(pattern).map(|(d, _)| d)
     }
 
     /// [`OnDemandDfa::new`], and whether the pattern matches some string (decided on
     /// its parsed form, exactly: no determinization).
     pub fn with_emptiness(pattern: &str) -> Result<(Self, bool), Error> {
         if let Ok(ast) = fast_parse(pattern) {
-            // a parsed pattern holds no counted automaton, whose emptiness is its own
-            let some = ast.matches_some().unwrap_or(true);
-            return Ok((OnDemandDfa(LazyDfa::from_ast(ast)?), some));
+            let root = ast.root;
+            return Self::from_forest(Arc::new(Forest::new(ast)), root);
         }
         let hir = parse(pattern)?;
         let props = hir.properties();
@@ -39,42 +62,94 @@ impl OnDemandDfa {
             let whole = ByteDfa::from_hir(&hir, false)?;
             (0..whole.num_states()).any(|s| whole.is_accepting(s as u32))
         };
-        Ok((OnDemandDfa(LazyDfa::from_hir(&hir)?), some))
+        Ok((Self::ready(LazyDfa::from_hir(&hir)?), some))
     }
 
-    /// The state after `byte` from `state`, [`DEAD`] where no full match remains.
+    /// The DFA of the tree at `root` of a forest (a grammar's terminals; the schema
+    /// compiler's hold counted automata), and whether it matches some string (exact).
+    pub fn from_forest(forest: Arc<Forest>, root: u32) -> Result<(Self, bool), Error> {
+        let some = forest.matches_some(root);
+        let Some(start_accepts) = forest.matches_empty(root) else {
+            return Ok((Self::ready(LazyDfa::from_forest(&forest, root)?), some));
+        };
+        let (classes, _) = forest.byte_classes(root);
+        let dfa = OnDemandDfa {
+            classes,
+            start_accepts,
+            dfa: Built::Pending(forest, root),
+        };
+        Ok((dfa, some))
+    }
+
+    fn ready(dfa: LazyDfa) -> Self {
+        OnDemandDfa {
+            classes: dfa.dfa().classes,
+            start_accepts: dfa.dfa().is_accepting(0),
+            dfa: Built::Ready(Box::new(dfa)),
+        }
+    }
+
+    /// The state after `byte` from `state`, [`DEAD`] where no full match remains (and
+    /// from the first step on, once compiling failed).
     #[inline]
     pub fn next(&mut self, state: u32, byte: u8) -> u32 {
         if state == DEAD {
             return DEAD;
         }
-        let class = self.0.dfa().classes[byte as usize];
-        self.0.step(state, class)
+        let class = self.classes[byte as usize];
+        match &mut self.dfa {
+            Built::Ready(d) => d.step(state, class),
+            Built::Failed => DEAD,
+            Built::Pending(forest, root) => match LazyDfa::from_forest(forest, *root) {
+                Ok(d) => {
+                    self.dfa = Built::Ready(Box::new(d));
+                    self.next(state, byte)
+                }
+                Err(_) => {
+                    self.dfa = Built::Failed;
+                    DEAD
+                }
+            },
+        }
     }
 
     #[inline]
     pub fn is_accepting(&self, state: u32) -> bool {
-        self.0.dfa().is_accepting(state)
+        match &self.dfa {
+            Built::Ready(d) => d.dfa().is_accepting(state),
+            // no step taken: the only state handed out is the start
+            Built::Pending(..) => state == 0 && self.start_accepts,
+            Built::Failed => false,
+        }
     }
 
     /// The byte classes: two bytes of one class lead every state to the same state.
     pub fn classes(&self) -> &[u8; 256] {
-        &self.0.dfa().classes
+        &self.classes
     }
 
-    /// Whether determinizing passed the NFA's walk limit (transitions since may be wrong).
+    /// Whether determinizing passed the NFA's walk limit, or compiling its limits
+    /// (transitions since may be wrong).
     pub fn exceeded(&self) -> bool {
-        self.0.exceeded()
+        match &self.dfa {
+            Built::Ready(d) => d.exceeded(),
+            Built::Pending(..) => false,
+            Built::Failed => true,
+        }
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
+        match &self.dfa {
+            Built::Ready(d) => d.memory_bytes(),
+            Built::Pending(..) | Built::Failed => 0,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nfa::ast::Ast;
 
     /// Emptiness and steps agree with the whole DFA of the same pattern, on patterns
     /// the fast parser reads, ones only regex-syntax reads, and ones with look-around.
@@ -115,5 +190,57 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Roots of one forest step as whole DFAs of their own patterns would, with classes
+    /// of their own (a root reaching only digits tells no letters apart), emptiness and
+    /// empty matches read per root, and nothing compiled before the first step.
+    #[test]
+    fn roots_of_a_forest_are_automata_of_their_own() {
+        let mut ast = Ast::default();
+        let ab = ast.bytes_node(b"ab");
+        let digit = ast.class_node(vec![(u32::from(b'0'), u32::from(b'9'))]);
+        let digits = ast.repeat_node(digit, 0, None);
+        let ab_digits = ast.list_node(&[ab, digits], false);
+        let digits_or_ab = ast.list_node(&[digits, ab], true);
+        let never = ast.fail_node();
+        let ab_never = ast.list_node(&[ab, never], false);
+        let forest = Arc::new(Forest::new(ast));
+        let roots = [
+            (ab_digits, "ab[0-9]*"),
+            (digits_or_ab, "[0-9]*|ab"),
+            (digits, "[0-9]*"),
+            (ab_never, "ab[^\\s\\S]"),
+        ];
+        let texts: [&[u8]; 6] = [b"", b"ab", b"ab12", b"12", b"a", b"x"];
+        for (root, pattern) in roots {
+            let whole = ByteDfa::from_regex(pattern).unwrap();
+            let (mut d, some) = OnDemandDfa::from_forest(forest.clone(), root).unwrap();
+            assert_eq!(
+                some,
+                (0..whole.num_states()).any(|s| whole.is_accepting(s as u32))
+            );
+            assert_eq!(d.memory_bytes(), 0, "{pattern}: compiled before a step");
+            assert_eq!(d.is_accepting(0), whole.is_accepting(0), "{pattern}");
+            for text in texts {
+                let (mut w, mut l) = (0u32, 0u32);
+                for &b in text {
+                    w = if w == DEAD { DEAD } else { whole.next(w, b) };
+                    l = d.next(l, b);
+                    assert_eq!(w == DEAD, l == DEAD, "{pattern} on {text:?}");
+                }
+                if w != DEAD {
+                    assert_eq!(
+                        whole.is_accepting(w),
+                        d.is_accepting(l),
+                        "{pattern} {text:?}"
+                    );
+                }
+            }
+        }
+        let (digits_only, _) = forest.byte_classes(digits);
+        assert_eq!(digits_only[b'a' as usize], digits_only[b'z' as usize]);
+        let (both, _) = forest.byte_classes(ab_digits);
+        assert_ne!(both[b'a' as usize], both[b'z' as usize]);
     }
 }

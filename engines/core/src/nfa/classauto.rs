@@ -25,6 +25,9 @@ pub struct ClassAuto {
     /// The class: inclusive ranges of scalar values (of bytes if `bytes`), sorted.
     pub ranges: Vec<(u32, u32)>,
     pub bytes: bool,
+    /// Bit `b`: some state treats byte `b` unlike `b - 1` (found once: every tree
+    /// holding the class reads it for its byte classes).
+    boundaries: [u64; 4],
 }
 
 impl ClassAuto {
@@ -114,10 +117,19 @@ impl ClassAuto {
             }
             i += 1;
         }
+        let mut boundaries = [0u64; 4];
+        for row in trans.chunks_exact(256) {
+            for b in 1..256 {
+                if row[b] != row[b - 1] {
+                    boundaries[b / 64] |= 1 << (b % 64);
+                }
+            }
+        }
         ClassAuto {
             trans,
             ranges: ranges.to_vec(),
             bytes,
+            boundaries,
         }
     }
 
@@ -133,11 +145,9 @@ impl ClassAuto {
 
     /// Mark every byte `b` where some state treats `b` unlike `b - 1`.
     pub fn mark_boundaries(&self, boundary: &mut [bool; 256]) {
-        for row in self.trans.chunks_exact(256) {
-            for b in 1..256 {
-                if row[b] != row[b - 1] {
-                    boundary[b] = true;
-                }
+        for (b, mark) in boundary.iter_mut().enumerate() {
+            if self.boundaries[b / 64] >> (b % 64) & 1 == 1 {
+                *mark = true;
             }
         }
     }

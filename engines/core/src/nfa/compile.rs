@@ -9,7 +9,7 @@ use super::{
 
 /// Per node of `ast` (children come before parents): whether some string matches it, and
 /// about how many states compiling it makes.
-pub(super) fn matchable(ast: &Ast) -> (Vec<bool>, Vec<u32>) {
+pub(crate) fn matchable(ast: &Ast) -> (Vec<bool>, Vec<u32>) {
     let mut m = vec![false; ast.nodes.len()];
     let mut size = vec![0u32; ast.nodes.len()];
     for (i, node) in ast.nodes.iter().enumerate() {

@@ -6,7 +6,8 @@
 //! - [`classauto`]: one character of a class, read byte by byte (shared by content);
 //! - [`counted`]: counted automata, whose `(state, count)` pairs the NFA forms as the
 //!   walks reach them;
-//! - this module: [`Nfa`], the hash-consed Thompson automaton of a tree; `compile`, its
+//! - this module: [`Forest`], many trees as the roots of one (a grammar's terminals);
+//!   [`Nfa`], the hash-consed Thompson automaton of a tree or of a forest's root; `compile`, its
 //!   compiler, back to front and partly on demand; `determinize`, [`Determinizer`], the
 //!   subset construction one transition at a time, and run bounds.
 //!
@@ -36,10 +37,10 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::Error;
-use crate::nfa::ast::{Ast, Node};
+use crate::nfa::ast::{classes_of, Ast, Node};
 
 pub mod ast;
 pub mod classauto;
@@ -126,13 +127,23 @@ pub struct Body {
     compiled: FxHashMap<(u32, u32), u32>,
 }
 
-#[derive(Clone)]
-pub struct Nfa {
-    /// Shared with the NFA's clones (a lazy index's helpers, `crate::lazy`).
-    ast: Arc<Ast>,
-    /// Per AST node: some string matches it, and about how many states it compiles to.
+/// Per AST node: some string matches it, and about how many states it compiles to
+/// (shared by the NFAs of one tree's roots, [`Forest`]).
+pub(crate) struct Facts {
     matchable: Vec<bool>,
     size: Vec<u32>,
+}
+
+#[derive(Clone)]
+pub struct Nfa {
+    /// Shared with the NFA's clones (a lazy index's helpers, `crate::lazy`), and with
+    /// the other roots' NFAs of a [`Forest`].
+    ast: Arc<Ast>,
+    facts: Arc<Facts>,
+    /// The byte classes of what `start` reaches.
+    classes: ([u8; 256], usize),
+    /// Whether the tree is this NFA's alone (else its memory is the forest's).
+    owns_ast: bool,
     body: Body,
     /// `FAIL` when the pattern matches nothing.
     pub start: u32,
@@ -152,11 +163,37 @@ pub struct Nfa {
 impl Nfa {
     /// Compile `ast`: only what the start state needs; larger pieces, and repetitions of
     /// more than [`UNROLL`] copies, are compiled when the DFA first reaches them.
-    pub fn compile(ast: Ast) -> Result<Nfa, Error> {
+    pub fn compile(ast: Arc<Ast>) -> Result<Nfa, Error> {
         let (matchable, size) = matchable(&ast);
+        let facts = Arc::new(Facts { matchable, size });
+        let (root, classes) = (ast.root, ast.byte_classes());
+        Self::compile_root(ast, facts, root, classes, true)
+    }
+
+    /// Compile the tree at `root` of a forest (see [`Nfa::compile`]).
+    pub fn compile_in(forest: &Forest, root: u32) -> Result<Nfa, Error> {
+        let classes = forest.byte_classes(root);
+        Self::compile_root(
+            forest.ast.clone(),
+            forest.facts.clone(),
+            root,
+            classes,
+            false,
+        )
+    }
+
+    fn compile_root(
+        ast: Arc<Ast>,
+        facts: Arc<Facts>,
+        root: u32,
+        classes: ([u8; 256], usize),
+        owns_ast: bool,
+    ) -> Result<Nfa, Error> {
         let mut body = Body::default();
-        body.states.reserve(ast.bytes.len() + ast.nodes.len());
-        body.alts.reserve(ast.kids.len());
+        if owns_ast {
+            body.states.reserve(ast.bytes.len() + ast.nodes.len());
+            body.alts.reserve(ast.kids.len());
+        }
         body.states.push(NState {
             kind: MATCH,
             byte: 0,
@@ -165,16 +202,17 @@ impl Nfa {
         });
         let start = Compiler {
             ast: &ast,
-            matchable: &matchable,
-            size: &size,
+            matchable: &facts.matchable,
+            size: &facts.size,
             body: &mut body,
             limit: NFA_STATE_LIMIT,
         }
-        .node(ast.root, 0)?;
+        .node(root, 0)?;
         Ok(Nfa {
-            ast: Arc::new(ast),
-            matchable,
-            size,
+            ast,
+            facts,
+            classes,
+            owns_ast,
             body,
             start,
             limited: true,
@@ -191,8 +229,8 @@ impl Nfa {
         }
         let start = Compiler {
             ast: &self.ast,
-            matchable: &self.matchable,
-            size: &self.size,
+            matchable: &self.facts.matchable,
+            size: &self.facts.size,
             body: &mut self.body,
             limit: if self.limited {
                 START_STATE_LIMIT
@@ -214,27 +252,9 @@ impl Nfa {
     }
 
     /// The byte classes: bytes no state tells apart share one (from the tree, so that
-    /// states compiled later need no other classes).
+    /// states compiled later need no other classes; see [`Ast::byte_classes`]).
     pub fn byte_classes(&self) -> ([u8; 256], usize) {
-        let mut boundary = [false; 256];
-        for &byte in &self.ast.bytes {
-            boundary[byte as usize] = true;
-            if byte < 255 {
-                boundary[byte as usize + 1] = true;
-            }
-        }
-        for c in &self.ast.classes {
-            c.mark_boundaries(&mut boundary);
-        }
-        let mut classes = [0u8; 256];
-        let mut k = 0usize;
-        for b in 1..256 {
-            if boundary[b] {
-                k += 1;
-            }
-            classes[b] = k as u8;
-        }
-        (classes, k + 1)
+        self.classes
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -245,14 +265,77 @@ impl Nfa {
             + self.body.pendings.capacity() * 24
             + self.body.splits.capacity() * 24
             + self.body.alts.len() * 4
-            + self.ast.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.ast.bytes.capacity()
-            + self.ast.kids.capacity() * 4
-            + self
-                .ast
-                .classes
-                .iter()
-                .map(|c| c.memory_bytes())
-                .sum::<usize>()
+            + if self.owns_ast {
+                self.ast.memory_bytes()
+            } else {
+                0
+            }
+    }
+}
+
+/// Many regexes as the roots of one tree: a grammar's terminals, whose shared pieces
+/// (a schema's string, its numbers) are built and interned once for all of them rather
+/// than once per terminal (on a Kubernetes schema of 496 terminals, building a tree per
+/// terminal was a third of the time to first mask). What the NFA compiler reads off the
+/// tree ([`Facts`]) is found once too; each root's NFA ([`Nfa::compile_in`]) compiles
+/// only what its root reaches, with that part's own byte classes.
+pub struct Forest {
+    ast: Arc<Ast>,
+    facts: Arc<Facts>,
+    empty: Vec<Option<bool>>,
+}
+
+impl Forest {
+    pub fn new(ast: Ast) -> Forest {
+        let (matchable, size) = matchable(&ast);
+        let empty = ast.empty_matches();
+        Forest {
+            ast: Arc::new(ast),
+            facts: Arc::new(Facts { matchable, size }),
+            empty,
+        }
+    }
+
+    pub fn ast(&self) -> &Ast {
+        &self.ast
+    }
+
+    /// Whether the tree at `root` matches some string (exact).
+    pub fn matches_some(&self, root: u32) -> bool {
+        self.facts.matchable[root as usize]
+    }
+
+    /// Whether the tree at `root` matches the empty string ([`Ast::matches_empty`]).
+    pub fn matches_empty(&self, root: u32) -> Option<bool> {
+        self.empty[root as usize]
+    }
+
+    /// The byte classes of the tree at `root`: the literal bytes and classes of the
+    /// nodes it reaches ([`Ast::byte_classes`]).
+    pub fn byte_classes(&self, root: u32) -> ([u8; 256], usize) {
+        let ast = &*self.ast;
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![root];
+        let (mut bytes, mut classes) = (Vec::new(), Vec::new());
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            match ast.nodes[n as usize] {
+                Node::Bytes { at, len } => bytes.extend_from_slice(ast.slice_bytes(at, len)),
+                Node::Class(c) => classes.push(c),
+                Node::Concat { at, len } | Node::Alt { at, len } => {
+                    stack.extend_from_slice(ast.slice_kids(at, len))
+                }
+                Node::Repeat { sub, .. } => stack.push(sub),
+                Node::Graph(g) => stack.extend(ast.graphs[g as usize].labels.iter().flatten()),
+                Node::Fail | Node::Empty => {}
+            }
+        }
+        classes_of(&bytes, classes.iter().map(|&c| &*ast.classes[c as usize]))
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.ast.memory_bytes() + self.facts.matchable.len() * 5 + self.empty.len() * 2
     }
 }

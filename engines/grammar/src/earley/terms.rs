@@ -8,6 +8,7 @@
 //! An on-demand DFA is shared by every clone of the recognizer (the lazy index's helper
 //! threads), behind a lock per terminal.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use tokensdfa_core::dfa::{OnDemandDfa, DEAD};
@@ -18,14 +19,16 @@ use crate::ir::Grammar;
 
 pub(crate) enum Terms {
     Whole(Vec<ByteDfa>),
-    OnDemand(Vec<Mutex<OnDemandDfa>>),
+    /// The DFAs, and whether one has passed its limits (set by the step that found it,
+    /// so asking costs no lock).
+    OnDemand(Vec<Mutex<OnDemandDfa>>, AtomicBool),
 }
 
 impl Terms {
     pub fn len(&self) -> usize {
         match self {
             Terms::Whole(v) => v.len(),
-            Terms::OnDemand(v) => v.len(),
+            Terms::OnDemand(v, _) => v.len(),
         }
     }
 
@@ -34,7 +37,14 @@ impl Terms {
     pub fn next(&self, t: u32, state: u32, byte: u8) -> u32 {
         match self {
             Terms::Whole(v) => v[t as usize].next(state, byte),
-            Terms::OnDemand(v) => lock(&v[t as usize]).next(state, byte),
+            Terms::OnDemand(v, exceeded) => {
+                let mut d = lock(&v[t as usize]);
+                let next = d.next(state, byte);
+                if d.exceeded() {
+                    exceeded.store(true, Ordering::Relaxed);
+                }
+                next
+            }
         }
     }
 
@@ -43,30 +53,30 @@ impl Terms {
         state != DEAD
             && match self {
                 Terms::Whole(v) => v[t as usize].is_accepting(state),
-                Terms::OnDemand(v) => lock(&v[t as usize]).is_accepting(state),
+                Terms::OnDemand(v, _) => lock(&v[t as usize]).is_accepting(state),
             }
     }
 
-    /// Terminal `t`'s byte class of `byte`.
-    pub fn class_of(&self, t: u32, byte: u8) -> u8 {
+    /// Terminal `t`'s byte classes (per byte, its class).
+    pub fn classes(&self, t: u32) -> [u8; 256] {
         match self {
-            Terms::Whole(v) => v[t as usize].class_of(byte),
-            Terms::OnDemand(v) => lock(&v[t as usize]).classes()[byte as usize],
+            Terms::Whole(v) => std::array::from_fn(|b| v[t as usize].class_of(b as u8)),
+            Terms::OnDemand(v, _) => *lock(&v[t as usize]).classes(),
         }
     }
 
-    /// Whether an on-demand DFA passed its walk limit (its transitions since may be wrong).
+    /// Whether an on-demand DFA passed its limits (its transitions since may be wrong).
     pub fn exceeded(&self) -> bool {
         match self {
             Terms::Whole(_) => false,
-            Terms::OnDemand(v) => v.iter().any(|d| lock(d).exceeded()),
+            Terms::OnDemand(_, exceeded) => exceeded.load(Ordering::Relaxed),
         }
     }
 
     pub fn memory_bytes(&self) -> usize {
         match self {
             Terms::Whole(v) => v.iter().map(ByteDfa::memory_bytes).sum(),
-            Terms::OnDemand(v) => v.iter().map(|d| lock(d).memory_bytes()).sum(),
+            Terms::OnDemand(v, _) => v.iter().map(|d| lock(d).memory_bytes()).sum(),
         }
     }
 }
@@ -78,13 +88,18 @@ fn lock(m: &Mutex<OnDemandDfa>) -> std::sync::MutexGuard<'_, OnDemandDfa> {
 }
 
 /// `grammar` trimmed ([`Grammar::trimmed`]) with each kept terminal's on-demand DFA, and
-/// each rule's number in the result. A terminal is productive iff its regex matches some
-/// string, decided on the parsed regex ([`OnDemandDfa::with_emptiness`]).
+/// each rule's number in the result. A terminal is productive iff its regex or tree
+/// matches some string, decided on the tree ([`OnDemandDfa::with_emptiness`],
+/// [`OnDemandDfa::from_forest`]).
 pub(crate) fn trimmed_on_demand(grammar: &Grammar) -> Result<(Grammar, Terms, Vec<u32>), Error> {
     let mut dfas = Vec::with_capacity(grammar.terminals.len());
     let mut term_ok = Vec::with_capacity(grammar.terminals.len());
     for t in &grammar.terminals {
-        let (dfa, some) = OnDemandDfa::with_emptiness(&t.regex).map_err(|e| {
+        let built = match &t.tree {
+            Some(tree) => OnDemandDfa::from_forest(tree.forest.clone(), tree.root),
+            None => OnDemandDfa::with_emptiness(&t.regex),
+        };
+        let (dfa, some) = built.map_err(|e| {
             let m = format!("terminal {} (/{}/): {e}", t.name, t.regex);
             match e {
                 tokensdfa_core::Error::LimitExceeded(_) => Error::Limit(m),
@@ -95,5 +110,5 @@ pub(crate) fn trimmed_on_demand(grammar: &Grammar) -> Result<(Grammar, Terms, Ve
         dfas.push(Mutex::new(dfa));
     }
     let (g, dfas, renumbered) = grammar.trimmed_by(dfas, &term_ok)?;
-    Ok((g, Terms::OnDemand(dfas), renumbered))
+    Ok((g, Terms::OnDemand(dfas, AtomicBool::new(false)), renumbered))
 }

@@ -16,17 +16,21 @@
 //! [`super::MAX_DEPTH`]; counts are bounded by [`super::MAX_REPEAT`] and the grammar's
 //! size by [`super::MAX_SYMBOLS`].
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::{MAX_REPEAT, MAX_SYMBOLS};
 use crate::error::Error;
-use crate::ir::{Grammar, Rule, Symbol, Terminal};
+use crate::ir::{Grammar, Rule, Symbol, Terminal, TerminalTree};
 
 /// A right-hand side before lowering.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Expr {
     /// A terminal: its regex in the core's syntax, and a name for messages.
     Term { regex: String, name: String },
+    /// A terminal given as the core's tree (the schema compiler's), and a name.
+    Tree { tree: TerminalTree, name: String },
     /// A reference to a named rule, with the line it appears on.
     Ref { name: String, line: usize },
     /// Items one after another (empty: the empty string).
@@ -49,6 +53,9 @@ pub(crate) struct Builder {
     names: FxHashMap<String, u32>,
     terminals: Vec<Terminal>,
     by_regex: FxHashMap<String, u32>,
+    /// Tree terminals by their forest's address and root (each forest kept alive by
+    /// `terminals`).
+    by_tree: FxHashMap<(usize, u32), u32>,
     symbols: usize,
     /// Terminals' regexes are written by a program that checks them later (the schema
     /// compiler's, whose grammar the pushdown mode parses once, trimming): not parsed here.
@@ -93,11 +100,26 @@ impl Builder {
         }
         let id = u32::try_from(self.terminals.len())
             .map_err(|_| Error::Limit("too many terminals".into()))?;
+        self.terminals.push(Terminal::of_regex(name, regex));
+        self.by_regex.insert(regex.to_string(), id);
+        Ok(id)
+    }
+
+    /// The id of the terminal given as `tree` (interned by identity; `name` kept from
+    /// its first use).
+    pub fn tree_terminal(&mut self, tree: &TerminalTree, name: &str) -> Result<u32, Error> {
+        let key = (Arc::as_ptr(&tree.forest) as usize, tree.root);
+        if let Some(&id) = self.by_tree.get(&key) {
+            return Ok(id);
+        }
+        let id = u32::try_from(self.terminals.len())
+            .map_err(|_| Error::Limit("too many terminals".into()))?;
         self.terminals.push(Terminal {
             name: name.to_string(),
-            regex: regex.to_string(),
+            regex: String::new(),
+            tree: Some(tree.clone()),
         });
-        self.by_regex.insert(regex.to_string(), id);
+        self.by_tree.insert(key, id);
         Ok(id)
     }
 
@@ -183,6 +205,7 @@ impl Builder {
     fn symbol(&mut self, expr: &Expr, parent: u32) -> Result<Symbol, Error> {
         match expr {
             Expr::Term { regex, name } => Ok(Symbol::Terminal(self.terminal(regex, name)?)),
+            Expr::Tree { tree, name } => Ok(Symbol::Terminal(self.tree_terminal(tree, name)?)),
             Expr::Ref { name, line } => match self.names.get(name) {
                 Some(&id) => Ok(Symbol::Rule(id)),
                 None => Err(Error::Invalid(format!(

@@ -47,7 +47,7 @@ pub fn to_gbnf(g: &Grammar) -> Result<String, Error> {
         let _ = writeln!(out, "{} ::= {body}", rule(i as u32));
     }
     for (i, t) in g.terminals.iter().enumerate() {
-        let expr = gbnf_expr(&t.regex).map_err(|m| Error::Unsupported {
+        let expr = gbnf_expr(t.regex_text()?).map_err(|m| Error::Unsupported {
             line: 0,
             message: format!("terminal {} (/{}/) in GBNF: {m}", t.name, t.regex),
         })?;

@@ -50,7 +50,7 @@ pub fn to_kbnf(g: &Grammar) -> Result<String, Error> {
         let _ = writeln!(out, "{} ::= {body};", rule(i as u32));
     }
     for (i, t) in g.terminals.iter().enumerate() {
-        let body = terminal(&t.regex).map_err(|m| Error::Unsupported {
+        let body = terminal(t.regex_text()?).map_err(|m| Error::Unsupported {
             line: 0,
             message: format!("terminal {} (/{}/) in KBNF: {m}", t.name, t.regex),
         })?;

@@ -21,13 +21,18 @@ use std::fmt::Write as _;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 use super::{alternatives, label};
+use crate::error::Error;
 use crate::ir::{Grammar, Symbol, Terminal};
 use crate::read::common_terminal;
 
 const NEVER: &str = "NEVER_";
 
-/// The grammar as Lark text (see the module doc).
-pub fn to_lark(g: &Grammar) -> String {
+/// The grammar as Lark text (see the module doc); an error for a terminal given as a
+/// tree ([`Terminal::regex_text`]).
+pub fn to_lark(g: &Grammar) -> Result<String, Error> {
+    for t in &g.terminals {
+        t.regex_text()?;
+    }
     let rule = |i: u32| label("r", i as usize, &g.rule(i).name, '_');
     let imported = |t: &Terminal| common_terminal(&t.name).as_deref() == Some(t.regex.as_str());
     let term = |i: u32| {
@@ -70,7 +75,7 @@ pub fn to_lark(g: &Grammar) -> String {
     for &i in &g.ignore {
         let _ = writeln!(out, "%ignore {}", term(i));
     }
-    out
+    Ok(out)
 }
 
 /// A regex of the core's syntax rewritten for Lark (a pattern the core does not parse,

@@ -57,7 +57,7 @@ pub fn to_lark_scannerless(g: &Grammar) -> Result<String, Error> {
         let _ = writeln!(out, "{}: {body}", rule(i as u32));
     }
     for (i, t) in g.terminals.iter().enumerate() {
-        let body = ebnf_of_regex(&t.regex).map_err(|m| Error::Unsupported {
+        let body = ebnf_of_regex(t.regex_text()?).map_err(|m| Error::Unsupported {
             line: 0,
             message: format!(
                 "terminal {} (/{}/) in scannerless Lark: {m}",

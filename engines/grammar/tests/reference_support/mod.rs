@@ -29,10 +29,7 @@ pub fn grammar(start: &str, rules: &[(&str, &str)], terms: &[(&str, &str)]) -> G
             .collect(),
         terminals: terms
             .iter()
-            .map(|(n, r)| Terminal {
-                name: n.to_string(),
-                regex: r.to_string(),
-            })
+            .map(|(n, r)| Terminal::of_regex(n.to_string(), r.to_string()))
             .collect(),
         start: 0,
         ignore: vec![],
@@ -68,7 +65,7 @@ fn terminal(g: &mut Grammar, name: String, regex: String) -> Symbol {
     if let Some(i) = g.terminals.iter().position(|t| t.regex == regex) {
         return Symbol::Terminal(i as u32);
     }
-    g.terminals.push(Terminal { name, regex });
+    g.terminals.push(Terminal::of_regex(name, regex));
     Symbol::Terminal(g.terminals.len() as u32 - 1)
 }
 
@@ -402,10 +399,7 @@ pub fn build(raw: &RawRules, terms: &[&str], ignore: bool) -> Grammar {
         terminals: terms
             .iter()
             .enumerate()
-            .map(|(i, r)| Terminal {
-                name: format!("T{i}"),
-                regex: r.to_string(),
-            })
+            .map(|(i, r)| Terminal::of_regex(format!("T{i}"), r.to_string()))
             .collect(),
         start: 0,
         ignore: if ignore { vec![0] } else { vec![] },

@@ -1,5 +1,5 @@
 //! The grammar mode's output: a schema's language as a context-free grammar whose
-//! terminals are regexes, for TokensDFA's pushdown mode.
+//! terminals are regular languages, for TokensDFA's pushdown mode.
 //!
 //! In the grammar mode ([`crate::context::Ctx::rules`]) an unconstrained value is not
 //! unrolled [`crate::Dialect::any_depth`] levels deep: it is a nonterminal,
@@ -9,8 +9,11 @@
 //! context-free. The emitted tree is then cut into a [`SchemaGrammar`] here:
 //!
 //! - a node holding no nonterminal whose printed regex is at most [`SPLIT`] bytes is
-//!   one terminal, that regex (the grammar's terminals are regular languages matched
-//!   as wholes; the pushdown mode determinizes each once);
+//!   one terminal (the grammar's terminals are regular languages matched as wholes),
+//!   given as [`Leaves`] says: as the core's tree ([`Leaves::Trees`], for the pushdown
+//!   mode: no regex printed and parsed again, a string's counted automaton kept as
+//!   one, the tree's limits), or as its printed regex ([`Leaves::Text`], for a grammar
+//!   written out, within the dialect's text limit);
 //! - a node holding a nonterminal, or longer, becomes structure: a concatenation a
 //!   sequence, an alternation alternatives, a repetition a repetition;
 //! - a structured node with more than one parent (the tree is a DAG: a value's regex is
@@ -19,13 +22,18 @@
 //!
 //! The grammar's language is the tree's: every step above keeps it. A counted automaton
 //! whose edges hold a nonterminal (a member count or `contains` over values that nest
-//! unconstrained values) has no such cut and is refused, as is a terminal whose regex
-//! passes the dialect's text limit.
+//! unconstrained values) has no such cut and is refused ([`graph_over_rule`] finds one),
+//! as is a terminal past its form's limits. Each distinct node is one terminal however
+//! often it is used.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use tokensdfa_core::Forest;
 
 use crate::context::{Fail, Step};
 use crate::dialect::Dialect;
+use crate::emitting::to_ast::TreeBuilder;
 use crate::languages::rx::{self, Kind, Node, Rx};
 
 /// The start rule.
@@ -43,11 +51,22 @@ pub const ANY_COMPACT: u32 = 2;
 /// 32 KB or 1 MB.
 pub const SPLIT: usize = 8192;
 
+/// How a grammar's terminals are given (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaves {
+    /// Printed regexes, [`Part::Regex`].
+    Text,
+    /// The core's trees, [`Part::Tree`].
+    Trees,
+}
+
 /// A right-hand side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// A terminal: a regex in regex-syntax's syntax (the core's), matched as a whole.
     Regex(String),
+    /// A terminal: the tree at node `n` of [`SchemaGrammar::forest`], matched as a whole.
+    Tree(u32),
     /// The rule of that number.
     Rule(u32),
     /// One after another (none: the empty string).
@@ -60,14 +79,22 @@ pub enum Part {
 
 /// A schema's texts as a grammar: `rules[n]` is rule `n`'s right-hand side; rule
 /// [`START`] derives the texts. A rule the schema never uses is the empty language.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `forest` holds the terminals [`Part::Tree`] names, as roots of one tree (None with
+/// [`Leaves::Text`]).
+#[derive(Clone)]
 pub struct SchemaGrammar {
     pub rules: Vec<Part>,
+    pub forest: Option<Arc<Forest>>,
 }
 
 /// The grammar of `start`, whose nonterminals [`ANY_SPACED`] and [`ANY_COMPACT`] have
 /// the right-hand sides `any` (None where unused), cut as the module doc says.
-pub fn lower(start: &Rx, any: [Option<Rx>; 2], dialect: &Dialect) -> Step<SchemaGrammar> {
+pub fn lower(
+    start: &Rx,
+    any: [Option<Rx>; 2],
+    dialect: &Dialect,
+    leaves: Leaves,
+) -> Step<SchemaGrammar> {
     let mut parents = HashMap::new();
     let roots: Vec<&Rx> = std::iter::once(start).chain(any.iter().flatten()).collect();
     for root in &roots {
@@ -78,6 +105,7 @@ pub fn lower(start: &Rx, any: [Option<Rx>; 2], dialect: &Dialect) -> Step<Schema
         named: HashMap::new(),
         parents,
         dialect,
+        trees: (leaves == Leaves::Trees).then(TreeBuilder::default),
     };
     l.rules[START as usize] = l.structure(start)?;
     for (n, body) in [ANY_SPACED, ANY_COMPACT].into_iter().zip(&any) {
@@ -85,7 +113,38 @@ pub fn lower(start: &Rx, any: [Option<Rx>; 2], dialect: &Dialect) -> Step<Schema
             l.rules[n as usize] = l.structure(body)?;
         }
     }
-    Ok(SchemaGrammar { rules: l.rules })
+    let forest = match l.trees {
+        Some(b) if b.ast.nodes.len() > dialect.max_tree_nodes => {
+            return Err(Fail::Limit(format!(
+                "the grammar's terminals would be a tree of {} nodes",
+                b.ast.nodes.len()
+            )))
+        }
+        Some(b) => Some(Arc::new(Forest::new(b.ast))),
+        None => None,
+    };
+    Ok(SchemaGrammar {
+        rules: l.rules,
+        forest,
+    })
+}
+
+/// Whether `x` holds a counted automaton whose edges hold a nonterminal.
+pub fn graph_over_rule(x: &Rx) -> bool {
+    let mut stack = vec![x.clone()];
+    let mut seen = HashSet::new();
+    while let Some(x) = stack.pop() {
+        if !x.has_rule() || !seen.insert(Rx::as_ptr(&x)) {
+            continue;
+        }
+        match &x.kind {
+            Kind::Graph(_) => return true,
+            Kind::Concat(v) | Kind::Alt(v) => stack.extend(v.iter().cloned()),
+            Kind::Repeat(y, _, _) => stack.push(y.clone()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether `x` is cut into structure rather than kept as one terminal.
@@ -127,6 +186,8 @@ struct Lowerer<'d> {
     named: HashMap<*const Node, (Rx, u32)>,
     parents: HashMap<*const Node, usize>,
     dialect: &'d Dialect,
+    /// The terminals' tree, with [`Leaves::Trees`].
+    trees: Option<TreeBuilder>,
 }
 
 impl Lowerer<'_> {
@@ -174,16 +235,40 @@ impl Lowerer<'_> {
                 "the pushdown mode takes no counted automaton (a member count, \
                  `contains` or `uniqueItems`) over values that hold unconstrained values",
             )),
-            _ if x.has_graph() => Err(Fail::Limit(
-                "a counted automaton beside an unconstrained value (the pushdown mode's \
-                 terminals are regexes, and this one has none short enough)"
-                    .into(),
-            )),
-            _ if x.printed_len() > self.dialect.max_regex_len => Err(Fail::Limit(format!(
-                "a terminal of the grammar would be a regex of {} bytes",
-                x.printed_len()
-            ))),
-            _ => Ok(Part::Regex(rx::print(x))),
+            _ => match self.trees.as_mut() {
+                Some(trees) => tree(trees, x, self.dialect),
+                None => regex(x, self.dialect),
+            },
         }
     }
+}
+
+/// The terminal regex of `x`, within the dialect's text limit.
+fn regex(x: &Rx, dialect: &Dialect) -> Step<Part> {
+    if x.has_graph() {
+        return Err(Fail::Limit(
+            "a counted automaton beside an unconstrained value (a grammar's regex \
+             terminals cannot hold it, and its text is too long)"
+                .into(),
+        ));
+    }
+    if x.printed_len() > dialect.max_regex_len {
+        return Err(Fail::Limit(format!(
+            "a terminal of the grammar would be a regex of {} bytes",
+            x.printed_len()
+        )));
+    }
+    Ok(Part::Regex(rx::print(x)))
+}
+
+/// The terminal tree of `x`: a root of the terminals' tree, within the text a tree may
+/// stand for.
+fn tree(trees: &mut TreeBuilder, x: &Rx, dialect: &Dialect) -> Step<Part> {
+    if x.printed_len() > dialect.max_tree_text_len {
+        return Err(Fail::Limit(format!(
+            "the regex tree stands for {} bytes of text",
+            x.printed_len()
+        )));
+    }
+    Ok(Part::Tree(trees.node(x)))
 }

@@ -9,32 +9,54 @@
 //! regex's: literals are their UTF-8 bytes, sets their ranges as `regex-syntax` gives a
 //! Unicode class (no endpoint is a surrogate), and the structure is the same.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
+use crate::context::Fail;
+use crate::dialect::Dialect;
 use crate::languages::rx::{Kind, Node, Rx};
 use tokensdfa_core::Ast;
 
 /// UTF-16 surrogates: code points that are no Unicode scalar value.
 const SURROGATES: (u32, u32) = (0xD800, 0xDFFF);
 
+/// [`to_ast`] within the dialect's tree limits: the text it stands for
+/// ([`Dialect::max_tree_text_len`]) and its nodes ([`Dialect::max_tree_nodes`]).
+pub fn bounded_ast(x: &Rx, dialect: &Dialect) -> Result<Ast, Fail> {
+    if x.printed_len() > dialect.max_tree_text_len {
+        return Err(Fail::Limit(format!(
+            "the regex tree stands for {} bytes of text",
+            x.printed_len()
+        )));
+    }
+    let ast = to_ast(x);
+    if ast.nodes.len() > dialect.max_tree_nodes {
+        return Err(Fail::Limit(format!(
+            "the regex tree would have {} nodes",
+            ast.nodes.len()
+        )));
+    }
+    Ok(ast)
+}
+
 /// The tree of `x`, one tree node per distinct [`Rx`] node.
 pub fn to_ast(x: &Rx) -> Ast {
-    let mut b = Builder {
-        ast: Ast::default(),
-        done: HashMap::new(),
-    };
+    let mut b = TreeBuilder::default();
     let root = b.node(x);
     b.ast.root = root;
     b.ast
 }
 
-struct Builder {
-    ast: Ast,
-    done: HashMap<*const Node, u32>,
+/// One tree for many [`Rx`] roots (a grammar's terminals): each distinct node becomes
+/// one tree node, however many roots reach it.
+#[derive(Default)]
+pub struct TreeBuilder {
+    pub ast: Ast,
+    done: FxHashMap<*const Node, u32>,
 }
 
-impl Builder {
-    fn node(&mut self, x: &Rx) -> u32 {
+impl TreeBuilder {
+    /// The tree node of `x`, built once.
+    pub fn node(&mut self, x: &Rx) -> u32 {
         let key = Rx::as_ptr(x);
         if let Some(&id) = self.done.get(&key) {
             return id;

@@ -32,8 +32,10 @@ use crate::nfa::classauto::ClassAuto;
 use crate::nfa::counted::Counted;
 
 mod fast_parse;
+mod properties;
 
 pub use fast_parse::fast_parse;
+pub(crate) use properties::classes_of;
 
 /// The parser's nesting limit (`regex-syntax`'s default).
 const NEST_LIMIT: u32 = 250;
@@ -255,42 +257,11 @@ impl Ast {
 /// may be the child of several (the tree is a DAG; the NFA compiles each use once per
 /// successor state).
 impl Ast {
-    /// Whether the tree matches some string: exact on its structure (an empty class is
-    /// [`Node::Fail`]); None where a counted automaton is inside (its language's
-    /// emptiness is its own question).
-    pub fn matches_some(&self) -> Option<bool> {
-        let mut memo = vec![None; self.nodes.len()];
-        self.node_matches(self.root, &mut memo)
-    }
-
-    fn node_matches(&self, n: u32, memo: &mut Vec<Option<Option<bool>>>) -> Option<bool> {
-        if let Some(known) = memo[n as usize] {
-            return known;
-        }
-        let all = |v: &[u32], memo: &mut Vec<_>| {
-            v.iter()
-                .try_fold(true, |acc, &k| Some(acc && self.node_matches(k, memo)?))
-        };
-        let any = |v: &[u32], memo: &mut Vec<_>| {
-            v.iter()
-                .try_fold(false, |acc, &k| Some(acc || self.node_matches(k, memo)?))
-        };
-        let out = match self.nodes[n as usize] {
-            Node::Fail => Some(false),
-            Node::Empty | Node::Bytes { .. } | Node::Class(_) => Some(true),
-            Node::Concat { at, len } => all(self.slice_kids(at, len), memo),
-            Node::Alt { at, len } => any(self.slice_kids(at, len), memo),
-            Node::Repeat { sub, min, .. } => {
-                if min == 0 {
-                    Some(true)
-                } else {
-                    self.node_matches(sub, memo)
-                }
-            }
-            Node::Graph(_) => None,
-        };
-        memo[n as usize] = Some(out);
-        out
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.bytes.capacity()
+            + self.kids.capacity() * 4
+            + self.classes.iter().map(|c| c.memory_bytes()).sum::<usize>()
     }
 
     pub fn empty_node(&mut self) -> u32 {

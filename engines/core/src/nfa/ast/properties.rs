@@ -1,0 +1,92 @@
+//! What is read off a tree without compiling it: whether it matches some string, or the
+//! empty one, and its byte classes (the pushdown mode asks these of every terminal, and
+//! compiles a terminal's NFA only at its first step).
+
+use super::{Ast, Node};
+use crate::nfa::classauto::ClassAuto;
+
+impl Ast {
+    /// Whether the tree matches some string: exact, counted automata included (the
+    /// NFA compiler's own reading, [`crate::nfa::compile::matchable`]).
+    pub fn matches_some(&self) -> bool {
+        crate::nfa::compile::matchable(self).0[self.root as usize]
+    }
+
+    /// Whether the tree matches the empty string: exact on its structure; None where
+    /// that hangs on a counted automaton.
+    pub fn matches_empty(&self) -> Option<bool> {
+        self.empty_matches()[self.root as usize]
+    }
+
+    /// [`Ast::matches_empty`] of every node (children come before parents in `nodes`).
+    pub fn empty_matches(&self) -> Vec<Option<bool>> {
+        let mut empty: Vec<Option<bool>> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let kids = |at, len| self.slice_kids(at, len).iter().map(|&k| empty[k as usize]);
+            let e = match *node {
+                Node::Fail | Node::Class(_) => Some(false),
+                Node::Empty => Some(true),
+                Node::Bytes { len, .. } => Some(len == 0),
+                Node::Concat { at, len } => kids(at, len)
+                    .try_fold(Some(true), |acc, k| match k {
+                        Some(false) => Err(()),
+                        Some(true) => Ok(acc),
+                        None => Ok(None),
+                    })
+                    .unwrap_or(Some(false)),
+                Node::Alt { at, len } => kids(at, len)
+                    .try_fold(Some(false), |acc, k| match k {
+                        Some(true) => Err(()),
+                        Some(false) => Ok(acc),
+                        None => Ok(None),
+                    })
+                    .unwrap_or(Some(true)),
+                Node::Repeat { sub, min, .. } => {
+                    if min == 0 {
+                        Some(true)
+                    } else {
+                        empty[sub as usize]
+                    }
+                }
+                Node::Graph(_) => None,
+            };
+            empty.push(e);
+        }
+        empty
+    }
+
+    /// The byte classes of the tree's automaton: two bytes share one iff no literal
+    /// byte and no class of the tree tells them apart, so every NFA state compiled from
+    /// the tree, now or later, reads them alike. Read off the tree alone, before any
+    /// compiling.
+    pub fn byte_classes(&self) -> ([u8; 256], usize) {
+        classes_of(&self.bytes, self.classes.iter().map(|c| &**c))
+    }
+}
+
+/// Byte classes telling apart `bytes` (as literals) and what `classes` read: two bytes
+/// share a class iff none of them separates the two.
+pub(crate) fn classes_of<'a>(
+    bytes: &[u8],
+    classes: impl Iterator<Item = &'a ClassAuto>,
+) -> ([u8; 256], usize) {
+    let mut boundary = [false; 256];
+    for &byte in bytes {
+        boundary[byte as usize] = true;
+        if byte < 255 {
+            boundary[byte as usize + 1] = true;
+        }
+    }
+    for c in classes {
+        c.mark_boundaries(&mut boundary);
+    }
+    let mut out = [0u8; 256];
+    let mut k = 0usize;
+    for b in 1..256 {
+        if boundary[b] {
+            k += 1;
+        }
+        out[b] = k as u8;
+    }
+    (out, k + 1)
+}
