@@ -89,7 +89,9 @@ impl PyPushdownIndex {
 }
 
 /// The grammar `PushdownIndex.from_schema` reads `schema` as, written in Lark; None
-/// where the schema is regular (no unconstrained value).
+/// where the schema is regular (no unconstrained value). Its terminals are regex text:
+/// LimitError where a string's counted automaton has none short enough (`from_schema`
+/// keeps that terminal as the compiler's tree).
 #[pyfunction]
 #[pyo3(signature = (schema, dialect = None))]
 pub(crate) fn schema_grammar(
