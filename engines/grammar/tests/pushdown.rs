@@ -277,3 +277,56 @@ fn schemas_with_unconstrained_values_nest_without_bound() {
         r#"{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}"#;
     assert!(schema_language(plain, &d, Leaves::Trees).unwrap().is_none());
 }
+
+/// A recursive `$ref` is a rule of the pushdown mode's grammar, not expanded
+/// `max_recursion` (3) times: along a tree nested 7 levels, the schema's pushdown index
+/// holds the reference's masks over the grammar written as text, where the lazy index
+/// of the bounded regex refuses the text. Recursion meeting an intersection or a
+/// complement, which take no rule, is read expanded as before: regular under `allOf`,
+/// refused under `not`.
+#[test]
+fn recursive_refs_are_rules_without_bound() {
+    let schema = r##"{"$defs":{"node":{"type":"object","properties":{"a":{"type":"integer"},
+        "b":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["a"],
+        "additionalProperties":false}},"$ref":"#/$defs/node"}"##;
+    let d = Dialect::default();
+    let g = schema_language(schema, &d, Leaves::Text)
+        .unwrap()
+        .expect("a grammar: the recursion is a rule");
+    let (v, tokens) = json_vocab();
+    assert!(lockstep(&g, &v, 6) > 20);
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = schema_pushdown_index(schema, &d, &v, LazyOptions::default(), BUDGET).unwrap();
+    let deep = format!(
+        "{}{{\"a\":1}}{}",
+        "{\"a\":1,\"b\":[".repeat(7),
+        "]}".repeat(7)
+    );
+    let ids = greedy_tokens(deep.as_bytes(), &tokens);
+    let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+    for (k, &t) in ids.iter().enumerate() {
+        assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{deep} at {k}");
+        n = naive
+            .next_state(n, t)
+            .unwrap()
+            .expect("the reference takes it");
+        p = push.next_state(p, t).expect("the pushdown mode takes it");
+    }
+    assert!(push.is_accepting(p) && naive.is_accepting(n));
+    let ast = tokensdfa_schema::compile_ast(schema, &d).unwrap();
+    let bounded = tokensdfa_core::LazyIndex::from_ast(ast, &v, LazyOptions::default()).unwrap();
+    let walked = ids
+        .iter()
+        .try_fold(bounded.initial_state(), |s, &t| bounded.next_state(s, t));
+    assert!(walked.is_none_or(|s| !bounded.is_accepting(s)));
+    let merged = r##"{"$defs":{"n":{"type":"object","properties":{"k":{"allOf":[
+        {"$ref":"#/$defs/n"},{"required":["k"]}]}},"additionalProperties":false}},
+        "$ref":"#/$defs/n"}"##;
+    assert!(schema_language(merged, &d, Leaves::Trees)
+        .unwrap()
+        .is_none());
+    let negated = r##"{"$defs":{"n":{"type":"array","items":{"not":{"$ref":"#/$defs/n"}}}},
+        "$ref":"#/$defs/n"}"##;
+    let err = schema_language(negated, &d, Leaves::Trees).unwrap_err();
+    assert!(format!("{err:?}").contains("not"), "{err:?}");
+}

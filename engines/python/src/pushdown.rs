@@ -55,8 +55,9 @@ impl PyPushdownIndex {
 
     /// The index of a JSON schema compiled by the schema compiler's grammar mode: the
     /// texts of `LazyIndex.from_schema(schema, vocab, dialect)` and those nesting
-    /// unconstrained values deeper than its `any_depth` (which is not read here). A
-    /// schema with no unconstrained value is regular and gets `from_schema`'s automaton.
+    /// unconstrained values deeper than its `any_depth`, or recursive `$ref`s deeper
+    /// than its `max_recursion` (neither is read here). A schema with neither is
+    /// regular and gets `from_schema`'s automaton.
     /// PatternError / UnsupportedPatternError / LimitError as `from_schema`;
     /// GrammarError where the grammar's terminals fail the core's limits. The arguments
     /// are `LazyIndex.from_schema`'s, then `from_grammar`'s `item_budget`.

@@ -110,6 +110,9 @@ pub struct Ctx {
     /// nests without bound, instead of a regex nesting at most
     /// [`crate::Dialect::any_depth`] levels.
     pub rules: bool,
+    /// In the grammar mode, a recursive `$ref` is a rule of the grammar ([`Shape::rules`])
+    /// rather than expanded [`crate::Dialect::max_recursion`] times.
+    pub ref_rules: bool,
     any: ShapeRef,
     never: ShapeRef,
 }
@@ -133,6 +136,7 @@ impl Ctx {
             integers_without_fraction: dialect.integers_without_fraction || draft <= Draft::Draft4,
             tree: false,
             rules: false,
+            ref_rules: false,
             draft,
             any: Rc::new(Shape::any()),
             never: Rc::new(Shape::never()),
@@ -141,6 +145,16 @@ impl Ctx {
 
     pub fn any(&self) -> ShapeRef {
         self.any.clone()
+    }
+
+    /// The algebra's refusal of `what` over a shape holding a grammar rule (a recursive
+    /// `$ref` in the grammar mode; [`crate::compile_language`] then reads the schema
+    /// again with recursion expanded).
+    pub fn refuse_rules(&self, what: &str) -> Fail {
+        Fail::unsupported(
+            "$ref",
+            format!("{what} over a recursive `$ref` kept as a rule of the grammar"),
+        )
     }
 
     pub fn never(&self) -> ShapeRef {

@@ -79,66 +79,136 @@ pub fn compile_ast(
 
 /// A schema's language for TokensDFA's pushdown mode: the texts of [`compile_ast`] and
 /// more, since unconstrained values nest without bound ([`Dialect::any_depth`] does not
-/// apply; recursive `$ref`s keep [`Dialect::max_recursion`]). Regular where the schema
-/// has no unconstrained value (the same tree as [`compile_ast`]'s), else a grammar
-/// ([`emitting::rules`]) whose terminals are given as `leaves` says. The same schemas
-/// are refused, and also a counted automaton over values holding unconstrained values;
-/// with [`Leaves::Text`], also a string's automaton beside one that the text's reading
-/// cannot write as a regex.
+/// apply), and so do recursive `$ref`s, each a rule of the grammar
+/// ([`Dialect::max_recursion`] does not apply), except where the recursion meets an
+/// intersection, a complement, `oneOf`, `uniqueItems` or `propertyNames`, which take no
+/// rule: such a schema is read again with recursion expanded `max_recursion` times.
+/// Regular where the schema has neither (the same tree as [`compile_ast`]'s), else a
+/// grammar ([`emitting::rules`]) whose terminals are given as `leaves` says. The same
+/// schemas are refused, and also a counted automaton over values holding unconstrained
+/// values; with [`Leaves::Text`], also a string's automaton beside one that the text's
+/// reading cannot write as a regex.
 pub fn compile_language(
     schema_json: &str,
     dialect: &Dialect,
     leaves: Leaves,
 ) -> Result<Language, SchemaError> {
     let (root, draft) = parse(schema_json, dialect)?;
-    match grammar_mode(&root, draft, dialect, true, leaves)? {
-        // a string's automaton kept whole for the tree has no regex for a terminal: the
-        // text's reading eliminates it (or refuses it, as `compile` does)
-        Err(TreeOnly) => grammar_mode(&root, draft, dialect, false, leaves)?
-            .map_err(|TreeOnly| SchemaError::limit("", AUTOMATON_BESIDE_ANY)),
+    let reading = Reading {
+        tree: true,
+        leaves,
+        ref_rules: true,
+    };
+    match language_of(&root, draft, dialect, reading) {
         Ok(language) => Ok(language),
+        Err((_, true)) => language_of(
+            &root,
+            draft,
+            dialect,
+            Reading {
+                ref_rules: false,
+                ..reading
+            },
+        )
+        .map_err(|(e, _)| e),
+        Err((e, false)) => Err(e),
+    }
+}
+
+/// How [`grammar_mode`] reads a schema: as a tree (string automata kept whole) or as
+/// text would; terminals as `leaves`; recursive `$ref`s as rules or expanded.
+#[derive(Clone, Copy)]
+struct Reading {
+    tree: bool,
+    leaves: Leaves,
+    ref_rules: bool,
+}
+
+/// [`grammar_mode`] as a tree, then as text where a string's automaton kept whole has
+/// no regex for a terminal (the text's reading eliminates it, or refuses it as
+/// `compile` does). On failure, whether the reading made a recursive `$ref` a rule.
+fn language_of(
+    root: &Value,
+    draft: Draft,
+    dialect: &Dialect,
+    reading: Reading,
+) -> Result<Language, (SchemaError, bool)> {
+    match grammar_mode(root, draft, dialect, reading) {
+        Ok(language) => Ok(language),
+        Err(Failed::TreeOnly(_)) if reading.tree => {
+            let text = Reading {
+                tree: false,
+                ..reading
+            };
+            match grammar_mode(root, draft, dialect, text) {
+                Ok(language) => Ok(language),
+                Err(Failed::TreeOnly(rules)) => {
+                    Err((SchemaError::limit("", AUTOMATON_BESIDE_ANY), rules))
+                }
+                Err(Failed::Error(e, rules)) => Err((e, rules)),
+            }
+        }
+        Err(Failed::TreeOnly(rules)) => Err((SchemaError::limit("", AUTOMATON_BESIDE_ANY), rules)),
+        Err(Failed::Error(e, rules)) => Err((e, rules)),
     }
 }
 
 const AUTOMATON_BESIDE_ANY: &str = "a counted automaton beside an unconstrained value (a \
      grammar's regex terminals cannot hold it, and its text is too long)";
 
-/// A grammar-mode reading that kept an automaton only a tree can hold.
-struct TreeOnly;
+/// Why a [`grammar_mode`] reading gave no language, and whether it made a recursive
+/// `$ref` a rule: it kept an automaton only a tree can hold, or an error.
+enum Failed {
+    TreeOnly(bool),
+    Error(SchemaError, bool),
+}
 
-/// [`compile_language`]'s reading of `root`, as a tree (`tree`: string automata kept
-/// whole) or as text would read it.
+/// [`compile_language`]'s reading of `root` (see [`Reading`]).
 fn grammar_mode(
     root: &Value,
     draft: Draft,
     dialect: &Dialect,
-    tree: bool,
-    leaves: Leaves,
-) -> Result<Result<Language, TreeOnly>, SchemaError> {
+    reading: Reading,
+) -> Result<Language, Failed> {
     let mut ctx = context::Ctx::new(dialect, draft);
-    ctx.tree = tree;
+    ctx.tree = reading.tree;
     ctx.rules = true;
+    ctx.ref_rules = reading.ref_rules;
     let mut r = reading::Reader::new(root, draft);
-    r.check_meta_schema()?;
-    let shape = r.read(&mut ctx, root, "")?;
+    let read = r
+        .check_meta_schema()
+        .and_then(|()| r.read(&mut ctx, root, ""));
+    let made = r.made_rules();
+    let shape = read.map_err(|e| Failed::Error(e, made))?;
     let mut em = emitting::emit::Emitter::new(&mut ctx);
-    let x = em.value(&shape).map_err(|f| reading::fail_at("", f))?;
+    let emitted = em.value(&shape).and_then(|x| {
+        let bodies = r.rule_bodies().iter().map(|(&n, s)| Ok((n, em.value(s)?)));
+        Ok((x, bodies.collect::<context::Step<Vec<_>>>()?))
+    });
+    let (x, mut bodies) = emitted.map_err(|f| Failed::Error(reading::fail_at("", f), made))?;
     if !x.has_rule() {
-        return tree_of(&x, dialect).map(|a| Ok(Language::Regular(a)));
+        return tree_of(&x, dialect)
+            .map(Language::Regular)
+            .map_err(|e| Failed::Error(e, made));
     }
     // a count over members holding unconstrained values has no cut into rules as an
     // automaton: the text's reading may write it out
-    if (tree && emitting::rules::graph_over_rule(&x)) || (x.has_graph() && leaves == Leaves::Text) {
-        return Ok(Err(TreeOnly));
+    let tree_only = |b: &languages::rx::Rx| {
+        (reading.tree && emitting::rules::graph_over_rule(b))
+            || (b.has_graph() && reading.leaves == Leaves::Text)
+    };
+    if tree_only(&x) || bodies.iter().any(|(_, b)| tree_only(b)) {
+        return Err(Failed::TreeOnly(made));
     }
     let used = em.any_rules;
-    let any = [ANY_SPACED, ANY_COMPACT].map(|n| {
-        let i = (n - ANY_SPACED) as usize;
-        used[i].then(|| em.any_rule_body(n))
-    });
-    emitting::rules::lower(&x, any, dialect, leaves)
-        .map(|g| Ok(Language::Grammar(g)))
-        .map_err(|f| reading::fail_at("", f))
+    for n in [ANY_SPACED, ANY_COMPACT] {
+        if used[(n - ANY_SPACED) as usize] {
+            bodies.push((n, em.any_rule_body(n)));
+        }
+    }
+    emitting::rules::lower(&x, &bodies, dialect, reading.leaves)
+        .map(Language::Grammar)
+        .map_err(|f| Failed::Error(reading::fail_at("", f), made))
 }
 
 /// What [`compile_language`] gives.

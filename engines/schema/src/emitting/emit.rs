@@ -164,6 +164,7 @@ impl<'c> Emitter<'c> {
         for c in &s.objects {
             parts.push(self.separated(c.compact, |e| e.object(c))?);
         }
+        parts.extend(s.rules.iter().map(|&n| rx::rule(n)));
         let x = rx::alt(parts);
         self.memo.insert(key, (s.clone(), x.clone()));
         Ok(x)

@@ -42,6 +42,8 @@ pub const START: u32 = 0;
 pub const ANY_SPACED: u32 = 1;
 /// An unconstrained value inside a compact container (no whitespace).
 pub const ANY_COMPACT: u32 = 2;
+/// The first rule of a recursive `$ref` ([`crate::shapes::shape::Shape::rules`]).
+pub const FIRST_REF_RULE: u32 = 3;
 
 /// The printed length past which a node with no nonterminal is cut into structure
 /// rather than kept as one terminal: terminals stay small automata, and a large shared
@@ -87,31 +89,41 @@ pub struct SchemaGrammar {
     pub forest: Option<Arc<Forest>>,
 }
 
-/// The grammar of `start`, whose nonterminals [`ANY_SPACED`] and [`ANY_COMPACT`] have
-/// the right-hand sides `any` (None where unused), cut as the module doc says.
+/// The grammar of `start`, whose other nonterminals ([`ANY_SPACED`], [`ANY_COMPACT`],
+/// the rules of recursive `$ref`s from [`FIRST_REF_RULE`]) have the right-hand sides
+/// `bodies` (a rule not among them is the empty language), cut as the module doc says.
 pub fn lower(
     start: &Rx,
-    any: [Option<Rx>; 2],
+    bodies: &[(u32, Rx)],
     dialect: &Dialect,
     leaves: Leaves,
 ) -> Step<SchemaGrammar> {
     let mut parents = HashMap::new();
-    let roots: Vec<&Rx> = std::iter::once(start).chain(any.iter().flatten()).collect();
-    for root in &roots {
-        count_parents(root, &mut parents);
+    count_parents(start, &mut parents);
+    for (_, body) in bodies {
+        count_parents(body, &mut parents);
     }
+    let size = bodies
+        .iter()
+        .map(|&(n, _)| n + 1)
+        .fold(FIRST_REF_RULE, u32::max);
     let mut l = Lowerer {
-        rules: vec![Part::Alt(Vec::new()); 3],
+        rules: vec![Part::Alt(Vec::new()); size as usize],
         named: HashMap::new(),
         parents,
         dialect,
         trees: (leaves == Leaves::Trees).then(TreeBuilder::default),
     };
-    l.rules[START as usize] = l.structure(start)?;
-    for (n, body) in [ANY_SPACED, ANY_COMPACT].into_iter().zip(&any) {
-        if let Some(body) = body {
-            l.rules[n as usize] = l.structure(body)?;
+    // a right-hand side met inside the tree is its rule (a recursive `$ref`'s target
+    // is read once, where it is entered first, and stands for the rule there too)
+    for (n, body) in bodies {
+        if structured(body) {
+            l.named.insert(Rx::as_ptr(body), (body.clone(), *n));
         }
+    }
+    l.rules[START as usize] = l.part(start)?;
+    for (n, body) in bodies {
+        l.rules[*n as usize] = l.structure(body)?;
     }
     let forest = match l.trees {
         Some(b) if b.ast.nodes.len() > dialect.max_tree_nodes => {
@@ -197,11 +209,11 @@ impl Lowerer<'_> {
             return self.leaf(x);
         }
         let key = Rx::as_ptr(x);
-        if self.parents.get(&key).copied().unwrap_or(0) <= 1 {
-            return self.structure(x);
-        }
         if let Some((_, n)) = self.named.get(&key) {
             return Ok(Part::Rule(*n));
+        }
+        if self.parents.get(&key).copied().unwrap_or(0) <= 1 {
+            return self.structure(x);
         }
         let n = u32::try_from(self.rules.len())
             .map_err(|_| Fail::Limit("a grammar of too many rules".into()))?;

@@ -169,6 +169,9 @@ impl Emitter<'_> {
 
     /// Each value `s` admits, with its texts ([`Values`]).
     fn enumerate(&mut self, s: &ShapeRef) -> Step<Values> {
+        if !s.rules.is_empty() {
+            return Err(self.ctx.refuse_rules("`uniqueItems`"));
+        }
         if s.is_any() || !s.arrays.is_empty() || !s.objects.is_empty() {
             return Ok(None);
         }

@@ -28,7 +28,8 @@
 //! (`$anchor`, or a draft-07 `$id: "#name"`). Another document is refused (nothing is
 //! fetched). A target is
 //! expanded where it is used, at most [`Dialect::max_recursion`] times inside itself
-//! (`refs`); at the bound it admits nothing (instances that deep are outside the
+//! (`refs`; in the grammar mode, [`Ctx::ref_rules`], a recursion is instead a rule of
+//! the grammar, the target's values, with no bound); at the bound it admits nothing (instances that deep are outside the
 //! dialect), and under `not` or an `if` the bound is an error, since the negation of
 //! nothing would admit too much. Under `oneOf` a cut is kept only where excluding the
 //! other branches stays exact up to the bound (`one_of`).
@@ -108,6 +109,11 @@ pub struct Reader<'a> {
     negations: usize,
     /// How many subschemas deep the one being read lies ([`MAX_NESTING`]).
     nesting: usize,
+    /// In the grammar mode ([`Ctx::ref_rules`]): the rule number of each target a
+    /// recursion reached, and each such rule's right-hand side (the target's shape read
+    /// where it was entered first).
+    ref_rules: HashMap<String, u32>,
+    rule_bodies: std::collections::BTreeMap<u32, ShapeRef>,
 }
 
 /// The JSON pointer of `key` below `ptr`.
@@ -151,7 +157,20 @@ impl<'a> Reader<'a> {
             cycle_floor: usize::MAX,
             negations: 0,
             nesting: 0,
+            ref_rules: HashMap::new(),
+            rule_bodies: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// The rules recursive `$ref`s made in the grammar mode ([`Ctx::ref_rules`]), each
+    /// with its target's shape, by number.
+    pub fn rule_bodies(&self) -> &std::collections::BTreeMap<u32, ShapeRef> {
+        &self.rule_bodies
+    }
+
+    /// Whether a recursive `$ref` was made a rule.
+    pub fn made_rules(&self) -> bool {
+        !self.ref_rules.is_empty()
     }
 
     /// Whether the document's draft is draft-07 or earlier (the `$schema`'s, else the

@@ -1,6 +1,11 @@
 //! `$ref`: expanding a reference's target ([`super::uris`] finds it) within the
 //! recursion bound.
 //!
+//! In the grammar mode ([`Ctx::ref_rules`]) a target reached again inside its own
+//! expansion is not expanded: it is a rule of the grammar being written
+//! ([`Shape::rule`]), whose right-hand side is the target's shape as the outer expansion
+//! reads it, so the recursion has no bound. Otherwise:
+//!
 //! A target is expanded where it is used, at most [`Dialect::max_recursion`] times
 //! inside itself. At the bound the expansion is cut: it admits nothing, or everything
 //! while over-approximating ([`Reader::over`]). Under `not` or an `if` a cut is an
@@ -19,8 +24,9 @@ use serde_json::Value;
 
 use super::Reader;
 use crate::context::Ctx;
+use crate::emitting::rules::FIRST_REF_RULE;
 use crate::error::SchemaError;
-use crate::shapes::shape::ShapeRef;
+use crate::shapes::shape::{Shape, ShapeRef};
 
 /// What recursion bounds did to an expansion.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -78,6 +84,9 @@ impl Reader<'_> {
         let bound = ctx.dialect.max_recursion as usize;
         if let Some(first) = self.stack.iter().position(|t| t.0 == target) {
             self.cycle_floor = self.cycle_floor.min(first);
+            if ctx.ref_rules {
+                return self.ref_rule(ctx, target, ptr);
+            }
             let times = self.stack.iter().filter(|t| t.0 == target).count();
             if times > bound {
                 if self.negations > 0 {
@@ -107,10 +116,35 @@ impl Reader<'_> {
         self.cut = saved.1;
         self.cut |= cut;
         let shape = r?;
+        if let Some(&n) = self.ref_rules.get(&target) {
+            self.rule_bodies.entry(n).or_insert_with(|| shape.clone());
+        }
         if floor >= pos {
             self.cache().insert(target, (shape.clone(), cut));
         }
         Ok(shape)
+    }
+}
+
+impl Reader<'_> {
+    /// The grammar rule standing for `target`'s values (numbered on first use, from
+    /// [`FIRST_REF_RULE`]). Under `not` or an `if`, or while over-approximating a
+    /// `oneOf`, a rule would meet the algebra, which does not take one: refused, so the
+    /// schema is read again with recursion expanded.
+    fn ref_rule(
+        &mut self,
+        ctx: &mut Ctx,
+        target: String,
+        ptr: &str,
+    ) -> Result<ShapeRef, SchemaError> {
+        if self.negations > 0 || self.over {
+            let f = ctx.refuse_rules("a complement (`not`, `if`, `oneOf`)");
+            return Err(super::fail_at(ptr, f));
+        }
+        let next = FIRST_REF_RULE + self.ref_rules.len() as u32;
+        let n = *self.ref_rules.entry(target).or_insert(next);
+        ctx.shape(Shape::rule(n))
+            .map_err(|f| super::fail_at(ptr, f))
     }
 }
 

@@ -158,11 +158,12 @@ fn listed_values(s: &Shape) -> Option<Vec<Listed<'_>>> {
         strings,
         arrays,
         objects,
+        rules,
     } = s
     else {
         return None;
     };
-    if !arrays.is_empty() || !objects.is_empty() || strings.len() > 1 {
+    if !arrays.is_empty() || !objects.is_empty() || !rules.is_empty() || strings.len() > 1 {
         return None;
     }
     let mut out = Vec::new();
@@ -260,6 +261,9 @@ pub fn within_complements(ctx: &mut Ctx, narrow: &[ShapeRef], wide: &[ShapeRef])
 /// siblings' values, a value is outside the met branch exactly when it is outside the
 /// raw one.
 pub fn one_of(ctx: &mut Ctx, branches: &[ShapeRef], raw: &[ShapeRef]) -> Step<ShapeRef> {
+    if branches.iter().chain(raw).any(|b| !b.rules.is_empty()) {
+        return Err(ctx.refuse_rules("`oneOf`"));
+    }
     let exactly_one =
         |f: &dyn Fn(&Shape) -> bool| branches.iter().filter(|b| b.is_any() || f(b)).count() == 1;
     let mut out = Shape::never();

@@ -56,6 +56,7 @@ pub fn fingerprint(s: &Shape) -> u64 {
     s.arrays.iter().for_each(|c| array(c, &mut h));
     s.objects.len().hash(&mut h);
     s.objects.iter().for_each(|c| object(c, &mut h));
+    s.rules.hash(&mut h);
     h.finish()
 }
 

@@ -27,6 +27,9 @@ pub fn intersect(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<ShapeRef> {
     if a.is_never() || b.is_never() {
         return Ok(ctx.never());
     }
+    if !a.rules.is_empty() || !b.rules.is_empty() {
+        return Err(ctx.refuse_rules("an intersection (`allOf`, keywords beside `$ref`)"));
+    }
     let key = (Rc::as_ptr(a), Rc::as_ptr(b));
     if let Some((_, _, r)) = ctx.meets.get(&key) {
         return Ok(r.clone());
@@ -39,6 +42,7 @@ pub fn intersect(ctx: &mut Ctx, a: &ShapeRef, b: &ShapeRef) -> Step<ShapeRef> {
         strings: cross(&a.strings, &b.strings, |x, y| Ok(meet_str(x, y)))?,
         arrays: cross(&a.arrays, &b.arrays, |x, y| meet_arr(ctx, x, y))?,
         objects: cross(&a.objects, &b.objects, |x, y| meet_obj(ctx, x, y))?,
+        rules: Vec::new(),
     };
     let r = ctx.shape(s)?;
     ctx.meets.insert(key, (a.clone(), b.clone(), r.clone()));

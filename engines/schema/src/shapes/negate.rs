@@ -48,6 +48,9 @@ pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
     if let Some((_, c)) = ctx.complements.get(&Rc::as_ptr(s)) {
         return Ok(c.clone());
     }
+    if !s.rules.is_empty() {
+        return Err(ctx.refuse_rules("a complement (`not`, `if`, `oneOf`)"));
+    }
     let out = Shape {
         top: false,
         null: !s.null,
@@ -56,6 +59,7 @@ pub fn negate(ctx: &mut Ctx, s: &ShapeRef) -> Step<ShapeRef> {
         strings: strings(&s.strings)?,
         arrays: arrays(ctx, &s.arrays)?,
         objects: objects(ctx, &s.objects)?,
+        rules: Vec::new(),
     };
     let c = ctx.shape(out)?;
     ctx.complements

@@ -190,6 +190,9 @@ fn counted(d: &Dfa, (lo, hi): (u32, u32)) -> Step<Rx> {
 
 /// The decoded strings a shape admits (its other types are ignored).
 pub fn key_language(ctx: &mut Ctx, s: &Shape) -> Step<Rx> {
+    if !s.rules.is_empty() {
+        return Err(ctx.refuse_rules("`propertyNames`"));
+    }
     let mut parts = Vec::new();
     for c in &s.strings {
         parts.push(str_lang(ctx, c, false)?);

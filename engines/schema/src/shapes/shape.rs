@@ -54,6 +54,11 @@ pub struct Shape {
     pub strings: Vec<StrCons>,
     pub arrays: Vec<ArrCons>,
     pub objects: Vec<ObjCons>,
+    /// The values of these rules of the grammar being written (sorted): a recursive
+    /// `$ref` in the grammar mode, rule `n` deriving its target's values. Only
+    /// [`Ctx::ref_rules`](crate::context::Ctx::ref_rules) makes one; the algebra
+    /// (intersection, complement, `oneOf`) refuses a shape holding one.
+    pub rules: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -158,6 +163,7 @@ impl Shape {
             strings: vec![StrCons::default()],
             arrays: vec![ArrCons::any()],
             objects: vec![ObjCons::any()],
+            rules: vec![],
         }
     }
 
@@ -179,6 +185,15 @@ impl Shape {
             strings: vec![],
             arrays: vec![],
             objects: vec![],
+            rules: vec![],
+        }
+    }
+
+    /// The values of grammar rule `n` (see [`Shape::rules`]).
+    pub fn rule(n: u32) -> Shape {
+        Shape {
+            rules: vec![n],
+            ..Shape::never()
         }
     }
 
@@ -201,6 +216,7 @@ impl Shape {
             && self.strings.is_empty()
             && self.arrays.is_empty()
             && self.objects.is_empty()
+            && self.rules.is_empty()
     }
 
     /// The union of two shapes (`anyOf`).
@@ -226,7 +242,9 @@ impl Shape {
             add_new(&mut u.strings, &s.strings);
             add_new(&mut u.arrays, &s.arrays);
             add_new(&mut u.objects, &s.objects);
+            add_new(&mut u.rules, &s.rules);
         }
+        u.rules.sort_unstable();
         u
     }
 }
