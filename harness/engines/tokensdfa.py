@@ -13,7 +13,8 @@ converter in use it compiles a schema straight into its regex tree
 (`LazyIndex.from_schema`, our converter's dialect): the converter's language, with no
 multi-megabyte regex text printed and parsed again. `tokensdfa-pushdown`
 (`tokensdfa.PushdownIndex`) serves grammars, and schemas through our compiler's grammar
-mode, where unconstrained values nest without bound; exact against the grammar reference.
+mode, where unconstrained values and recursive `$ref`s nest without bound; exact against
+the grammar reference.
 """
 
 from __future__ import annotations
@@ -215,8 +216,8 @@ class TokensDFALazyEngine(TokensDFAEngine):
         return IndexCompiled(index, prepared.vocab.eos_id, self.name, spec.id)
 
 
-# The harness dialect's options the pushdown mode reads (`any_depth` does not apply to
-# it, and the regex-size cap is for printed regexes).
+# The harness dialect's options the pushdown mode reads (`any_depth` and `max_recursion`
+# do not apply to it, and the regex-size cap is for printed regexes).
 PUSHDOWN_DIALECT = ("whitespace", "escapes")
 
 
@@ -226,9 +227,10 @@ class TokensDFAPushdownEngine(TokensDFALazyEngine):
     equal the grammar reference's (read the default way: scannerless, `%ignore` text
     anywhere). Grammars in every notation this project reads, and JSON schemas through
     our compiler's grammar mode (`PushdownIndex.from_schema`): the harness's dialect
-    with unconstrained values nesting without bound, so it is compared in that dialect
-    as a native engine is, and values deeper than the reference's `any_depth` are
-    decided by the deeper reference (`values-nested-deeper`)."""
+    with unconstrained values and recursive `$ref`s nesting without bound, so it is
+    compared in that dialect as a native engine is, and values deeper than the
+    reference's `any_depth` or `max_recursion` are decided by the deeper reference
+    (`values-nested-deeper`)."""
 
     name = "tokensdfa-pushdown"
     capabilities = Capabilities(regex=False, json_schema="native", grammars=NOTATIONS)
