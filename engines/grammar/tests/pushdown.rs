@@ -230,32 +230,16 @@ fn runs_of_ignored_text_of_every_length_reuse_their_sets() {
     assert!(sets < 40, "{sets} sets for 40 lengths of whitespace");
 }
 
-/// A schema whose members hold unconstrained values is a grammar, not a regex: near the
-/// start and along a text nesting 14 levels (past the regex modes' `any_depth` of 2),
-/// the pushdown index of the schema holds the reference's masks over the same grammar;
-/// the lazy index of the bounded regex refuses that text, and a schema with no
-/// unconstrained value stays regular.
-#[test]
-fn schemas_with_unconstrained_values_nest_without_bound() {
-    let schema = r#"{"type":"object","properties":{"a":{"type":"array"},"b":{}},"required":["a"]}"#;
+/// The pushdown index of `schema` holds the reference's masks over its grammar `g`
+/// (written as text) near the start and along `deep`, which it takes whole; the lazy
+/// index of the bounded regex refuses `deep`.
+fn past_the_regex_modes(schema: &str, g: &Grammar, deep: &str) {
     let d = Dialect::default();
-    let g = schema_language(schema, &d, Leaves::Text)
-        .unwrap()
-        .expect("a grammar");
-    // the pushdown mode's own reading gives its terminals as trees, which only it reads
-    let trees = schema_language(schema, &d, Leaves::Trees).unwrap().unwrap();
-    assert!(trees.terminals.iter().all(|t| t.tree.is_some()));
-    assert!(NaiveGrammarIndex::new(&trees, &json_vocab().0, GrammarOptions::default()).is_err());
     let (v, tokens) = json_vocab();
-    let compared = lockstep(&g, &v, 6);
+    let compared = lockstep(g, &v, 6);
     assert!(compared > 20, "{compared} states compared");
-    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let naive = NaiveGrammarIndex::new(g, &v, GrammarOptions::default()).unwrap();
     let push = schema_pushdown_index(schema, &d, &v, LazyOptions::default(), BUDGET).unwrap();
-    let deep = format!(
-        "{{\"a\":[{}1{}],\"b\":{{}}}}",
-        "[{\"a\":".repeat(7),
-        "}]".repeat(7)
-    );
     let ids = greedy_tokens(deep.as_bytes(), &tokens);
     let (mut n, mut p) = (naive.initial_state(), push.initial_state());
     for (k, &t) in ids.iter().enumerate() {
@@ -273,6 +257,30 @@ fn schemas_with_unconstrained_values_nest_without_bound() {
         .iter()
         .try_fold(bounded.initial_state(), |s, &t| bounded.next_state(s, t));
     assert!(walked.is_none_or(|s| !bounded.is_accepting(s)));
+}
+
+/// A schema whose members hold unconstrained values is a grammar, not a regex: near the
+/// start and along a text nesting 14 levels (past the regex modes' `any_depth` of 2),
+/// the pushdown index of the schema holds the reference's masks over the same grammar;
+/// the lazy index of the bounded regex refuses that text, and a schema with no
+/// unconstrained value stays regular.
+#[test]
+fn schemas_with_unconstrained_values_nest_without_bound() {
+    let schema = r#"{"type":"object","properties":{"a":{"type":"array"},"b":{}},"required":["a"]}"#;
+    let d = Dialect::default();
+    let g = schema_language(schema, &d, Leaves::Text)
+        .unwrap()
+        .expect("a grammar");
+    // the pushdown mode's own reading gives its terminals as trees, which only it reads
+    let trees = schema_language(schema, &d, Leaves::Trees).unwrap().unwrap();
+    assert!(trees.terminals.iter().all(|t| t.tree.is_some()));
+    assert!(NaiveGrammarIndex::new(&trees, &json_vocab().0, GrammarOptions::default()).is_err());
+    let deep = format!(
+        "{{\"a\":[{}1{}],\"b\":{{}}}}",
+        "[{\"a\":".repeat(7),
+        "}]".repeat(7)
+    );
+    past_the_regex_modes(schema, &g, &deep);
     let plain =
         r#"{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}"#;
     assert!(schema_language(plain, &d, Leaves::Trees).unwrap().is_none());
@@ -293,32 +301,12 @@ fn recursive_refs_are_rules_without_bound() {
     let g = schema_language(schema, &d, Leaves::Text)
         .unwrap()
         .expect("a grammar: the recursion is a rule");
-    let (v, tokens) = json_vocab();
-    assert!(lockstep(&g, &v, 6) > 20);
-    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
-    let push = schema_pushdown_index(schema, &d, &v, LazyOptions::default(), BUDGET).unwrap();
     let deep = format!(
         "{}{{\"a\":1}}{}",
         "{\"a\":1,\"b\":[".repeat(7),
         "]}".repeat(7)
     );
-    let ids = greedy_tokens(deep.as_bytes(), &tokens);
-    let (mut n, mut p) = (naive.initial_state(), push.initial_state());
-    for (k, &t) in ids.iter().enumerate() {
-        assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{deep} at {k}");
-        n = naive
-            .next_state(n, t)
-            .unwrap()
-            .expect("the reference takes it");
-        p = push.next_state(p, t).expect("the pushdown mode takes it");
-    }
-    assert!(push.is_accepting(p) && naive.is_accepting(n));
-    let ast = tokensdfa_schema::compile_ast(schema, &d).unwrap();
-    let bounded = tokensdfa_core::LazyIndex::from_ast(ast, &v, LazyOptions::default()).unwrap();
-    let walked = ids
-        .iter()
-        .try_fold(bounded.initial_state(), |s, &t| bounded.next_state(s, t));
-    assert!(walked.is_none_or(|s| !bounded.is_accepting(s)));
+    past_the_regex_modes(schema, &g, &deep);
     let merged = r##"{"$defs":{"n":{"type":"object","properties":{"k":{"allOf":[
         {"$ref":"#/$defs/n"},{"required":["k"]}]}},"additionalProperties":false}},
         "$ref":"#/$defs/n"}"##;
