@@ -178,7 +178,7 @@ fn grammar_mode(
     let read = r
         .check_meta_schema()
         .and_then(|()| r.read(&mut ctx, root, ""));
-    let made = r.made_rules();
+    let made = r.met_rules();
     let shape = read.map_err(|e| Failed::Error(e, made))?;
     let mut em = emitting::emit::Emitter::new(&mut ctx);
     let emitted = em.value(&shape).and_then(|x| {

@@ -114,6 +114,9 @@ pub struct Reader<'a> {
     /// where it was entered first).
     ref_rules: HashMap<String, u32>,
     rule_bodies: std::collections::BTreeMap<u32, ShapeRef>,
+    /// A recursion was met where no rule can stand (under `not`, an `if`, or while
+    /// over-approximating a `oneOf`).
+    rule_refused: bool,
 }
 
 /// The JSON pointer of `key` below `ptr`.
@@ -159,6 +162,7 @@ impl<'a> Reader<'a> {
             nesting: 0,
             ref_rules: HashMap::new(),
             rule_bodies: std::collections::BTreeMap::new(),
+            rule_refused: false,
         }
     }
 
@@ -168,9 +172,11 @@ impl<'a> Reader<'a> {
         &self.rule_bodies
     }
 
-    /// Whether a recursive `$ref` was made a rule.
-    pub fn made_rules(&self) -> bool {
-        !self.ref_rules.is_empty()
+    /// Whether the grammar mode met a recursive `$ref`: made it a rule, or refused one
+    /// where none can stand (a reading that did and failed is worth another with
+    /// recursion expanded).
+    pub fn met_rules(&self) -> bool {
+        !self.ref_rules.is_empty() || self.rule_refused
     }
 
     /// Whether the document's draft is draft-07 or earlier (the `$schema`'s, else the

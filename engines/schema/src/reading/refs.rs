@@ -138,6 +138,7 @@ impl Reader<'_> {
         ptr: &str,
     ) -> Result<ShapeRef, SchemaError> {
         if self.negations > 0 || self.over {
+            self.rule_refused = true;
             let f = ctx.refuse_rules("a complement (`not`, `if`, `oneOf`)");
             return Err(super::fail_at(ptr, f));
         }
