@@ -126,7 +126,7 @@ struct Reading {
 
 /// [`grammar_mode`] as a tree, then as text where a string's automaton kept whole has
 /// no regex for a terminal (the text's reading eliminates it, or refuses it as
-/// `compile` does). On failure, whether the reading made a recursive `$ref` a rule.
+/// `compile` does). On failure, whether the reading met a recursive `$ref`.
 fn language_of(
     root: &Value,
     draft: Draft,
@@ -134,33 +134,34 @@ fn language_of(
     reading: Reading,
 ) -> Result<Language, (SchemaError, bool)> {
     match grammar_mode(root, draft, dialect, reading) {
-        Ok(language) => Ok(language),
         Err(Failed::TreeOnly(_)) if reading.tree => {
             let text = Reading {
                 tree: false,
                 ..reading
             };
-            match grammar_mode(root, draft, dialect, text) {
-                Ok(language) => Ok(language),
-                Err(Failed::TreeOnly(rules)) => {
-                    Err((SchemaError::limit("", AUTOMATON_BESIDE_ANY), rules))
-                }
-                Err(Failed::Error(e, rules)) => Err((e, rules)),
-            }
+            grammar_mode(root, draft, dialect, text).map_err(Failed::into_error)
         }
-        Err(Failed::TreeOnly(rules)) => Err((SchemaError::limit("", AUTOMATON_BESIDE_ANY), rules)),
-        Err(Failed::Error(e, rules)) => Err((e, rules)),
+        read => read.map_err(Failed::into_error),
     }
 }
 
 const AUTOMATON_BESIDE_ANY: &str = "a counted automaton beside an unconstrained value (a \
      grammar's regex terminals cannot hold it, and its text is too long)";
 
-/// Why a [`grammar_mode`] reading gave no language, and whether it made a recursive
-/// `$ref` a rule: it kept an automaton only a tree can hold, or an error.
+/// Why a [`grammar_mode`] reading gave no language, and whether it met a recursive
+/// `$ref`: it kept an automaton only a tree can hold, or an error.
 enum Failed {
     TreeOnly(bool),
     Error(SchemaError, bool),
+}
+
+impl Failed {
+    fn into_error(self) -> (SchemaError, bool) {
+        match self {
+            Failed::TreeOnly(met) => (SchemaError::limit("", AUTOMATON_BESIDE_ANY), met),
+            Failed::Error(e, met) => (e, met),
+        }
+    }
 }
 
 /// [`compile_language`]'s reading of `root` (see [`Reading`]).
@@ -178,18 +179,18 @@ fn grammar_mode(
     let read = r
         .check_meta_schema()
         .and_then(|()| r.read(&mut ctx, root, ""));
-    let made = r.met_rules();
-    let shape = read.map_err(|e| Failed::Error(e, made))?;
+    let met = r.met_rules();
+    let shape = read.map_err(|e| Failed::Error(e, met))?;
     let mut em = emitting::emit::Emitter::new(&mut ctx);
     let emitted = em.value(&shape).and_then(|x| {
         let bodies = r.rule_bodies().iter().map(|(&n, s)| Ok((n, em.value(s)?)));
         Ok((x, bodies.collect::<context::Step<Vec<_>>>()?))
     });
-    let (x, mut bodies) = emitted.map_err(|f| Failed::Error(reading::fail_at("", f), made))?;
+    let (x, mut bodies) = emitted.map_err(|f| Failed::Error(reading::fail_at("", f), met))?;
     if !x.has_rule() {
         return tree_of(&x, dialect)
             .map(Language::Regular)
-            .map_err(|e| Failed::Error(e, made));
+            .map_err(|e| Failed::Error(e, met));
     }
     // a count over members holding unconstrained values has no cut into rules as an
     // automaton: the text's reading may write it out
@@ -198,7 +199,7 @@ fn grammar_mode(
             || (b.has_graph() && reading.leaves == Leaves::Text)
     };
     if tree_only(&x) || bodies.iter().any(|(_, b)| tree_only(b)) {
-        return Err(Failed::TreeOnly(made));
+        return Err(Failed::TreeOnly(met));
     }
     let used = em.any_rules;
     for n in [ANY_SPACED, ANY_COMPACT] {
@@ -208,7 +209,7 @@ fn grammar_mode(
     }
     emitting::rules::lower(&x, &bodies, dialect, reading.leaves)
         .map(Language::Grammar)
-        .map_err(|f| Failed::Error(reading::fail_at("", f), made))
+        .map_err(|f| Failed::Error(reading::fail_at("", f), met))
 }
 
 /// What [`compile_language`] gives.

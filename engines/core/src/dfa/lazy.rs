@@ -37,7 +37,7 @@ use crate::dfa::runs::stepped_run_bounds;
 use crate::dfa::ByteDfa;
 use crate::error::Error;
 use crate::nfa::ast::{fast_parse, from_hir, Ast};
-use crate::nfa::{Determinizer, Forest, Nfa};
+use crate::nfa::{ByteClasses, Determinizer, Forest, Nfa};
 use crate::util::syntax::parse;
 use crate::util::table::{DfaTable, Stepper, DEAD};
 
@@ -162,10 +162,11 @@ impl LazyDfa {
         Self::from_nfa(Nfa::compile(Arc::new(ast))?, t1)
     }
 
-    /// [`LazyDfa::from_ast`] of the tree at `root` of a forest (a grammar's terminal).
-    pub fn from_forest(forest: &Forest, root: u32) -> Result<Self, Error> {
+    /// [`LazyDfa::from_ast`] of the tree at `root` of a forest (a grammar's terminal),
+    /// with its byte classes ([`Forest::byte_classes`]).
+    pub fn from_forest(forest: &Forest, root: u32, classes: ByteClasses) -> Result<Self, Error> {
         let t1 = Instant::now();
-        Self::from_nfa(Nfa::compile_in(forest, root)?, t1)
+        Self::from_nfa(Nfa::compile_in(forest, root, classes)?, t1)
     }
 
     fn from_nfa(nfa: Nfa, t1: Instant) -> Result<Self, Error> {

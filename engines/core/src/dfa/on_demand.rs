@@ -22,20 +22,23 @@ use crate::dfa::lazy::LazyDfa;
 use crate::dfa::{parse, ByteDfa};
 use crate::error::Error;
 use crate::nfa::ast::fast_parse;
-use crate::nfa::Forest;
+use crate::nfa::{ByteClasses, Forest};
 use crate::util::table::{Stepper, DEAD};
 
 /// A regex's byte DFA, built on demand (see the module doc). States are row numbers.
 pub struct OnDemandDfa {
-    classes: [u8; 256],
+    classes: ByteClasses,
     /// Whether the start state accepts (read off the tree while the DFA is pending).
     start_accepts: bool,
+    /// The forest and root the DFA is compiled from (None for a pattern with
+    /// look-around, built whole at once).
+    tree: Option<(Arc<Forest>, u32)>,
     dfa: Built,
 }
 
 enum Built {
-    /// Not stepped yet: the tree (a forest's root) to compile at the first step.
-    Pending(Arc<Forest>, u32),
+    /// Not stepped yet: `tree` is compiled at the first step.
+    Pending,
     Ready(Box<LazyDfa>),
     /// Compiling passed the core's limits.
     Failed,
@@ -62,31 +65,41 @@ impl OnDemandDfa {
             let whole = ByteDfa::from_hir(&hir, false)?;
             (0..whole.num_states()).any(|s| whole.is_accepting(s as u32))
         };
-        Ok((Self::ready(LazyDfa::from_hir(&hir)?), some))
+        let dfa = LazyDfa::from_hir(&hir)?;
+        let d = OnDemandDfa {
+            classes: (dfa.dfa().classes, dfa.dfa().n_classes),
+            start_accepts: dfa.dfa().is_accepting(0),
+            tree: None,
+            dfa: Built::Ready(Box::new(dfa)),
+        };
+        Ok((d, some))
     }
 
     /// The DFA of the tree at `root` of a forest (a grammar's terminals; the schema
     /// compiler's hold counted automata), and whether it matches some string (exact).
     pub fn from_forest(forest: Arc<Forest>, root: u32) -> Result<(Self, bool), Error> {
         let some = forest.matches_some(root);
-        let Some(start_accepts) = forest.matches_empty(root) else {
-            return Ok((Self::ready(LazyDfa::from_forest(&forest, root)?), some));
+        let classes = forest.byte_classes(root);
+        let (start_accepts, dfa) = match forest.matches_empty(root) {
+            Some(empty) => (empty, Built::Pending),
+            None => {
+                let dfa = LazyDfa::from_forest(&forest, root, classes)?;
+                (dfa.dfa().is_accepting(0), Built::Ready(Box::new(dfa)))
+            }
         };
-        let (classes, _) = forest.byte_classes(root);
-        let dfa = OnDemandDfa {
+        let d = OnDemandDfa {
             classes,
             start_accepts,
-            dfa: Built::Pending(forest, root),
+            tree: Some((forest, root)),
+            dfa,
         };
-        Ok((dfa, some))
+        Ok((d, some))
     }
 
-    fn ready(dfa: LazyDfa) -> Self {
-        OnDemandDfa {
-            classes: dfa.dfa().classes,
-            start_accepts: dfa.dfa().is_accepting(0),
-            dfa: Built::Ready(Box::new(dfa)),
-        }
+    /// The forest the DFA is compiled from, whose memory is its own: shared by the
+    /// terminals of one grammar, so counted once by their holder.
+    pub fn forest(&self) -> Option<&Arc<Forest>> {
+        self.tree.as_ref().map(|(f, _)| f)
     }
 
     /// The state after `byte` from `state`, [`DEAD`] where no full match remains (and
@@ -96,20 +109,20 @@ impl OnDemandDfa {
         if state == DEAD {
             return DEAD;
         }
-        let class = self.classes[byte as usize];
+        let class = self.classes.0[byte as usize];
         match &mut self.dfa {
             Built::Ready(d) => d.step(state, class),
             Built::Failed => DEAD,
-            Built::Pending(forest, root) => match LazyDfa::from_forest(forest, *root) {
-                Ok(d) => {
-                    self.dfa = Built::Ready(Box::new(d));
-                    self.next(state, byte)
-                }
-                Err(_) => {
-                    self.dfa = Built::Failed;
-                    DEAD
-                }
-            },
+            Built::Pending => {
+                // pending always has a tree (only look-around, built whole, has none)
+                let compiled = (self.tree.as_ref())
+                    .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
+                self.dfa = match compiled {
+                    Some(Ok(d)) => Built::Ready(Box::new(d)),
+                    _ => Built::Failed,
+                };
+                self.next(state, byte)
+            }
         }
     }
 
@@ -118,14 +131,14 @@ impl OnDemandDfa {
         match &self.dfa {
             Built::Ready(d) => d.dfa().is_accepting(state),
             // no step taken: the only state handed out is the start
-            Built::Pending(..) => state == 0 && self.start_accepts,
+            Built::Pending => state == 0 && self.start_accepts,
             Built::Failed => false,
         }
     }
 
     /// The byte classes: two bytes of one class lead every state to the same state.
     pub fn classes(&self) -> &[u8; 256] {
-        &self.classes
+        &self.classes.0
     }
 
     /// Whether determinizing passed the NFA's walk limit, or compiling its limits
@@ -133,15 +146,16 @@ impl OnDemandDfa {
     pub fn exceeded(&self) -> bool {
         match &self.dfa {
             Built::Ready(d) => d.exceeded(),
-            Built::Pending(..) => false,
+            Built::Pending => false,
             Built::Failed => true,
         }
     }
 
+    /// The DFA's own bytes, its forest's aside ([`OnDemandDfa::forest`]).
     pub fn memory_bytes(&self) -> usize {
         match &self.dfa {
             Built::Ready(d) => d.memory_bytes(),
-            Built::Pending(..) | Built::Failed => 0,
+            Built::Pending | Built::Failed => 0,
         }
     }
 }

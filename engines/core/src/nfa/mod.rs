@@ -127,6 +127,9 @@ pub struct Body {
     compiled: FxHashMap<(u32, u32), u32>,
 }
 
+/// Byte classes: per byte its class, and how many classes.
+pub type ByteClasses = ([u8; 256], usize);
+
 /// Per AST node: some string matches it, and about how many states it compiles to
 /// (shared by the NFAs of one tree's roots, [`Forest`]).
 pub(crate) struct Facts {
@@ -141,7 +144,7 @@ pub struct Nfa {
     ast: Arc<Ast>,
     facts: Arc<Facts>,
     /// The byte classes of what `start` reaches.
-    classes: ([u8; 256], usize),
+    classes: ByteClasses,
     /// Whether the tree is this NFA's alone (else its memory is the forest's).
     owns_ast: bool,
     body: Body,
@@ -170,9 +173,9 @@ impl Nfa {
         Self::compile_root(ast, facts, root, classes, true)
     }
 
-    /// Compile the tree at `root` of a forest (see [`Nfa::compile`]).
-    pub fn compile_in(forest: &Forest, root: u32) -> Result<Nfa, Error> {
-        let classes = forest.byte_classes(root);
+    /// Compile the tree at `root` of a forest (see [`Nfa::compile`]), whose byte classes
+    /// ([`Forest::byte_classes`]) the caller has found.
+    pub fn compile_in(forest: &Forest, root: u32, classes: ByteClasses) -> Result<Nfa, Error> {
         Self::compile_root(
             forest.ast.clone(),
             forest.facts.clone(),
@@ -186,7 +189,7 @@ impl Nfa {
         ast: Arc<Ast>,
         facts: Arc<Facts>,
         root: u32,
-        classes: ([u8; 256], usize),
+        classes: ByteClasses,
         owns_ast: bool,
     ) -> Result<Nfa, Error> {
         let mut body = Body::default();
@@ -253,7 +256,7 @@ impl Nfa {
 
     /// The byte classes: bytes no state tells apart share one (from the tree, so that
     /// states compiled later need no other classes; see [`Ast::byte_classes`]).
-    pub fn byte_classes(&self) -> ([u8; 256], usize) {
+    pub fn byte_classes(&self) -> ByteClasses {
         self.classes
     }
 
@@ -296,23 +299,19 @@ impl Forest {
         }
     }
 
-    pub fn ast(&self) -> &Ast {
-        &self.ast
-    }
-
     /// Whether the tree at `root` matches some string (exact).
     pub fn matches_some(&self, root: u32) -> bool {
         self.facts.matchable[root as usize]
     }
 
-    /// Whether the tree at `root` matches the empty string ([`Ast::matches_empty`]).
+    /// Whether the tree at `root` matches the empty string ([`Ast::empty_matches`]).
     pub fn matches_empty(&self, root: u32) -> Option<bool> {
         self.empty[root as usize]
     }
 
     /// The byte classes of the tree at `root`: the literal bytes and classes of the
     /// nodes it reaches ([`Ast::byte_classes`]).
-    pub fn byte_classes(&self, root: u32) -> ([u8; 256], usize) {
+    pub fn byte_classes(&self, root: u32) -> ByteClasses {
         let ast = &*self.ast;
         let mut seen = FxHashSet::default();
         let mut stack = vec![root];

@@ -9,7 +9,9 @@
 //! threads), behind a lock per terminal.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashSet;
 
 use tokensdfa_core::dfa::{OnDemandDfa, DEAD};
 use tokensdfa_core::ByteDfa;
@@ -76,7 +78,19 @@ impl Terms {
     pub fn memory_bytes(&self) -> usize {
         match self {
             Terms::Whole(v) => v.iter().map(ByteDfa::memory_bytes).sum(),
-            Terms::OnDemand(v, _) => v.iter().map(|d| lock(d).memory_bytes()).sum(),
+            Terms::OnDemand(v, _) => {
+                // a schema's terminals share one forest: count each forest once
+                let mut forests = FxHashSet::default();
+                let mut bytes = 0;
+                for d in v {
+                    let d = lock(d);
+                    bytes += d.memory_bytes();
+                    if let Some(f) = d.forest().filter(|f| forests.insert(Arc::as_ptr(f))) {
+                        bytes += f.memory_bytes();
+                    }
+                }
+                bytes
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ use tokensdfa_core::Forest;
 
 use crate::context::{Fail, Step};
 use crate::dialect::Dialect;
-use crate::emitting::to_ast::TreeBuilder;
+use crate::emitting::to_ast::{within_tree_text, TreeBuilder};
 use crate::languages::rx::{self, Kind, Node, Rx};
 
 /// The start rule.
@@ -276,11 +276,6 @@ fn regex(x: &Rx, dialect: &Dialect) -> Step<Part> {
 /// The terminal tree of `x`: a root of the terminals' tree, within the text a tree may
 /// stand for.
 fn tree(trees: &mut TreeBuilder, x: &Rx, dialect: &Dialect) -> Step<Part> {
-    if x.printed_len() > dialect.max_tree_text_len {
-        return Err(Fail::Limit(format!(
-            "the regex tree stands for {} bytes of text",
-            x.printed_len()
-        )));
-    }
+    within_tree_text(x, dialect)?;
     Ok(Part::Tree(trees.node(x)))
 }

@@ -22,12 +22,7 @@ const SURROGATES: (u32, u32) = (0xD800, 0xDFFF);
 /// [`to_ast`] within the dialect's tree limits: the text it stands for
 /// ([`Dialect::max_tree_text_len`]) and its nodes ([`Dialect::max_tree_nodes`]).
 pub fn bounded_ast(x: &Rx, dialect: &Dialect) -> Result<Ast, Fail> {
-    if x.printed_len() > dialect.max_tree_text_len {
-        return Err(Fail::Limit(format!(
-            "the regex tree stands for {} bytes of text",
-            x.printed_len()
-        )));
-    }
+    within_tree_text(x, dialect)?;
     let ast = to_ast(x);
     if ast.nodes.len() > dialect.max_tree_nodes {
         return Err(Fail::Limit(format!(
@@ -36,6 +31,17 @@ pub fn bounded_ast(x: &Rx, dialect: &Dialect) -> Result<Ast, Fail> {
         )));
     }
     Ok(ast)
+}
+
+/// `x` stands for at most [`Dialect::max_tree_text_len`] bytes of text.
+pub fn within_tree_text(x: &Rx, dialect: &Dialect) -> Result<(), Fail> {
+    if x.printed_len() > dialect.max_tree_text_len {
+        return Err(Fail::Limit(format!(
+            "the regex tree stands for {} bytes of text",
+            x.printed_len()
+        )));
+    }
+    Ok(())
 }
 
 /// The tree of `x`, one tree node per distinct [`Rx`] node.

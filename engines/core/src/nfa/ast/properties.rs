@@ -1,24 +1,14 @@
-//! What is read off a tree without compiling it: whether it matches some string, or the
-//! empty one, and its byte classes (the pushdown mode asks these of every terminal, and
+//! What is read off a tree without compiling it: whether each node matches the empty
+//! string, and the byte classes (the pushdown mode asks these of every terminal, and
 //! compiles a terminal's NFA only at its first step).
 
 use super::{Ast, Node};
 use crate::nfa::classauto::ClassAuto;
 
 impl Ast {
-    /// Whether the tree matches some string: exact, counted automata included (the
-    /// NFA compiler's own reading, [`crate::nfa::compile::matchable`]).
-    pub fn matches_some(&self) -> bool {
-        crate::nfa::compile::matchable(self).0[self.root as usize]
-    }
-
-    /// Whether the tree matches the empty string: exact on its structure; None where
-    /// that hangs on a counted automaton.
-    pub fn matches_empty(&self) -> Option<bool> {
-        self.empty_matches()[self.root as usize]
-    }
-
-    /// [`Ast::matches_empty`] of every node (children come before parents in `nodes`).
+    /// Per node, whether it matches the empty string: exact on the structure (children
+    /// come before parents in `nodes`); None where that hangs on a counted automaton.
+    /// (Whether a node matches some string is the NFA compiler's `matchable`.)
     pub fn empty_matches(&self) -> Vec<Option<bool>> {
         let mut empty: Vec<Option<bool>> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
