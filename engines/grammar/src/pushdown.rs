@@ -18,6 +18,19 @@
 //! table lookups once met; revisits of a loop (the inside of a string, the elements of an
 //! array at one depth) free.
 //!
+//! ## Origins named by what they give back
+//!
+//! An item's origin is read once, when its rule is complete: the origin set's items
+//! waiting on that rule move over it. Two sets with the same such items (their dots
+//! moved, their own origins as later sets name them) are the same origin for an item of
+//! that rule, so a scanned item names the first set seen with them ([`Canon`]). Without
+//! it, a rule predicted at every byte (a string's characters as one-character terminals,
+//! `char ::= [^"\\] | escape` under a repetition, as GBNF and EBNF grammars write them)
+//! names the previous byte's set in every kernel, and no set inside the string is ever
+//! met again: each first visit made a hundred sets and walked the whole trie. Named by
+//! what they give back, the sets after one character and after two are one. The initial
+//! set keeps its own name (a start alternative begun there makes a set accepting).
+//!
 //! ## Exact by construction
 //!
 //! The grammar is compiled as the reference compiles it (`index::compile`, the default
@@ -83,12 +96,63 @@ impl Origins for Sets<'_> {
     }
 }
 
+/// Origins named by what they give back (see the module doc): per `(set, rule)`, the
+/// first set seen whose items waiting on the rule, moved over it, are the same.
+#[derive(Clone, Default)]
+struct Canon {
+    of: FxHashMap<(u32, u32), u32>,
+    by_waiting: FxHashMap<(u32, Box<[Item]>), u32>,
+    /// Items held in `by_waiting`'s keys.
+    items: usize,
+}
+
+impl Canon {
+    /// The name of set `origin` as the origin of an item of `rule`.
+    fn origin(&mut self, sets: &[Arc<Set>], origin: u32, rule: u32) -> u32 {
+        if origin == 0 {
+            return 0; // a start alternative begun here makes a set accepting
+        }
+        if let Some(&name) = self.of.get(&(origin, rule)) {
+            return name;
+        }
+        let set = &sets[origin as usize];
+        let mut moved: Vec<Item> = set
+            .waiting_on(rule)
+            .iter()
+            .map(|&(_, w)| {
+                let wi = set.item(w);
+                Item {
+                    pos: wi.pos + 1,
+                    origin: Sets::rebase(origin, wi.origin),
+                    dfa: 0,
+                }
+            })
+            .collect();
+        moved.sort_unstable();
+        let len = moved.len();
+        let name = *self
+            .by_waiting
+            .entry((rule, moved.into()))
+            .or_insert_with(|| {
+                self.items += len;
+                origin
+            });
+        self.of.insert((origin, rule), name);
+        name
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.of.capacity() * 16 + self.by_waiting.capacity() * 32 + self.items * 12
+    }
+}
+
 /// A grammar's Earley sets as a [`Recognizer`] (see the module doc).
 #[derive(Clone)]
 pub struct EarleySets {
     g: Arc<Compiled>,
     sets: Arc<Vec<Arc<Set>>>,
     ids: FxHashMap<Box<[Item]>, u32>,
+    canon: Canon,
     classes: [u8; 256],
     n_classes: usize,
     budget: usize,
@@ -113,6 +177,7 @@ impl EarleySets {
             g: Arc::new(g),
             sets: Arc::new(vec![Arc::new(initial)]),
             ids: FxHashMap::default(),
+            canon: Canon::default(),
             classes,
             n_classes,
             budget: item_budget,
@@ -125,10 +190,15 @@ impl EarleySets {
     /// The set after `byte` from set `state`: its number, or None when empty; an error
     /// past the item budget.
     fn scan(&mut self, state: u32, byte: u8) -> Result<Option<u32>, Error> {
-        let mut earley = Earley::new(&self.g, self.budget);
+        let g = Arc::clone(&self.g);
+        let mut earley = Earley::new(&g, self.budget);
         let mut set = Set::default();
-        let prev = &self.sets[state as usize];
-        earley.scan(prev, byte, &mut set, |o| Sets::rebase(state, o))?;
+        let (sets, canon) = (&self.sets[..], &mut self.canon);
+        let name = |it: Item| {
+            let origin = Sets::rebase(state, it.origin);
+            canon.origin(sets, origin, g.lhs[it.pos as usize])
+        };
+        earley.scan(&sets[state as usize], byte, &mut set, name)?;
         if set.is_empty() {
             return Ok(None);
         }
@@ -187,7 +257,10 @@ impl Recognizer for EarleySets {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.items * ITEM_BYTES + self.ids.capacity() * 24 + self.g.memory_bytes()
+        self.items * ITEM_BYTES
+            + self.ids.capacity() * 24
+            + self.canon.memory_bytes()
+            + self.g.memory_bytes()
     }
 
     fn boxed_clone(&self) -> Box<dyn Recognizer> {

@@ -230,6 +230,50 @@ fn runs_of_ignored_text_of_every_length_reuse_their_sets() {
     assert!(sets < 40, "{sets} sets for 40 lengths of whitespace");
 }
 
+/// A string whose characters are one-character terminals under a repetition, as GBNF
+/// and EBNF grammars write it: the rule of a character is predicted at every byte, so
+/// each kernel names the previous byte's set as an origin. Named by what they give back
+/// (`pushdown`'s `Canon`), the sets inside the string recur: the reference's masks along
+/// strings of every length, from a bounded number of sets.
+#[test]
+fn strings_of_one_character_terminals_reuse_their_sets() {
+    let g = grammar(
+        "array",
+        &[
+            ("array", "'[' items ']'"),
+            ("items", "string | string ',' items"),
+            ("string", "'\"' chars '\"'"),
+            ("chars", "char chars |"),
+            ("char", "CHAR | '\\' ESC"),
+        ],
+        &[("CHAR", r#"[^"\\]"#), ("ESC", r#"["\\n]"#)],
+    );
+    let mut tokens: Vec<Vec<u8>> = ["<eos>", "[", "]", ",", "\"", "\\", "n", "\",\""]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    tokens.extend((1..=30).map(|n| vec![b'a'; n]));
+    tokens.push("é".as_bytes().to_vec());
+    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
+    assert!(lockstep(&g, &v, 4) > 1000);
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
+    for a in 8..38u32 {
+        // [" a..a \n é a..a "," a..a "]
+        let path = [1, 4, a, 5, 6, 38, a, 7, a, 4, 2];
+        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+        for &t in &path {
+            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
+            n = naive.next_state(n, t).unwrap().unwrap();
+            p = push.next_state(p, t).unwrap();
+        }
+        assert!(push.is_accepting(p) && naive.is_accepting(n));
+    }
+    let sets = push.stats().dfa_states;
+    assert!(sets < 60, "{sets} sets for strings of 30 lengths");
+}
+
 /// The pushdown index of `schema` holds the reference's masks over its grammar `g`
 /// (written as text) near the start and along `deep`, which it takes whole; the lazy
 /// index of the bounded regex refuses `deep`.

@@ -227,6 +227,7 @@ impl LazyDfa {
                 row,
                 class,
                 cap,
+                true,
             )),
             det => det.run_bounds(state, class, cap),
         }
@@ -238,7 +239,7 @@ impl LazyDfa {
         let state = self.table.state(row);
         match self.det.as_mut()? {
             Source::Other(_) => {
-                Some(stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap).0)
+                Some(stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, false).0)
             }
             det => det.run_lower(state, class, cap),
         }

@@ -12,12 +12,18 @@
 //! are then what was found, with `cap` for what was not. Both are exact, as the walks
 //! they stand for are: a state is [`DEAD`] iff no full match is reachable.
 //!
-//! Budgeted in steps, and it makes no new state: stepping a recognizer makes its states
-//! (an Earley set each, whose closure is the costly part), and reading every character
-//! of a class where declared keys begin would make a state per key prefix that no token
-//! of the vocabulary needs. Past the budget, or at a new state, the trivial bounds
-//! `(0, cap)`: the mask walk decides those tokens instead. Inside a string, where the
-//! bounds pay, a character leads back to the state it left.
+//! Budgeted in steps and in the states it makes: stepping a recognizer makes its states
+//! (an Earley set each, whose closure is the costly part). New states are allowed only
+//! while every layer so far is one state, a run that does not branch: inside a string
+//! seen for the first time, the set after one character (and those inside a multi-byte
+//! one), which the mask walk would make anyway, after which a character leads back to
+//! the state it left. Once a layer branches (declared keys begin here: a state per key
+//! letter) no state is made any more: reading every character of such a class would
+//! make a state per key prefix that no token of the vocabulary needs (allowing 8 new
+//! states per decision regardless made three times the Earley sets on a Kubernetes
+//! schema's instance, llama3, for no faster mask). Past the step budget, or at a state
+//! a frozen search would make, the trivial bounds `(0, cap)`: the mask walk decides
+//! those tokens instead.
 
 use regex_syntax::utf8::Utf8Sequences;
 
@@ -26,24 +32,24 @@ use crate::util::table::{Stepper, DEAD};
 /// Steps one bound computation may take.
 const STEP_BUDGET: usize = 1 << 12;
 
-/// New states of the automaton one bound computation may make: none. Allowing 8 per
-/// slice decision made three times the Earley sets on a Kubernetes schema's instance
-/// (llama3) for no faster mask; inside a string, where bounds pay, none is needed.
-const NEW_STATES: usize = 0;
+/// New states one slice decision may make while its layers are single states (a
+/// pruning walk's per-node questions make none: `fresh` false).
+const NEW_STATES: usize = 16;
 
 /// `(lower, upper)` run bounds of `class` (ranges of scalar values) from `row` of
-/// `dfa`, both at most `cap`, making no new state as `states` counts them (see the
-/// module doc).
+/// `dfa`, both at most `cap`, making new states (as `states` counts them) only when
+/// `fresh`, and only while the run does not branch (see the module doc).
 pub(crate) fn stepped_run_bounds<S: Stepper>(
     dfa: &mut S,
     states: impl Fn(&S) -> usize,
     row: u32,
     class: &[(u32, u32)],
     cap: u32,
+    fresh: bool,
 ) -> (u32, u32) {
     let seqs = byte_class_sequences(dfa, class);
     let mut budget = STEP_BUDGET;
-    let most = states(dfa) + NEW_STATES;
+    let mut most = states(dfa) + if fresh { NEW_STATES } else { 0 };
     let mut layer = vec![row];
     let mut seen: Vec<Vec<u32>> = vec![layer.clone()];
     let mut lower = None;
@@ -60,6 +66,9 @@ pub(crate) fn stepped_run_bounds<S: Stepper>(
         }
         next.sort_unstable();
         next.dedup();
+        if next.len() > 1 {
+            most = most.min(states(dfa)); // the run branches: make no state from here on
+        }
         if next.is_empty() {
             return (lower.unwrap_or(k), k);
         }

@@ -97,6 +97,8 @@ pub(crate) struct Compiled {
     pub next: Vec<Next>,
     /// Per rule, the dotted positions its alternatives start at.
     pub alts: Vec<Vec<u32>>,
+    /// Per dotted position, the rule whose alternative holds it.
+    pub lhs: Vec<u32>,
     pub nullable: Vec<bool>,
     pub dfas: Terms,
     pub start: u32,
@@ -122,6 +124,7 @@ impl Compiled {
         tail: Option<u32>,
     ) -> Compiled {
         let mut next = Vec::new();
+        let mut lhs = Vec::new();
         let mut expects = Vec::new();
         let mut alts = Vec::with_capacity(grammar.rules.len());
         for (r, rule) in grammar.rules.iter().enumerate() {
@@ -138,6 +141,7 @@ impl Compiled {
                 }
                 next.push(Next::End(r as u32));
                 expects.push(false);
+                lhs.resize(next.len(), r as u32);
             }
             alts.push(starts);
         }
@@ -145,6 +149,7 @@ impl Compiled {
         Compiled {
             next,
             alts,
+            lhs,
             nullable,
             dfas,
             start: grammar.start,
@@ -164,7 +169,7 @@ impl Compiled {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.next.len() * (std::mem::size_of::<Next>() + 1)
+        self.next.len() * (std::mem::size_of::<Next>() + 5)
             + self.alts.iter().map(|a| a.len() * 4 + 24).sum::<usize>()
             + self.nullable.len()
             + self.dfas.memory_bytes()

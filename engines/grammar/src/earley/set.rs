@@ -45,6 +45,11 @@ impl Set {
             + std::mem::size_of::<Set>()
     }
 
+    /// The item at `index` (as `waiting_on` names it).
+    pub(crate) fn item(&self, index: u32) -> Item {
+        self.items[index as usize]
+    }
+
     /// Items held.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -72,7 +77,8 @@ impl Set {
         self.kernel = 0;
     }
 
-    fn waiting_on(&self, rule: u32) -> &[(u32, u32)] {
+    /// The items of the closed set waiting on `rule`: `(rule, index into items)`.
+    pub(crate) fn waiting_on(&self, rule: u32) -> &[(u32, u32)] {
         let lo = self.waiting.partition_point(|&(r, _)| r < rule);
         let hi = self.waiting.partition_point(|&(r, _)| r <= rule);
         &self.waiting[lo..hi]
@@ -196,7 +202,7 @@ impl<'g> Earley<'g> {
     pub fn push_byte(&mut self, chart: &mut Chart<'_>, byte: u8) -> Result<bool, Error> {
         let mut set = chart.pool.pop().unwrap_or_default();
         set.clear();
-        self.scan(chart.last(), byte, &mut set, |origin| origin)?;
+        self.scan(chart.last(), byte, &mut set, |item| item.origin)?;
         if set.items.is_empty() {
             chart.pool.push(set);
             return Ok(false);
@@ -208,14 +214,15 @@ impl<'g> Earley<'g> {
     }
 
     /// Start `set` (cleared) with the kernel scanning `byte` from `prev` gives, each
-    /// item's origin passed through `rebase` (the pushdown mode names `prev`'s own
-    /// position by a marker, which becomes `prev`'s number here); `set.kernel` is set.
+    /// item's origin the one `rebase` gives for the item of `prev` (the pushdown mode
+    /// names `prev`'s own position by a marker, which becomes `prev`'s number here, and
+    /// then names the origin by its canonical equal); `set.kernel` is set.
     pub fn scan(
         &mut self,
         prev: &Set,
         byte: u8,
         set: &mut Set,
-        rebase: impl Fn(u32) -> u32,
+        mut rebase: impl FnMut(Item) -> u32,
     ) -> Result<(), Error> {
         self.seen.clear();
         // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
@@ -232,7 +239,7 @@ impl<'g> Earley<'g> {
             };
             let next = self.g.dfas.next(t, it.dfa, byte);
             if next != DEAD {
-                let origin = rebase(it.origin);
+                let origin = rebase(it);
                 self.add(
                     set,
                     Item {
