@@ -21,15 +21,23 @@
 //! ## Origins named by what they give back
 //!
 //! An item's origin is read once, when its rule is complete: the origin set's items
-//! waiting on that rule move over it. Two sets with the same such items (their dots
-//! moved, their own origins as later sets name them) are the same origin for an item of
-//! that rule, so a scanned item names the first set seen with them ([`Canon`]). Without
-//! it, a rule predicted at every byte (a string's characters as one-character terminals,
-//! `char ::= [^"\\] | escape` under a repetition, as GBNF and EBNF grammars write them)
-//! names the previous byte's set in every kernel, and no set inside the string is ever
-//! met again: each first visit made a hundred sets and walked the whole trie. Named by
-//! what they give back, the sets after one character and after two are one. The initial
-//! set keeps its own name (a start alternative begun there makes a set accepting).
+//! waiting on that rule move over it, and those of them begun in that set read it again
+//! when theirs is. What a set gives back along a rule is thus a finite shape: the moved
+//! items, each with its origin or a mark for the set itself, and the same for the rules
+//! of the marked ones ([`Canon`]). Two sets of one shape are the same origin for an item
+//! of that rule, so a scanned item names the first set seen with that shape, and sets
+//! whose kernels then agree are one. Without it, a rule predicted at every byte names
+//! the previous byte's set in every kernel, and no set is ever met again:
+//!
+//! - a string's characters as one-character terminals under a repetition
+//!   (`char ::= [^"\\] | escape`, as GBNF and EBNF grammars write them): each first
+//!   visit inside a string made a hundred sets and walked the whole trie;
+//! - a scannerless reading where a terminal may end at any byte (a line comment, an
+//!   identifier beside a keyword): the parses begun at each split point name their own
+//!   set.
+//!
+//! The initial set keeps its own name (a start alternative begun there makes a set
+//! accepting).
 //!
 //! ## Exact by construction
 //!
@@ -96,19 +104,22 @@ impl Origins for Sets<'_> {
     }
 }
 
+/// Marks an item, in a [`Canon`] shape, that moves with its origin the set itself.
+const OWN: u32 = u32::MAX;
+
 /// Origins named by what they give back (see the module doc): per `(set, rule)`, the
-/// first set seen whose items waiting on the rule, moved over it, are the same.
+/// first set seen with the same shape.
 #[derive(Clone, Default)]
 struct Canon {
     of: FxHashMap<(u32, u32), u32>,
-    by_waiting: FxHashMap<(u32, Box<[Item]>), u32>,
-    /// Items held in `by_waiting`'s keys.
-    items: usize,
+    by_shape: FxHashMap<Box<[u32]>, u32>,
+    /// Words held in `by_shape`'s keys.
+    words: usize,
 }
 
 impl Canon {
     /// The name of set `origin` as the origin of an item of `rule`.
-    fn origin(&mut self, sets: &[Arc<Set>], origin: u32, rule: u32) -> u32 {
+    fn origin(&mut self, g: &Compiled, sets: &[Arc<Set>], origin: u32, rule: u32) -> u32 {
         if origin == 0 {
             return 0; // a start alternative begun here makes a set accepting
         }
@@ -116,33 +127,79 @@ impl Canon {
             return name;
         }
         let set = &sets[origin as usize];
-        let mut moved: Vec<Item> = set
-            .waiting_on(rule)
-            .iter()
-            .map(|&(_, w)| {
-                let wi = set.item(w);
-                Item {
-                    pos: wi.pos + 1,
-                    origin: Sets::rebase(origin, wi.origin),
-                    dfa: 0,
-                }
-            })
-            .collect();
-        moved.sort_unstable();
-        let len = moved.len();
-        let name = *self
-            .by_waiting
-            .entry((rule, moved.into()))
-            .or_insert_with(|| {
-                self.items += len;
-                origin
+        // Its shape, and what it gives back named by set numbers (one level: a set
+        // whose own items are begun in `origin` is then `origin` itself, so the set
+        // after a string's first character, which names the set before it, is that
+        // set). Equal either way is the same origin; the first found names it.
+        let keys = [
+            Canon::shape(g, set, origin, rule),
+            Canon::numbered(set, origin, rule),
+        ];
+        let found = keys.iter().find_map(|k| self.by_shape.get(&k[..]).copied());
+        let name = found.unwrap_or(origin);
+        for key in keys {
+            let len = key.len();
+            self.by_shape.entry(key.into()).or_insert_with(|| {
+                self.words += len;
+                name
             });
+        }
         self.of.insert((origin, rule), name);
         name
     }
 
+    /// The items set `o` moves over `rule`, sorted, each with its origin's number, then
+    /// the rule and a mark that tells this key from a [`Canon::shape`].
+    fn numbered(set: &Set, o: u32, rule: u32) -> Vec<u32> {
+        let mut moved: Vec<(u32, u32)> = set
+            .waiting_on(rule)
+            .iter()
+            .map(|&(_, w)| {
+                let wi = set.item(w);
+                (wi.pos + 1, Sets::rebase(o, wi.origin))
+            })
+            .collect();
+        moved.sort_unstable();
+        let mut key: Vec<u32> = moved.into_iter().flat_map(|(p, o)| [p, o]).collect();
+        key.extend([rule, OWN]);
+        key
+    }
+
+    /// What set `o` gives back to an item of `rule` once it is complete: its items
+    /// waiting on the rule, moved over it (sorted), each with its origin as later sets
+    /// name it, or [`OWN`] where that is `o` itself; then the same for each rule such an
+    /// item belongs to, in the order first met, since those items read `o` again when
+    /// they are complete. Everything `o` can ever give back along `rule`, so two sets of
+    /// one shape are the same origin for it (an item's rule is its position's).
+    fn shape(g: &Compiled, set: &Set, o: u32, rule: u32) -> Vec<u32> {
+        let mut rules = vec![rule];
+        let mut shape = Vec::new();
+        let mut moved: Vec<(u32, u32)> = Vec::new();
+        let mut next = 0;
+        while let Some(&r) = rules.get(next) {
+            next += 1;
+            moved.clear();
+            moved.extend(set.waiting_on(r).iter().map(|&(_, w)| {
+                let wi = set.item(w);
+                let origin = Sets::rebase(o, wi.origin);
+                (wi.pos + 1, if origin == o { OWN } else { origin })
+            }));
+            moved.sort_unstable();
+            shape.push(moved.len() as u32);
+            for &(pos, origin) in &moved {
+                shape.extend([pos, origin]);
+                let own = g.lhs[pos as usize];
+                if origin == OWN && !rules.contains(&own) {
+                    rules.push(own);
+                }
+            }
+        }
+        shape.extend([rule, rule]);
+        shape
+    }
+
     fn memory_bytes(&self) -> usize {
-        self.of.capacity() * 16 + self.by_waiting.capacity() * 32 + self.items * 12
+        self.of.capacity() * 16 + self.by_shape.capacity() * 24 + self.words * 4
     }
 }
 
@@ -196,7 +253,7 @@ impl EarleySets {
         let (sets, canon) = (&self.sets[..], &mut self.canon);
         let name = |it: Item| {
             let origin = Sets::rebase(state, it.origin);
-            canon.origin(sets, origin, g.lhs[it.pos as usize])
+            canon.origin(&g, sets, origin, g.lhs[it.pos as usize])
         };
         earley.scan(&sets[state as usize], byte, &mut set, name)?;
         if set.is_empty() {
