@@ -63,7 +63,7 @@ use tokensdfa_core::dfa::recognizer::Recognizer;
 use tokensdfa_core::dfa::DEAD;
 use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
 
-use crate::earley::{Compiled, Earley, Item, Origins, Set};
+use crate::earley::{Compiled, Earley, Item, Origins, Scratch, Set};
 use crate::error::Error;
 use crate::index::compile;
 use crate::ir::{Grammar, Symbol};
@@ -210,6 +210,7 @@ pub struct EarleySets {
     sets: Arc<Vec<Arc<Set>>>,
     ids: FxHashMap<Box<[Item]>, u32>,
     canon: Canon,
+    scratch: Scratch,
     classes: [u8; 256],
     n_classes: usize,
     budget: usize,
@@ -235,6 +236,7 @@ impl EarleySets {
             sets: Arc::new(vec![Arc::new(initial)]),
             ids: FxHashMap::default(),
             canon: Canon::default(),
+            scratch: Scratch::default(),
             classes,
             n_classes,
             budget: item_budget,
@@ -248,12 +250,24 @@ impl EarleySets {
     /// past the item budget.
     fn scan(&mut self, state: u32, byte: u8) -> Result<Option<u32>, Error> {
         let g = Arc::clone(&self.g);
-        let mut earley = Earley::new(&g, self.budget);
+        let scratch = std::mem::take(&mut self.scratch);
+        let mut earley = Earley::with_scratch(&g, self.budget, scratch);
+        let found = self.scan_with(&mut earley, state, byte);
+        self.scratch = earley.into_scratch();
+        found
+    }
+
+    fn scan_with(
+        &mut self,
+        earley: &mut Earley<'_>,
+        state: u32,
+        byte: u8,
+    ) -> Result<Option<u32>, Error> {
         let mut set = Set::default();
-        let (sets, canon) = (&self.sets[..], &mut self.canon);
+        let (g, sets, canon) = (&self.g, &self.sets[..], &mut self.canon);
         let name = |it: Item| {
             let origin = Sets::rebase(state, it.origin);
-            canon.origin(&g, sets, origin, g.lhs[it.pos as usize])
+            canon.origin(g, sets, origin, g.lhs[it.pos as usize])
         };
         earley.scan(&sets[state as usize], byte, &mut set, name)?;
         if set.is_empty() {

@@ -77,7 +77,7 @@
 mod set;
 mod terms;
 
-pub(crate) use set::{Chart, Earley, Item, Origins, Set};
+pub(crate) use set::{Chart, Earley, Item, Origins, Scratch, Set};
 pub(crate) use terms::{trimmed_on_demand, Terms};
 
 use crate::ir::{Grammar, Symbol};

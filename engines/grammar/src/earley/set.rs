@@ -155,10 +155,53 @@ impl<'a> Chart<'a> {
     }
 }
 
+/// What a recognizer keeps between sets to deduplicate items: a hash set, and, for the
+/// items predicted in the set being closed (origin the set itself, no byte of their
+/// terminal read: most of a closure), a stamp per dotted position, so those need no
+/// hashing. Kept across calls by the pushdown mode (its tables grow once).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scratch {
+    seen: FxHashSet<Item>,
+    /// Per dotted position, the stamp of the last set holding it predicted.
+    predicted: Vec<u32>,
+    stamp: u32,
+    /// The origin that names the set being closed (`u32::MAX` while scanning).
+    here: u32,
+}
+
+impl Scratch {
+    /// Start deduplicating a new set's items.
+    fn begin(&mut self, positions: usize) {
+        self.seen.clear();
+        if self.predicted.len() < positions {
+            self.predicted.resize(positions, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.predicted.fill(0);
+            self.stamp = 1;
+        }
+        self.here = u32::MAX;
+    }
+
+    /// Whether `item` is new to the set, noting it.
+    #[inline]
+    fn insert(&mut self, item: Item) -> bool {
+        if item.origin == self.here && item.dfa == 0 {
+            let mark = &mut self.predicted[item.pos as usize];
+            let new = *mark != self.stamp;
+            *mark = self.stamp;
+            new
+        } else {
+            self.seen.insert(item)
+        }
+    }
+}
+
 /// The recognizer over one compiled grammar, with its item budget for one call.
 pub(crate) struct Earley<'g> {
     g: &'g Compiled,
-    seen: FxHashSet<Item>,
+    scratch: Scratch,
     /// Items created so far in this call, and the most allowed.
     pub created: usize,
     budget: usize,
@@ -166,12 +209,22 @@ pub(crate) struct Earley<'g> {
 
 impl<'g> Earley<'g> {
     pub fn new(g: &'g Compiled, budget: usize) -> Self {
+        Earley::with_scratch(g, budget, Scratch::default())
+    }
+
+    /// A recognizer deduplicating with `scratch` (a previous call's, given back by
+    /// [`Earley::into_scratch`]).
+    pub fn with_scratch(g: &'g Compiled, budget: usize, scratch: Scratch) -> Self {
         Earley {
             g,
-            seen: FxHashSet::default(),
+            scratch,
             created: 0,
             budget,
         }
+    }
+
+    pub fn into_scratch(self) -> Scratch {
+        self.scratch
     }
 
     /// The initial set: the start rule predicted at origin 0, closed.
@@ -183,7 +236,8 @@ impl<'g> Earley<'g> {
     /// set's own items' origin by a marker: `crate::pushdown`).
     pub fn initial_at(&mut self, origins: &impl Origins, here: u32) -> Result<Set, Error> {
         let mut set = Set::default();
-        self.seen.clear();
+        self.scratch.begin(self.g.next.len());
+        self.scratch.here = here;
         for item in self.g.initial_items() {
             self.add(
                 &mut set,
@@ -224,7 +278,7 @@ impl<'g> Earley<'g> {
         set: &mut Set,
         mut rebase: impl FnMut(Item) -> u32,
     ) -> Result<(), Error> {
-        self.seen.clear();
+        self.scratch.begin(self.g.next.len());
         // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
         // nothing that followed its end here (the closure's items) may scan.
         let scanning = if self.g.greedy && self.lexeme_goes_on(prev, byte) {
@@ -266,7 +320,7 @@ impl<'g> Earley<'g> {
     }
 
     fn add(&mut self, set: &mut Set, item: Item) -> Result<(), Error> {
-        if self.seen.insert(item) {
+        if self.scratch.insert(item) {
             set.items.push(item);
             self.created += 1;
             if self.created > self.budget {
@@ -301,6 +355,7 @@ impl<'g> Earley<'g> {
         set: &mut Set,
     ) -> Result<(), Error> {
         let g = self.g;
+        self.scratch.here = here;
         // the initial set's items (no kernel) are all derived: the start alternatives
         let mut expects = set.kernel == 0 && set.items.iter().any(|it| g.expects[it.pos as usize]);
         let mut held: Vec<Item> = Vec::new();
