@@ -274,6 +274,52 @@ fn strings_of_one_character_terminals_reuse_their_sets() {
     assert!(sets < 60, "{sets} sets for strings of 30 lengths");
 }
 
+/// A scannerless reading where a terminal may end at any byte: a line comment, which
+/// ends wherever code may follow it, beside names and keywords written without a space
+/// between them. The parses begun at each split point are named by what they give
+/// back, so a comment's sets recur: the reference's masks along comments of every
+/// length, from a bounded number of sets.
+#[test]
+fn comments_that_may_end_at_any_byte_reuse_their_sets() {
+    let g = grammar(
+        "unit",
+        &[
+            ("unit", "decls"),
+            ("decls", "decls decl |"),
+            ("decl", "'int' NAME ';' | NAME '=' NAME ';'"),
+        ],
+        &[
+            ("NAME", "[a-z]+"),
+            ("WS", "[ \n]+"),
+            ("COMMENT", "//[^\n]*"),
+        ],
+    );
+    let g = with_ignore(g, &["WS", "COMMENT"]);
+    let mut tokens: Vec<Vec<u8>> = ["<eos>", "int", "x", "=", ";", " ", "\n", "//", "intx"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    tokens.extend((1..=20).map(|n| vec![b'a'; n]));
+    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
+    assert!(lockstep(&g, &v, 3) > 1000);
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
+    for a in 9..29u32 {
+        // intx; //a..a a..a=x; //a..a \n
+        let path = [8, 4, 7, a, a, 3, 2, 4, 7, a, 6];
+        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+        for &t in &path {
+            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
+            n = naive.next_state(n, t).unwrap().unwrap();
+            p = push.next_state(p, t).unwrap();
+        }
+        assert_eq!(push.is_accepting(p), naive.is_accepting(n));
+    }
+    let sets = push.stats().dfa_states;
+    assert!(sets < 100, "{sets} sets for comments of 20 lengths");
+}
+
 /// The pushdown index of `schema` holds the reference's masks over its grammar `g`
 /// (written as text) near the start and along `deep`, which it takes whole; the lazy
 /// index of the bounded regex refuses `deep`.

@@ -215,6 +215,11 @@ impl LazyDfa {
         self.det.is_some()
     }
 
+    /// Whether another front end's automaton computes the states (a recognizer).
+    pub fn is_recognizer(&self) -> bool {
+        matches!(self.det, Some(Source::Other(_)))
+    }
+
     /// Bounds on runs of characters of `class` from `row` ([`Determinizer::run_bounds`],
     /// or for a recognizer's table stepped, `crate::dfa::runs`); `None` for a table
     /// determinized up front.
