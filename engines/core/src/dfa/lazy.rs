@@ -40,6 +40,7 @@ use crate::nfa::ast::{fast_parse, from_hir, Ast};
 use crate::nfa::{ByteClasses, Determinizer, Forest, Nfa};
 use crate::util::syntax::parse;
 use crate::util::table::{DfaTable, Stepper, DEAD};
+use crate::util::ticks::{seconds_per_tick, ticks};
 
 /// Bytes regex-automata may use to determinize a pattern with look-around up front (see
 /// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
@@ -53,40 +54,10 @@ pub struct LazyDfa {
     /// Per class: how many bytes it holds, and its smallest byte.
     class_size: Vec<u16>,
     class_rep: Vec<u8>,
-    /// Transitions computed, and the ticks ([`ticks`]) they took.
+    /// Transitions computed, and the ticks ([`crate::util::ticks`]) they took.
     pub misses: u64,
     det_ticks: u64,
     pub build: Build,
-}
-
-/// A cheap monotonic tick count (the CPU's time-stamp counter on x86-64, a clock read
-/// elsewhere), for timing the many short determinization steps without a clock read
-/// costing as much as the step.
-#[inline]
-fn ticks() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: reading the time-stamp counter has no preconditions.
-        unsafe { std::arch::x86_64::_rdtsc() }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
-    }
-}
-
-/// Seconds per tick, measured once (a 2 ms calibration against the clock).
-fn seconds_per_tick() -> f64 {
-    static CAL: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *CAL.get_or_init(|| {
-        let (t0, c0) = (Instant::now(), ticks());
-        while t0.elapsed().as_micros() < 2000 {
-            std::hint::spin_loop();
-        }
-        let ticks = ticks().wrapping_sub(c0).max(1);
-        t0.elapsed().as_secs_f64() / ticks as f64
-    })
 }
 
 impl LazyDfa {

@@ -7,7 +7,8 @@
 //! - [`syntax`]: the one `regex-syntax` configuration every road parses with;
 //! - [`pool`]: the process's thread pools, one per size, safe across `fork` (building an
 //!   index);
-//! - [`crew`]: the threads that join the caller on a batch step, awake between steps.
+//! - [`crew`]: the threads that join the caller on a batch step, awake between steps;
+//! - [`ticks`]: a cheap monotonic clock for timing many short steps.
 //!
 //! Nothing here depends on another module of the crate but [`crate::error`].
 
@@ -16,3 +17,4 @@ pub mod crew;
 pub mod pool;
 pub mod syntax;
 pub mod table;
+pub mod ticks;
