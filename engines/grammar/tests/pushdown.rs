@@ -11,7 +11,7 @@ mod reference_support;
 
 use proptest::prelude::*;
 use reference_support::{build, grammar, raw_rules, token, with_ignore, REGEXES};
-use tokensdfa_core::{LazyOptions, TokenAutomaton, Vocabulary};
+use tokensdfa_core::{LazyIndex, LazyOptions, TokenAutomaton, Vocabulary};
 use tokensdfa_grammar::{
     pushdown_index, schema_language, schema_pushdown_index, Error, Grammar, GrammarOptions, Leaves,
     NaiveGrammarIndex,
@@ -89,6 +89,18 @@ proptest! {
             }
         }
     }
+}
+
+/// Walk `path` through both indexes, holding the pushdown index to the reference's mask
+/// at every state before a token; the states after it.
+fn walk_both(naive: &NaiveGrammarIndex, push: &LazyIndex, path: &[u32]) -> (u32, u32) {
+    let (mut n, mut p) = (naive.initial_state(), push.initial_state());
+    for &t in path {
+        assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
+        n = naive.next_state(n, t).unwrap().unwrap();
+        p = push.next_state(p, t).unwrap();
+    }
+    (n, p)
 }
 
 fn json() -> Grammar {
@@ -218,12 +230,7 @@ fn runs_of_ignored_text_of_every_length_reuse_their_sets() {
     let push = pushdown_index(&g, &v, opts, BUDGET).unwrap();
     for spaces in 5..45u32 {
         let path = [1, 2, spaces, 3, spaces, 2, 4];
-        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
-        for &t in &path {
-            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
-            n = naive.next_state(n, t).unwrap().unwrap();
-            p = push.next_state(p, t).unwrap();
-        }
+        let (_, p) = walk_both(&naive, &push, &path);
         assert!(push.is_accepting(p));
     }
     let sets = push.stats().dfa_states;
@@ -262,12 +269,7 @@ fn strings_of_one_character_terminals_reuse_their_sets() {
     for a in 8..38u32 {
         // [" a..a \n é a..a "," a..a "]
         let path = [1, 4, a, 5, 6, 38, a, 7, a, 4, 2];
-        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
-        for &t in &path {
-            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
-            n = naive.next_state(n, t).unwrap().unwrap();
-            p = push.next_state(p, t).unwrap();
-        }
+        let (n, p) = walk_both(&naive, &push, &path);
         assert!(push.is_accepting(p) && naive.is_accepting(n));
     }
     let sets = push.stats().dfa_states;
@@ -308,12 +310,7 @@ fn comments_that_may_end_at_any_byte_reuse_their_sets() {
     for a in 9..29u32 {
         // intx; //a..a a..a=x; //a..a \n
         let path = [8, 4, 7, a, a, 3, 2, 4, 7, a, 6];
-        let (mut n, mut p) = (naive.initial_state(), push.initial_state());
-        for &t in &path {
-            assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
-            n = naive.next_state(n, t).unwrap().unwrap();
-            p = push.next_state(p, t).unwrap();
-        }
+        let (n, p) = walk_both(&naive, &push, &path);
         assert_eq!(push.is_accepting(p), naive.is_accepting(n));
     }
     let sets = push.stats().dfa_states;
