@@ -103,6 +103,27 @@ fn walk_both(naive: &NaiveGrammarIndex, push: &LazyIndex, path: &[u32]) -> (u32,
     (n, p)
 }
 
+/// Hold the pushdown index of `g` over `tokens` to the reference in lockstep `depth`
+/// tokens deep (over a thousand states), then along each of `paths`, which both must
+/// accept; the sets it made along the paths.
+fn sets_along(
+    g: &Grammar,
+    tokens: &[Vec<u8>],
+    depth: usize,
+    paths: impl Iterator<Item = Vec<u32>>,
+) -> usize {
+    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
+    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
+    assert!(lockstep(g, &v, depth) > 1000);
+    let naive = NaiveGrammarIndex::new(g, &v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(g, &v, LazyOptions::default(), BUDGET).unwrap();
+    for path in paths {
+        let (n, p) = walk_both(&naive, &push, &path);
+        assert!(push.is_accepting(p) && naive.is_accepting(n), "{path:?}");
+    }
+    push.stats().dfa_states
+}
+
 fn json() -> Grammar {
     let g = grammar(
         "value",
@@ -261,18 +282,9 @@ fn strings_of_one_character_terminals_reuse_their_sets() {
         .collect();
     tokens.extend((1..=30).map(|n| vec![b'a'; n]));
     tokens.push("é".as_bytes().to_vec());
-    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
-    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
-    assert!(lockstep(&g, &v, 4) > 1000);
-    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
-    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
-    for a in 8..38u32 {
-        // [" a..a \n é a..a "," a..a "]
-        let path = [1, 4, a, 5, 6, 38, a, 7, a, 4, 2];
-        let (n, p) = walk_both(&naive, &push, &path);
-        assert!(push.is_accepting(p) && naive.is_accepting(n));
-    }
-    let sets = push.stats().dfa_states;
+    // [" a..a \n é a..a "," a..a "]
+    let paths = (8..38u32).map(|a| vec![1, 4, a, 5, 6, 38, a, 7, a, 4, 2]);
+    let sets = sets_along(&g, &tokens, 4, paths);
     assert!(sets < 60, "{sets} sets for strings of 30 lengths");
 }
 
@@ -302,18 +314,9 @@ fn comments_that_may_end_at_any_byte_reuse_their_sets() {
         .map(|t| t.as_bytes().to_vec())
         .collect();
     tokens.extend((1..=20).map(|n| vec![b'a'; n]));
-    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
-    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
-    assert!(lockstep(&g, &v, 3) > 1000);
-    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
-    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
-    for a in 9..29u32 {
-        // intx; //a..a a..a=x; //a..a \n
-        let path = [8, 4, 7, a, a, 3, 2, 4, 7, a, 6];
-        let (n, p) = walk_both(&naive, &push, &path);
-        assert_eq!(push.is_accepting(p), naive.is_accepting(n));
-    }
-    let sets = push.stats().dfa_states;
+    // intx; //a..a a..a=x; //a..a \n
+    let paths = (9..29u32).map(|a| vec![8, 4, 7, a, a, 3, 2, 4, 7, a, 6]);
+    let sets = sets_along(&g, &tokens, 3, paths);
     assert!(sets < 100, "{sets} sets for comments of 20 lengths");
 }
 
