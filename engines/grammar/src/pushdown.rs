@@ -151,18 +151,24 @@ impl Canon {
     /// The items set `o` moves over `rule`, sorted, each with its origin's number, then
     /// the rule and a mark that tells this key from a [`Canon::shape`].
     fn numbered(set: &Set, o: u32, rule: u32) -> Vec<u32> {
-        let mut moved: Vec<(u32, u32)> = set
-            .waiting_on(rule)
-            .iter()
-            .map(|&(_, w)| {
-                let wi = set.item(w);
-                (wi.pos + 1, Sets::rebase(o, wi.origin))
-            })
-            .collect();
-        moved.sort_unstable();
+        let mut moved = Vec::new();
+        Canon::moved(set, o, rule, o, &mut moved);
         let mut key: Vec<u32> = moved.into_iter().flat_map(|(p, o)| [p, o]).collect();
         key.extend([rule, OWN]);
         key
+    }
+
+    /// Into `out`, sorted: the items of set `o` waiting on `rule`, each as `(position
+    /// after the rule, origin as later sets name it)`, with `own` for the origin where
+    /// that is `o` itself.
+    fn moved(set: &Set, o: u32, rule: u32, own: u32, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        out.extend(set.waiting_on(rule).iter().map(|&(_, w)| {
+            let wi = set.item(w);
+            let origin = Sets::rebase(o, wi.origin);
+            (wi.pos + 1, if origin == o { own } else { origin })
+        }));
+        out.sort_unstable();
     }
 
     /// What set `o` gives back to an item of `rule` once it is complete: its items
@@ -178,13 +184,7 @@ impl Canon {
         let mut next = 0;
         while let Some(&r) = rules.get(next) {
             next += 1;
-            moved.clear();
-            moved.extend(set.waiting_on(r).iter().map(|&(_, w)| {
-                let wi = set.item(w);
-                let origin = Sets::rebase(o, wi.origin);
-                (wi.pos + 1, if origin == o { OWN } else { origin })
-            }));
-            moved.sort_unstable();
+            Canon::moved(set, o, r, OWN, &mut moved);
             shape.push(moved.len() as u32);
             for &(pos, origin) in &moved {
                 shape.extend([pos, origin]);

@@ -170,8 +170,9 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    /// Start deduplicating a new set's items.
-    fn begin(&mut self, positions: usize) {
+    /// Start deduplicating a new set's items, `here` naming it (`u32::MAX` while
+    /// scanning, where no item is predicted).
+    fn begin(&mut self, positions: usize, here: u32) {
         self.seen.clear();
         if self.predicted.len() < positions {
             self.predicted.resize(positions, 0);
@@ -181,7 +182,7 @@ impl Scratch {
             self.predicted.fill(0);
             self.stamp = 1;
         }
-        self.here = u32::MAX;
+        self.here = here;
     }
 
     /// Whether `item` is new to the set, noting it.
@@ -236,8 +237,7 @@ impl<'g> Earley<'g> {
     /// set's own items' origin by a marker: `crate::pushdown`).
     pub fn initial_at(&mut self, origins: &impl Origins, here: u32) -> Result<Set, Error> {
         let mut set = Set::default();
-        self.scratch.begin(self.g.next.len());
-        self.scratch.here = here;
+        self.scratch.begin(self.g.next.len(), here);
         for item in self.g.initial_items() {
             self.add(
                 &mut set,
@@ -278,7 +278,7 @@ impl<'g> Earley<'g> {
         set: &mut Set,
         mut rebase: impl FnMut(Item) -> u32,
     ) -> Result<(), Error> {
-        self.scratch.begin(self.g.next.len());
+        self.scratch.begin(self.g.next.len(), u32::MAX);
         // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
         // nothing that followed its end here (the closure's items) may scan.
         let scanning = if self.g.greedy && self.lexeme_goes_on(prev, byte) {
