@@ -77,6 +77,7 @@ class _LazyIndexStats(TypedDict):
     run_verdicts: int
     pruned_masks: int
     kept_subtrees: int
+    survived_subtrees: int
     cache_bytes: int
     cached_masks: int
     evictions: int

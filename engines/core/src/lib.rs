@@ -72,4 +72,5 @@ pub use nfa::Forest;
 pub use util::bitmask::{copy_mask, get_bit, ones, set_bit, Mask};
 pub use vocab::Vocabulary;
 pub use walk::slices::JSON_SLICES;
+pub use walk::survival::Survival;
 pub use walk::trie::{self, TokenTrie};

@@ -61,9 +61,9 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use tokensdfa_core::dfa::recognizer::Recognizer;
 use tokensdfa_core::dfa::DEAD;
-use tokensdfa_core::{LazyIndex, LazyOptions, Vocabulary};
+use tokensdfa_core::{LazyIndex, LazyOptions, Survival, Vocabulary};
 
-use crate::earley::{Compiled, Earley, Item, Origins, Scratch, Set};
+use crate::earley::{Compiled, Earley, Item, Next, Origins, Scratch, Set};
 use crate::error::Error;
 use crate::index::compile;
 use crate::ir::{Grammar, Symbol};
@@ -79,6 +79,13 @@ const ITEM_BYTES: usize = 24;
 /// the default limit (`WALK_STATE_LIMIT`, 2^23) stands for two gigabytes of sets here
 /// as it does of NFA there.
 const LIMIT_UNIT_BYTES: usize = 256;
+
+/// (UTF-8 state, DFA state) pairs a terminal's survival search explores (a comment's
+/// DFA needs a handful; an identifier's dies at its first round).
+const SURVIVAL_PAIRS: usize = 128;
+
+/// Survivals a set keeps for a mask walk to test (each is a test per trie node).
+const MAX_SURVIVALS: usize = 4;
 
 /// The sets made so far, by number (0: the initial set).
 struct Sets<'a>(&'a [Arc<Set>]);
@@ -217,6 +224,8 @@ pub struct EarleySets {
     items: usize,
     item_limit: usize,
     exceeded: bool,
+    /// Per (terminal, DFA state), the strings it surely survives (`survivals_of`).
+    survive: FxHashMap<(u32, u32), Option<Survival>>,
 }
 
 impl EarleySets {
@@ -243,6 +252,7 @@ impl EarleySets {
             items,
             item_limit: usize::MAX,
             exceeded: false,
+            survive: FxHashMap::default(),
         })
     }
 
@@ -255,6 +265,36 @@ impl EarleySets {
         let found = self.scan_with(&mut earley, state, byte);
         self.scratch = earley.into_scratch();
         found
+    }
+
+    /// What set `state` surely survives: the widest survivals of its items' terminals at
+    /// their DFA states (each item is viable, so a string its terminal survives keeps the
+    /// set alive: the terminal then matches on, and the grammar is trimmed), at most
+    /// [`MAX_SURVIVALS`], none covering another. None under greedy lexing, where an item
+    /// after a lexeme's end may not scan while the lexeme goes on.
+    fn survivals_of(&mut self, state: u32) -> Vec<Survival> {
+        let mut out: Vec<Survival> = Vec::new();
+        if self.g.greedy {
+            return out;
+        }
+        let (g, set) = (&self.g, &self.sets[state as usize]);
+        for it in set.scanning() {
+            let Next::Terminal(t) = g.next[it.pos as usize] else {
+                continue;
+            };
+            let found = *self.survive.entry((t, it.dfa)).or_insert_with(|| {
+                Survival::search(it.dfa, SURVIVAL_PAIRS, |q, b| g.dfas.next(t, q, b))
+            });
+            let Some(s) = found else { continue };
+            if out.iter().any(|o| s.within(o)) {
+                continue;
+            }
+            out.retain(|o| !o.within(&s));
+            if out.len() < MAX_SURVIVALS {
+                out.push(s);
+            }
+        }
+        out
     }
 
     fn scan_with(
@@ -336,6 +376,10 @@ impl Recognizer for EarleySets {
 
     fn boxed_clone(&self) -> Box<dyn Recognizer> {
         Box::new(self.clone())
+    }
+
+    fn survivals(&mut self, state: u32) -> Vec<Survival> {
+        self.survivals_of(state)
     }
 }
 

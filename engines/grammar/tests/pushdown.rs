@@ -320,6 +320,66 @@ fn comments_that_may_end_at_any_byte_reuse_their_sets() {
     assert!(sets < 100, "{sets} sets for comments of 20 lengths");
 }
 
+/// Survival skips: inside a block comment every string survives, inside a line comment
+/// every string without a newline, so a mask walk takes those tokens whole (whole
+/// subtrees of them, multi-byte characters and their pieces included, but no token with
+/// a stray byte); the masks stay the reference's, tokens that end the comment and go on
+/// as code included.
+#[test]
+fn comments_take_the_tokens_they_survive_whole() {
+    let g = grammar(
+        "unit",
+        &[
+            ("unit", "decls"),
+            ("decls", "decls decl |"),
+            ("decl", "'int' NAME ';'"),
+        ],
+        &[
+            ("NAME", "[a-z]+"),
+            ("WS", "[ \n]+"),
+            ("LINE", "//[^\n]*"),
+            ("BLOCK", r"/\*([^*]|\*+[^*/])*\*+/"),
+        ],
+    );
+    let g = with_ignore(g, &["WS", "LINE", "BLOCK"]);
+    let tokens: Vec<&[u8]> = vec![
+        b"<eos>",
+        b"//",
+        b"/*",
+        b"*/",
+        b"int",
+        b"x",
+        b";",
+        b" ",
+        b"\n",
+        b"a\n",
+        b"ab",
+        b"*/int",
+        b"x*/",
+        "é".as_bytes(),
+        b"\xC3",
+        "日本".as_bytes(),
+        b"\xE6\x97",
+        b"\x80",
+        b"\xFF",
+        b"**",
+        b"/",
+        b"x\ny",
+        b"\n//",
+    ];
+    let v = Vocabulary::new(&tokens, 0, &[]).unwrap();
+    assert!(lockstep(&g, &v, 3) > 1000);
+    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
+    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
+    // int x; /*abé**x*/ int x; //日本\nint x;
+    let path = [
+        4, 7, 5, 6, 7, 2, 10, 13, 19, 12, 7, 4, 7, 5, 6, 7, 1, 15, 8, 4, 7, 5, 6,
+    ];
+    let (n, p) = walk_both(&naive, &push, &path);
+    assert!(push.is_accepting(p) && naive.is_accepting(n));
+    assert!(push.stats().survived_subtrees > 0);
+}
+
 /// The pushdown index of `schema` holds the reference's masks over its grammar `g`
 /// (written as text) near the start and along `deep`, which it takes whole; the lazy
 /// index of the bounded regex refuses `deep`.

@@ -268,6 +268,7 @@ token_automaton_methods!(lazy PyLazyIndex {
         d.set_item("run_verdicts", s.run_verdicts)?;
         d.set_item("pruned_masks", s.pruned_masks)?;
         d.set_item("kept_subtrees", s.kept_subtrees)?;
+        d.set_item("survived_subtrees", s.survived_subtrees)?;
         d.set_item("cache_bytes", s.cache_bytes)?;
         d.set_item("cached_masks", s.cached_masks)?;
         d.set_item("evictions", s.evictions)?;

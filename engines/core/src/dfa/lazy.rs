@@ -41,6 +41,7 @@ use crate::nfa::{ByteClasses, Determinizer, Forest, Nfa};
 use crate::util::syntax::parse;
 use crate::util::table::{DfaTable, Stepper, DEAD};
 use crate::util::ticks::{seconds_per_tick, ticks};
+use crate::walk::survival::Survival;
 
 /// Bytes regex-automata may use to determinize a pattern with look-around up front (see
 /// the module doc): 32 MiB, a few seconds; the eager index's default is 256 MiB.
@@ -219,6 +220,15 @@ impl LazyDfa {
             }
             det => det.run_lower(state, class, cap),
         }
+    }
+
+    /// Strings the state at `row` surely survives ([`crate::walk::survival`]): a
+    /// recognizer's word, none for a regex.
+    pub fn survivals(&mut self, row: u32) -> Vec<Survival> {
+        let state = self.table.state(row);
+        self.det
+            .as_mut()
+            .map_or_else(Vec::new, |d| d.survivals(state))
     }
 
     /// The NFA's states, or a recognizer's.

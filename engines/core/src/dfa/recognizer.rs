@@ -19,6 +19,7 @@
 
 use crate::nfa::Determinizer;
 use crate::util::table::{DfaTable, DEAD};
+use crate::walk::survival::Survival;
 
 /// A byte automaton computed on demand (see the module doc).
 pub trait Recognizer: Send + Sync {
@@ -37,6 +38,14 @@ pub trait Recognizer: Send + Sync {
     fn exceeded(&self) -> bool;
     fn memory_bytes(&self) -> usize;
     fn boxed_clone(&self) -> Box<dyn Recognizer>;
+
+    /// Strings `state` surely survives ([`crate::walk::survival`]), for mask walks to
+    /// take whole; none by default. Each must be exact: a string it covers never leads
+    /// `state` to [`DEAD`].
+    fn survivals(&mut self, state: u32) -> Vec<Survival> {
+        let _ = state;
+        Vec::new()
+    }
 }
 
 impl Clone for Box<dyn Recognizer> {
@@ -99,6 +108,14 @@ impl Source {
         match self {
             Source::Nfa(d) => Some(d.run_lower(state, class, cap)),
             Source::Other(_) => None,
+        }
+    }
+
+    /// What `state` surely survives (a recognizer's word; none for an NFA's).
+    pub(crate) fn survivals(&mut self, state: u32) -> Vec<Survival> {
+        match self {
+            Source::Nfa(_) => Vec::new(),
+            Source::Other(r) => r.survivals(state),
         }
     }
 

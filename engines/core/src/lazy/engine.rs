@@ -8,8 +8,9 @@ use rustc_hash::FxHashMap;
 
 use crate::dfa::lazy::LazyDfa;
 use crate::util::table::Stepper;
-use crate::walk::masks::{joint_classes, prune, walk, MaskSink, ProductScratch};
+use crate::walk::masks::{joint_classes, prune, walk, walk_skipping, MaskSink, ProductScratch};
 use crate::walk::slices::Prepared;
+use crate::walk::survival::take_whole;
 use crate::walk::walktrie::WalkTrie;
 
 use super::LAZY_MAX_PAIRS;
@@ -30,6 +31,8 @@ pub(super) struct Engine {
     pub(super) product_pairs: u64,
     pub(super) run_verdicts: u64,
     pub(super) pruned_masks: u64,
+    /// Subtrees walks took whole where their state survives them ([`Engine::walk_surviving`]).
+    pub(super) survived_subtrees: u64,
     pub(super) kept_subtrees: u64,
     /// DFA row -> whether every run of the slices' class up to their longest token
     /// keeps it alive (asked by pruning walks, answered once per row).
@@ -56,6 +59,7 @@ impl Engine {
             product_pairs: 0,
             run_verdicts: 0,
             pruned_masks: 0,
+            survived_subtrees: 0,
             kept_subtrees: 0,
             keeps_runs: FxHashMap::default(),
             verdict_ns: 0,
@@ -74,6 +78,39 @@ impl Engine {
             &mut MaskSink(mask),
             &mut self.stack,
         );
+        self.trie_walks += 1;
+        self.walk_ns += t0.elapsed().as_nanos() as u64;
+    }
+
+    /// Walk the full trie from `row` into `mask`, taking whole the subtrees whose tokens
+    /// the state surely survives ([`crate::walk::survival`]; a plain walk where its
+    /// automaton vouches for nothing).
+    pub(super) fn walk_surviving(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
+        let t0 = Instant::now();
+        let survivals = self.dfa.survivals(row);
+        self.walk_ns += t0.elapsed().as_nanos() as u64;
+        if survivals.is_empty() {
+            return self.walk(&p.full, row, mask);
+        }
+        let (tb, trie) = (&p.full_bytes, &p.full);
+        let mut taken = 0u64;
+        if !take_whole(&survivals, tb, trie, 0, mask) {
+            self.nodes_visited += walk_skipping(
+                &mut self.dfa,
+                trie,
+                row,
+                &mut MaskSink(mask),
+                &mut self.stack,
+                |_, i, sink| {
+                    let whole = take_whole(&survivals, tb, trie, i, sink.0);
+                    taken += whole as u64;
+                    whole
+                },
+            );
+        } else {
+            taken = 1;
+        }
+        self.survived_subtrees += taken;
         self.trie_walks += 1;
         self.walk_ns += t0.elapsed().as_nanos() as u64;
     }

@@ -302,6 +302,10 @@ impl LazyIndex {
             e.prune(p, row, &mut mask);
             e.pruned_masks += 1;
             e.walk(&p.rest, row, &mut mask);
+        } else if verdict.all & low_bits(n) == 0 && e.dfa.is_recognizer() {
+            // No slice taken whole, over a grammar: one walk of the full trie, taking
+            // whole the tokens the state survives (inside a comment, free text).
+            e.walk_surviving(p, row, &mut mask);
         } else if verdict.all & low_bits(n) == 0 {
             // No slice taken whole: one walk of the full trie beats one per slice.
             e.walk(&p.full, row, &mut mask);
@@ -421,6 +425,7 @@ impl LazyIndex {
             run_verdicts: e.run_verdicts,
             pruned_masks: e.pruned_masks,
             kept_subtrees: e.kept_subtrees,
+            survived_subtrees: e.survived_subtrees,
             cache_bytes: memo.cache_bytes,
             cached_masks: memo.clock.len(),
             evictions: memo.evictions,

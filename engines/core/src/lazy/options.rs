@@ -55,6 +55,9 @@ pub struct LazyStats {
     pub pruned_masks: u64,
     /// Subtrees a pruning walk kept whole on a state's run bounds.
     pub kept_subtrees: u64,
+    /// Subtrees walks took whole where their state surely survives every token in them
+    /// (a recognizer's word, [`crate::walk::survival`]).
+    pub survived_subtrees: u64,
     pub cache_bytes: usize,
     pub cached_masks: usize,
     pub evictions: u64,

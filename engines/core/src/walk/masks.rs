@@ -63,6 +63,20 @@ pub fn walk<S: Stepper, K: Sink>(
     sink: &mut K,
     stack: &mut Vec<u32>,
 ) -> u64 {
+    walk_skipping(dfa, trie, start, sink, stack, |_, _, _| false)
+}
+
+/// [`walk`], offering each node first to `skip(parent state, node, sink)`, which may
+/// take the node's subtree whole (reporting its tokens itself) and return true; the walk
+/// then passes over it (the survival skips of [`crate::walk::survival`]).
+pub fn walk_skipping<S: Stepper, K: Sink>(
+    dfa: &mut S,
+    trie: &WalkTrie,
+    start: u32,
+    sink: &mut K,
+    stack: &mut Vec<u32>,
+    mut skip: impl FnMut(u32, usize, &mut K) -> bool,
+) -> u64 {
     if stack.len() <= trie.max_depth {
         stack.resize(trie.max_depth + 1, 0);
     }
@@ -71,7 +85,15 @@ pub fn walk<S: Stepper, K: Sink>(
     let mut visited = 0u64;
     // The table is borrowed for a run of known transitions; a miss ends the run, is
     // resolved, and the walk resumes at the same node.
-    while let Some((row, class)) = walk_run(dfa.dfa(), trie, sink, stack, &mut p, &mut visited) {
+    while let Some((row, class)) = walk_run(
+        dfa.dfa(),
+        trie,
+        sink,
+        stack,
+        &mut p,
+        &mut visited,
+        &mut skip,
+    ) {
         dfa.resolve(row, class);
     }
     visited
@@ -129,6 +151,7 @@ fn walk_run<K: Sink>(
     stack: &mut [u32],
     p: &mut usize,
     visited: &mut u64,
+    skip: &mut impl FnMut(u32, usize, &mut K) -> bool,
 ) -> Option<(u32, u8)> {
     let (table, classes, nodes) = (&dfa.table[..], &dfa.classes, &trie.nodes[..]);
     let mut i = *p;
@@ -137,6 +160,11 @@ fn walk_run<K: Sink>(
     while i < nodes.len() {
         let n = nodes[i];
         let parent = stack[n.depth as usize - 1];
+        if skip(parent, i, sink) {
+            count += 1;
+            i += n.subtree as usize;
+            continue;
+        }
         let class = classes[n.byte as usize];
         let next = table[parent as usize + class as usize];
         if next >= UNKNOWN {

@@ -9,7 +9,9 @@
 //!   automaton that decides them;
 //! - [`masks`]: the walks themselves: a walk trie read from one automaton state
 //!   ([`masks::walk`]), the slice decision by product search ([`masks::classify`]), and
-//!   the pruning walk ([`masks::prune`]).
+//!   the pruning walk ([`masks::prune`]);
+//! - [`survival`]: subtrees a walk takes whole where its state surely survives every
+//!   token in them.
 //!
 //! The walks read any automaton through [`crate::util::table::Stepper`], so the eager
 //! builder (a complete table) and the lazy index (a table filled as the walks go) share
@@ -17,5 +19,6 @@
 
 pub mod masks;
 pub mod slices;
+pub mod survival;
 pub mod trie;
 pub mod walktrie;

@@ -50,6 +50,11 @@ impl Set {
         self.items[index as usize]
     }
 
+    /// The items whose dot is before a terminal.
+    pub(crate) fn scanning(&self) -> impl Iterator<Item = Item> + '_ {
+        self.scanning.iter().map(|&k| self.items[k as usize])
+    }
+
     /// Items held.
     pub fn len(&self) -> usize {
         self.items.len()

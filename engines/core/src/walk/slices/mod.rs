@@ -28,6 +28,7 @@
 use crate::dfa::ByteDfa;
 use crate::util::bitmask::set_bit;
 use crate::util::table::DEAD;
+use crate::walk::survival::TokenBytes;
 use crate::walk::trie::TokenTrie;
 use crate::walk::walktrie::{TokenRanges, WalkTrie};
 
@@ -81,6 +82,9 @@ pub struct Prepared {
     /// Every byte is a text token of its own (byte-level BPE vocabularies): then every
     /// live state a byte string reaches is reached by tokens too.
     pub byte_complete: bool,
+    /// What the full trie's tokens are made of, for survival skips
+    /// ([`crate::walk::survival`]; pushdown-mode masks).
+    pub full_bytes: TokenBytes,
 }
 
 impl Prepared {
@@ -153,11 +157,13 @@ impl Prepared {
             slice_of[t as usize] == NO_SLICE && !never_text[t as usize]
         });
         let sliced = WalkTrie::build(trie, |t| slice_of[t as usize] != NO_SLICE);
+        let full = WalkTrie::build(trie, |_| true);
         Prepared {
             never_text: never_text.into(),
             sliced_ranges: sliced.token_ranges(),
             sliced,
-            full: WalkTrie::build(trie, |_| true),
+            full_bytes: TokenBytes::build(&full),
+            full,
             family,
             slices,
             rest,
@@ -166,7 +172,8 @@ impl Prepared {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.full.memory_bytes()
+        self.full_bytes.memory_bytes()
+            + self.full.memory_bytes()
             + self.rest.memory_bytes()
             + self.sliced.memory_bytes()
             + self.sliced_ranges.memory_bytes()
