@@ -5,61 +5,20 @@
 //! grammars the reference is held to an exact oracle on) and on a JSON grammar walked
 //! along nested texts past any fixed depth, over vocabularies of multi-byte tokens; and
 //! on JSON schemas in the schema compiler's grammar mode, whose unconstrained values nest
-//! without bound where the regex modes stop at `any_depth`.
+//! without bound where the regex modes stop at `any_depth`. Comments: `pushdown_comments`.
 
+mod pushdown_support;
 mod reference_support;
 
 use proptest::prelude::*;
+use pushdown_support::{lockstep, sets_along, walk_both, BUDGET};
 use reference_support::{build, grammar, raw_rules, token, with_ignore, REGEXES};
-use tokensdfa_core::{LazyIndex, LazyOptions, TokenAutomaton, Vocabulary};
+use tokensdfa_core::{LazyOptions, TokenAutomaton, Vocabulary};
 use tokensdfa_grammar::{
     pushdown_index, schema_language, schema_pushdown_index, Error, Grammar, GrammarOptions, Leaves,
     NaiveGrammarIndex,
 };
 use tokensdfa_schema::Dialect;
-
-const BUDGET: usize = 50_000_000;
-
-/// Walk both indexes breadth first from their start, `depth` tokens deep, and compare
-/// them at every state; returns the states compared.
-fn lockstep(g: &Grammar, v: &Vocabulary, depth: usize) -> usize {
-    let naive = NaiveGrammarIndex::new(g, v, GrammarOptions::default()).unwrap();
-    let push = pushdown_index(g, v, LazyOptions::default(), BUDGET).unwrap();
-    let mut frontier = vec![(
-        naive.initial_state(),
-        push.initial_state(),
-        Vec::<u32>::new(),
-    )];
-    let mut compared = 0;
-    for level in 0..=depth {
-        let mut next = Vec::new();
-        for (n, p, path) in frontier {
-            compared += 1;
-            assert_eq!(
-                push.is_accepting(p),
-                naive.is_accepting(n),
-                "accepting after {path:?}"
-            );
-            assert_eq!(
-                push.allowed(p),
-                naive.allowed(n).unwrap(),
-                "mask after {path:?}"
-            );
-            for t in 0..v.len() as u32 {
-                let (ns, ps) = (naive.next_state(n, t).unwrap(), push.next_state(p, t));
-                assert_eq!(ps.is_some(), ns.is_some(), "token {t} after {path:?}");
-                if let (Some(ns), Some(ps), true) = (ns, ps, level < depth) {
-                    let mut longer = path.clone();
-                    longer.push(t);
-                    next.push((ns, ps, longer));
-                }
-            }
-        }
-        frontier = next;
-    }
-    assert!(!push.exceeded());
-    compared
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
@@ -89,39 +48,6 @@ proptest! {
             }
         }
     }
-}
-
-/// Walk `path` through both indexes, holding the pushdown index to the reference's mask
-/// at every state before a token; the states after it.
-fn walk_both(naive: &NaiveGrammarIndex, push: &LazyIndex, path: &[u32]) -> (u32, u32) {
-    let (mut n, mut p) = (naive.initial_state(), push.initial_state());
-    for &t in path {
-        assert_eq!(push.allowed(p), naive.allowed(n).unwrap(), "{path:?}");
-        n = naive.next_state(n, t).unwrap().unwrap();
-        p = push.next_state(p, t).unwrap();
-    }
-    (n, p)
-}
-
-/// Hold the pushdown index of `g` over `tokens` to the reference in lockstep `depth`
-/// tokens deep (over a thousand states), then along each of `paths`, which both must
-/// accept; the sets it made along the paths.
-fn sets_along(
-    g: &Grammar,
-    tokens: &[Vec<u8>],
-    depth: usize,
-    paths: impl Iterator<Item = Vec<u32>>,
-) -> usize {
-    let refs: Vec<&[u8]> = tokens.iter().map(|t| t.as_slice()).collect();
-    let v = Vocabulary::new(&refs, 0, &[]).unwrap();
-    assert!(lockstep(g, &v, depth) > 1000);
-    let naive = NaiveGrammarIndex::new(g, &v, GrammarOptions::default()).unwrap();
-    let push = pushdown_index(g, &v, LazyOptions::default(), BUDGET).unwrap();
-    for path in paths {
-        let (n, p) = walk_both(&naive, &push, &path);
-        assert!(push.is_accepting(p) && naive.is_accepting(n), "{path:?}");
-    }
-    push.stats().dfa_states
 }
 
 fn json() -> Grammar {
@@ -286,98 +212,6 @@ fn strings_of_one_character_terminals_reuse_their_sets() {
     let paths = (8..38u32).map(|a| vec![1, 4, a, 5, 6, 38, a, 7, a, 4, 2]);
     let sets = sets_along(&g, &tokens, 4, paths);
     assert!(sets < 60, "{sets} sets for strings of 30 lengths");
-}
-
-/// A scannerless reading where a terminal may end at any byte: a line comment, which
-/// ends wherever code may follow it, beside names and keywords written without a space
-/// between them. The parses begun at each split point are named by what they give
-/// back, so a comment's sets recur: the reference's masks along comments of every
-/// length, from a bounded number of sets.
-#[test]
-fn comments_that_may_end_at_any_byte_reuse_their_sets() {
-    let g = grammar(
-        "unit",
-        &[
-            ("unit", "decls"),
-            ("decls", "decls decl |"),
-            ("decl", "'int' NAME ';' | NAME '=' NAME ';'"),
-        ],
-        &[
-            ("NAME", "[a-z]+"),
-            ("WS", "[ \n]+"),
-            ("COMMENT", "//[^\n]*"),
-        ],
-    );
-    let g = with_ignore(g, &["WS", "COMMENT"]);
-    let mut tokens: Vec<Vec<u8>> = ["<eos>", "int", "x", "=", ";", " ", "\n", "//", "intx"]
-        .iter()
-        .map(|t| t.as_bytes().to_vec())
-        .collect();
-    tokens.extend((1..=20).map(|n| vec![b'a'; n]));
-    // intx; //a..a a..a=x; //a..a \n
-    let paths = (9..29u32).map(|a| vec![8, 4, 7, a, a, 3, 2, 4, 7, a, 6]);
-    let sets = sets_along(&g, &tokens, 3, paths);
-    assert!(sets < 100, "{sets} sets for comments of 20 lengths");
-}
-
-/// Survival skips: inside a block comment every string survives, inside a line comment
-/// every string without a newline, so a mask walk takes those tokens whole (whole
-/// subtrees of them, multi-byte characters and their pieces included, but no token with
-/// a stray byte); the masks stay the reference's, tokens that end the comment and go on
-/// as code included.
-#[test]
-fn comments_take_the_tokens_they_survive_whole() {
-    let g = grammar(
-        "unit",
-        &[
-            ("unit", "decls"),
-            ("decls", "decls decl |"),
-            ("decl", "'int' NAME ';'"),
-        ],
-        &[
-            ("NAME", "[a-z]+"),
-            ("WS", "[ \n]+"),
-            ("LINE", "//[^\n]*"),
-            ("BLOCK", r"/\*([^*]|\*+[^*/])*\*+/"),
-        ],
-    );
-    let g = with_ignore(g, &["WS", "LINE", "BLOCK"]);
-    let tokens: Vec<&[u8]> = vec![
-        b"<eos>",
-        b"//",
-        b"/*",
-        b"*/",
-        b"int",
-        b"x",
-        b";",
-        b" ",
-        b"\n",
-        b"a\n",
-        b"ab",
-        b"*/int",
-        b"x*/",
-        "é".as_bytes(),
-        b"\xC3",
-        "日本".as_bytes(),
-        b"\xE6\x97",
-        b"\x80",
-        b"\xFF",
-        b"**",
-        b"/",
-        b"x\ny",
-        b"\n//",
-    ];
-    let v = Vocabulary::new(&tokens, 0, &[]).unwrap();
-    assert!(lockstep(&g, &v, 3) > 1000);
-    let naive = NaiveGrammarIndex::new(&g, &v, GrammarOptions::default()).unwrap();
-    let push = pushdown_index(&g, &v, LazyOptions::default(), BUDGET).unwrap();
-    // int x; /*abé**x*/ int x; //日本\nint x;
-    let path = [
-        4, 7, 5, 6, 7, 2, 10, 13, 19, 12, 7, 4, 7, 5, 6, 7, 1, 15, 8, 4, 7, 5, 6,
-    ];
-    let (n, p) = walk_both(&naive, &push, &path);
-    assert!(push.is_accepting(p) && naive.is_accepting(n));
-    assert!(push.stats().survived_subtrees > 0);
 }
 
 /// The pushdown index of `schema` holds the reference's masks over its grammar `g`

@@ -10,10 +10,15 @@ use crate::dfa::lazy::LazyDfa;
 use crate::util::table::Stepper;
 use crate::walk::masks::{joint_classes, prune, walk, walk_skipping, MaskSink, ProductScratch};
 use crate::walk::slices::Prepared;
-use crate::walk::survival::take_whole;
+use crate::walk::survival::{searched_survival, take_whole};
 use crate::walk::walktrie::WalkTrie;
 
 use super::LAZY_MAX_PAIRS;
+
+/// Transitions a mask's survival search may compute beyond those known
+/// ([`searched_survival`]): a loop one byte away needs a few dozen; a state
+/// where strings die soon gives up within this many.
+const SEARCH_BUDGET: usize = 64;
 
 /// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
 pub(super) struct Engine {
@@ -87,7 +92,11 @@ impl Engine {
     /// automaton vouches for nothing).
     pub(super) fn walk_surviving(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
         let t0 = Instant::now();
-        let survivals = self.dfa.survivals(row);
+        // the automaton's word, else a search of the table (a loop of single bytes)
+        let mut survivals = self.dfa.survivals(row);
+        if survivals.is_empty() {
+            survivals.extend(searched_survival(&mut self.dfa, row, SEARCH_BUDGET));
+        }
         self.walk_ns += t0.elapsed().as_nanos() as u64;
         if survivals.is_empty() {
             return self.walk(&p.full, row, mask);

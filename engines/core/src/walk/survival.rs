@@ -4,12 +4,13 @@
 //!
 //! A [`Survival`] of a state says: every byte string that is a prefix of strictly valid
 //! UTF-8 (see [`utf8_step`]), whose ASCII bytes all lie in `ascii` and which holds no
-//! byte of 0x80 or more unless `chars`, keeps the state alive. The state's automaton
-//! vouches for it (a recognizer's `survivals`: the grammar crate reads them off the
-//! terminal automata of an Earley set's items, where a line comment's terminal survives
-//! every string without a newline). Every token that is such a string is then allowed,
-//! as a walk would find: the walk's automata are live, a state not [`DEAD`] can still
-//! reach a match.
+//! byte of 0x80 or more unless `chars`, keeps the state alive. Two sources vouch for
+//! one: the state's automaton (a recognizer's `survivals`: the grammar crate reads them
+//! off the terminal automata of an Earley set's items, where a line comment's terminal
+//! survives every string without a newline), or a search of the table itself where a
+//! state that loops is near ([`searched_survival`]: a comment written one character at a
+//! time). Every token that is such a string is then allowed, as a walk would find: the
+//! walk's automata are live, a state not [`DEAD`] can still reach a match.
 //!
 //! [`TokenBytes`] holds, per node of a walk trie, the ASCII bytes of every token below
 //! it (their whole strings, the node's path included) and whether any of them has a byte
@@ -22,7 +23,7 @@
 //! On llama3 (274,520 trie nodes), a state that survives everything but a newline
 //! reaches a few thousand nodes; one that survives everything, the root alone.
 
-use crate::util::table::DEAD;
+use crate::util::table::{Stepper, DEAD, UNKNOWN};
 use crate::walk::walktrie::{TokenRanges, WalkTrie};
 
 /// Flag of [`TokenBytes`]: some token below the node has a byte of 0x80 or more.
@@ -197,6 +198,65 @@ pub fn utf8_step(state: u8, b: u8) -> u8 {
         (6, 0x90..=0xBF) | (7, 0x80..=0x8F) => 2,
         _ => BROKEN,
     }
+}
+
+/// (UTF-8 state, row) pairs [`searched_survival`] explores: a comment's loop needs a
+/// handful.
+const SEARCHED_PAIRS: usize = 64;
+
+/// States near a row [`searched_survival`] reads before it gives up finding a loop.
+const NEAR_STATES: usize = 16;
+
+/// A survival of the state at `row` of a table, found by searching the table itself
+/// ([`Survival::search`]) where a loop is near ([`loop_near`]), computing at most
+/// `budget` missing transitions: past it a missing one counts as a death, which only
+/// leaves bytes out (the survival returned was searched to the end with real
+/// transitions). What a comment gives that a grammar writes one character at a time,
+/// whose set loops on every byte but `*` while no terminal survives two bytes.
+pub fn searched_survival<S: Stepper>(dfa: &mut S, row: u32, mut budget: usize) -> Option<Survival> {
+    if !loop_near(dfa, row) {
+        return None;
+    }
+    Survival::search(row, SEARCHED_PAIRS, |q, b| {
+        let class = dfa.dfa().classes[b as usize];
+        let next = dfa.dfa().table[q as usize + class as usize];
+        if next != UNKNOWN {
+            next
+        } else if budget == 0 {
+            DEAD
+        } else {
+            budget -= 1;
+            dfa.resolve(q, class)
+        }
+    })
+}
+
+/// Whether a state going back to itself on at least half the ASCII bytes is among the
+/// first few states the row reaches on ASCII bytes, themselves few (the loop and the way
+/// out). A state that goes to many (a code position: every keyword's prefix) or near
+/// none that loops would cost a search their rows, and strings die soon after.
+fn loop_near<S: Stepper>(dfa: &mut S, row: u32) -> bool {
+    let mut near: Vec<u32> = vec![row];
+    let mut at = 0;
+    while at < near.len() && at <= NEAR_STATES / 4 {
+        let s = near[at];
+        at += 1;
+        let mut own = 0;
+        for b in 0..128u8 {
+            let next = dfa.step(s, dfa.dfa().classes[b as usize]);
+            own += (next == s) as usize;
+            if next != DEAD && !near.contains(&next) {
+                if near.len() > NEAR_STATES {
+                    return false;
+                }
+                near.push(next);
+            }
+        }
+        if own >= 64 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Take node `i`'s subtree whole if one of `survivals` fits it: set its tokens in
