@@ -111,10 +111,11 @@ impl Survival {
     /// time, [`DEAD`] past a match), or None when nothing is left or the search gives
     /// up. The bytes that kill `start` itself are left out first; then a search over
     /// (UTF-8 state, automaton state) pairs looks for a string the survival covers that
-    /// dies, and leaves out the byte it *began* with (every multi-byte character, if it
-    /// began with one), since that byte led into the region where strings die: inside a
-    /// string, the closing quote, after which every byte kills; then searches again. At
-    /// most eight rounds of at most `max_pairs` pairs each.
+    /// dies, and leaves out the byte it *began* with, since that byte led into the region
+    /// where strings die (inside a string, the closing quote, after which every byte
+    /// kills), or every multi-byte character if one began it or a byte of one kills it;
+    /// then searches again. At most eight rounds of at most `max_pairs` pairs each (past
+    /// them with multi-byte characters, it searches again without them).
     pub fn search(
         start: u32,
         max_pairs: usize,
@@ -127,18 +128,22 @@ impl Survival {
             chars: true,
         };
         for _round in 0..8 {
-            match first_death(start, &s, max_pairs, &mut next)? {
-                None => return (s.ascii != 0 || s.chars).then_some(s),
-                Some(b) if b < 0x80 => s.ascii &= !(1u128 << b),
-                Some(_) => s.chars = false,
+            match first_death(start, &s, max_pairs, &mut next) {
+                Some(None) => return (s.ascii != 0 || s.chars).then_some(s),
+                Some(Some(b)) if b < 0x80 => s.ascii &= !(1u128 << b),
+                // a character that dies, or too many pairs inside characters: ASCII alone
+                Some(Some(_)) => s.chars = false,
+                None if s.chars => s.chars = false,
+                None => return None,
             }
         }
         None
     }
 }
 
-/// The first byte of a string `s` covers that dies, read from `start` (None: none
-/// does); `None` outright (the outer option) past `max_pairs` pairs.
+/// The first byte of a string `s` covers that dies, read from `start`, or the byte of a
+/// character that kills it (None: none dies); `None` outright (the outer option) past
+/// `max_pairs` pairs.
 fn first_death(
     start: u32,
     s: &Survival,
@@ -162,7 +167,8 @@ fn first_death(
             let began = if first == NONE { b as u16 } else { first };
             let q2 = next(q, b);
             if q2 == DEAD {
-                return Some(Some(began as u8));
+                // a byte of a character kills: characters go, whatever came before
+                return Some(Some(if b >= 0x80 { b } else { began as u8 }));
             }
             if !seen.contains(&(u2, q2)) {
                 if seen.len() >= max_pairs {
@@ -204,8 +210,10 @@ pub fn utf8_step(state: u8, b: u8) -> u8 {
 /// handful.
 const SEARCHED_PAIRS: usize = 64;
 
-/// States near a row [`searched_survival`] reads before it gives up finding a loop.
-const NEAR_STATES: usize = 16;
+/// Steps [`loop_near`] follows from a row looking for a loop, and the most states the
+/// row may go to on ASCII bytes.
+const NEAR_STEPS: usize = 4;
+const NEAR_WAYS: usize = 4;
 
 /// A survival of the state at `row` of a table, found by searching the table itself
 /// ([`Survival::search`]) where a loop is near ([`loop_near`]), computing at most
@@ -231,29 +239,34 @@ pub fn searched_survival<S: Stepper>(dfa: &mut S, row: u32, mut budget: usize) -
     })
 }
 
-/// Whether a state going back to itself on at least half the ASCII bytes is among the
-/// first few states the row reaches on ASCII bytes, themselves few (the loop and the way
-/// out). A state that goes to many (a code position: every keyword's prefix) or near
-/// none that loops would cost a search their rows, and strings die soon after.
+/// Whether a loop is near `row`: a state going back to itself on at least half the
+/// ASCII bytes, reached from the row by a few steps each taken on at least a quarter of
+/// them (a comment's inside, after the byte that may end it), the row going to few
+/// states. A state that goes to many (a code position: every keyword's prefix), or
+/// reaches its successors on a byte or two each, would cost a search their rows, and
+/// strings die soon after.
 fn loop_near<S: Stepper>(dfa: &mut S, row: u32) -> bool {
-    let mut near: Vec<u32> = vec![row];
-    let mut at = 0;
-    while at < near.len() && at <= NEAR_STATES / 4 {
-        let s = near[at];
-        at += 1;
-        let mut own = 0;
+    let mut bulk = row;
+    for depth in 0..NEAR_STEPS {
+        // (successor, ASCII bytes leading to it)
+        let mut to: Vec<(u32, u32)> = Vec::new();
         for b in 0..128u8 {
-            let next = dfa.step(s, dfa.dfa().classes[b as usize]);
-            own += (next == s) as usize;
-            if next != DEAD && !near.contains(&next) {
-                if near.len() > NEAR_STATES {
-                    return false;
-                }
-                near.push(next);
+            let next = dfa.step(bulk, dfa.dfa().classes[b as usize]);
+            if next == DEAD {
+                continue;
+            }
+            if let Some((_, n)) = to.iter_mut().find(|(s, _)| *s == next) {
+                *n += 1;
+            } else if depth == 0 && to.len() == NEAR_WAYS {
+                return false;
+            } else {
+                to.push((next, 1));
             }
         }
-        if own >= 64 {
-            return true;
+        match to.iter().max_by_key(|&&(_, n)| n) {
+            Some(&(s, n)) if s == bulk && n >= 64 => return true,
+            Some(&(s, n)) if n >= 32 && s != bulk => bulk = s,
+            _ => return false,
         }
     }
     false
