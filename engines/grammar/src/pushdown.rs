@@ -313,10 +313,10 @@ impl EarleySets {
         if set.is_empty() {
             return Ok(None);
         }
-        let key: Box<[Item]> = set.sorted_kernel().into();
-        if let Some(&id) = self.ids.get(&key) {
+        if let Some(&id) = self.ids.get(set.sorted_kernel()) {
             return Ok(Some(id));
         }
+        let key: Box<[Item]> = set.sorted_kernel().into();
         earley.close(&Sets(&self.sets), SELF, 0, &mut set)?;
         let sets = Arc::make_mut(&mut self.sets);
         let id = sets.len() as u32;

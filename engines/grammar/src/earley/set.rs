@@ -160,47 +160,61 @@ impl<'a> Chart<'a> {
     }
 }
 
-/// What a recognizer keeps between sets to deduplicate items: a hash set, and, for the
-/// items predicted in the set being closed (origin the set itself, no byte of their
-/// terminal read: most of a closure), a stamp per dotted position, so those need no
-/// hashing. Kept across calls by the pushdown mode (its tables grow once).
+/// What a recognizer keeps between sets to deduplicate items: per dotted position, the
+/// stamp of the last set that held an item there and that item's origin and terminal
+/// state (most positions hold one item per set: those need no hashing), and a hash set
+/// for the items after the first at a position; and per rule whether the set has
+/// predicted it yet. Kept across calls by the pushdown mode (its tables grow once).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Scratch {
     seen: FxHashSet<Item>,
-    /// Per dotted position, the stamp of the last set holding it predicted.
+    /// Per dotted position: (stamp, origin, terminal state) of its first item here.
+    first: Vec<(u32, u32, u32)>,
+    /// Per rule, the stamp of the last set it was predicted in.
     predicted: Vec<u32>,
     stamp: u32,
-    /// The origin that names the set being closed (`u32::MAX` while scanning).
-    here: u32,
 }
 
 impl Scratch {
-    /// Start deduplicating a new set's items, `here` naming it (`u32::MAX` while
-    /// scanning, where no item is predicted).
-    fn begin(&mut self, positions: usize, here: u32) {
+    /// Start deduplicating a new set's items.
+    fn begin(&mut self, positions: usize) {
         self.seen.clear();
-        if self.predicted.len() < positions {
-            self.predicted.resize(positions, 0);
+        if self.first.len() < positions {
+            self.first.resize(positions, (0, 0, 0));
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
+            self.first.fill((0, 0, 0));
             self.predicted.fill(0);
             self.stamp = 1;
         }
-        self.here = here;
+    }
+
+    /// Whether `rule` is predicted in this set for the first time, noting it (its
+    /// alternatives at this set are the same items whichever item predicts it).
+    #[inline]
+    fn first_prediction(&mut self, rule: u32) -> bool {
+        let r = rule as usize;
+        if self.predicted.len() <= r {
+            self.predicted.resize(r + 1, 0);
+        }
+        let new = self.predicted[r] != self.stamp;
+        self.predicted[r] = self.stamp;
+        new
     }
 
     /// Whether `item` is new to the set, noting it.
     #[inline]
     fn insert(&mut self, item: Item) -> bool {
-        if item.origin == self.here && item.dfa == 0 {
-            let mark = &mut self.predicted[item.pos as usize];
-            let new = *mark != self.stamp;
-            *mark = self.stamp;
-            new
-        } else {
-            self.seen.insert(item)
+        let slot = &mut self.first[item.pos as usize];
+        if slot.0 != self.stamp {
+            *slot = (self.stamp, item.origin, item.dfa);
+            return true;
         }
+        if (slot.1, slot.2) == (item.origin, item.dfa) {
+            return false;
+        }
+        self.seen.insert(item)
     }
 }
 
@@ -242,7 +256,7 @@ impl<'g> Earley<'g> {
     /// set's own items' origin by a marker: `crate::pushdown`).
     pub fn initial_at(&mut self, origins: &impl Origins, here: u32) -> Result<Set, Error> {
         let mut set = Set::default();
-        self.scratch.begin(self.g.next.len(), here);
+        self.scratch.begin(self.g.next.len());
         for item in self.g.initial_items() {
             self.add(
                 &mut set,
@@ -283,7 +297,7 @@ impl<'g> Earley<'g> {
         set: &mut Set,
         mut rebase: impl FnMut(Item) -> u32,
     ) -> Result<(), Error> {
-        self.scratch.begin(self.g.next.len(), u32::MAX);
+        self.scratch.begin(self.g.next.len());
         // Greedy: while a scan of the current lexeme takes `byte`, the lexeme goes on and
         // nothing that followed its end here (the closure's items) may scan.
         let scanning = if self.g.greedy && self.lexeme_goes_on(prev, byte) {
@@ -360,7 +374,6 @@ impl<'g> Earley<'g> {
         set: &mut Set,
     ) -> Result<(), Error> {
         let g = self.g;
-        self.scratch.here = here;
         // the initial set's items (no kernel) are all derived: the start alternatives
         let mut expects = set.kernel == 0 && set.items.iter().any(|it| g.expects[it.pos as usize]);
         let mut held: Vec<Item> = Vec::new();
@@ -378,7 +391,12 @@ impl<'g> Earley<'g> {
                 match g.next[it.pos as usize] {
                     Next::Rule(b) if !tail_open && Some(b) == g.tail => held.push(advanced),
                     Next::Rule(b) => {
-                        for &pos in &g.alts[b as usize] {
+                        let alts = if self.scratch.first_prediction(b) {
+                            &g.alts[b as usize][..]
+                        } else {
+                            &[]
+                        };
+                        for &pos in alts {
                             let origin = here;
                             let item = Item {
                                 pos,
