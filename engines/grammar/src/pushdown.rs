@@ -226,6 +226,8 @@ pub struct EarleySets {
     exceeded: bool,
     /// Per (terminal, DFA state), the strings it surely survives (`survivals_of`).
     survive: FxHashMap<(u32, u32), Option<Survival>>,
+    /// Whether mask walks take survived subtrees whole (`pushdown_index_with`).
+    skips: bool,
 }
 
 impl EarleySets {
@@ -237,7 +239,9 @@ impl EarleySets {
             ..GrammarOptions::default()
         };
         let g = compile(grammar, &options, left_stars, true)?;
-        let initial = Earley::new(&g, item_budget).initial_at(&Sets(&[]), SELF)?;
+        let mut earley = Earley::new(&g, item_budget);
+        let initial = earley.initial_at(&Sets(&[]), SELF)?;
+        let scratch = earley.into_scratch();
         let (classes, n_classes) = joint_classes(&g);
         let items = initial.len();
         Ok(EarleySets {
@@ -245,7 +249,7 @@ impl EarleySets {
             sets: Arc::new(vec![Arc::new(initial)]),
             ids: FxHashMap::default(),
             canon: Canon::default(),
-            scratch: Scratch::default(),
+            scratch,
             classes,
             n_classes,
             budget: item_budget,
@@ -253,6 +257,7 @@ impl EarleySets {
             item_limit: usize::MAX,
             exceeded: false,
             survive: FxHashMap::default(),
+            skips: true,
         })
     }
 
@@ -378,8 +383,8 @@ impl Recognizer for EarleySets {
         Box::new(self.clone())
     }
 
-    fn survivals(&mut self, state: u32) -> Vec<Survival> {
-        self.survivals_of(state)
+    fn survivals(&mut self, state: u32) -> Option<Vec<Survival>> {
+        self.skips.then(|| self.survivals_of(state))
     }
 }
 
@@ -429,6 +434,22 @@ pub fn pushdown_index(
     opts: LazyOptions,
     item_budget: usize,
 ) -> Result<LazyIndex, Error> {
-    let sets = EarleySets::new(grammar, item_budget)?;
+    pushdown_index_with(grammar, vocab, opts, item_budget, true)
+}
+
+/// [`pushdown_index`], with survival skips (`tokensdfa_core`'s `walk::survival`) on or
+/// off. A JSON schema's grammar runs without: its strings are decided by slices, and at
+/// the states left to a walk (a key beside declared ones, a string with a pattern) its
+/// survivals are narrow or do not decide, so testing them cost the walk at every node
+/// (MaskBench, llama3: slowest masks 2.9 -> 3.6 ms with them).
+pub(crate) fn pushdown_index_with(
+    grammar: &Grammar,
+    vocab: &Vocabulary,
+    opts: LazyOptions,
+    item_budget: usize,
+    skips: bool,
+) -> Result<LazyIndex, Error> {
+    let mut sets = EarleySets::new(grammar, item_budget)?;
+    sets.skips = skips;
     Ok(LazyIndex::from_recognizer(Box::new(sets), vocab, opts))
 }

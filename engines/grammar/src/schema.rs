@@ -14,7 +14,7 @@ use tokensdfa_schema::{
 
 use crate::error::Error;
 use crate::ir::{Grammar, TerminalTree};
-use crate::pushdown::pushdown_index;
+use crate::pushdown::pushdown_index_with;
 use crate::read::builder::{Builder, Expr};
 
 /// Why a schema has no pushdown index: the compiler refused it, or its grammar failed
@@ -71,7 +71,8 @@ pub fn schema_pushdown_index(
             .map_err(|e| SchemaIndexError::Grammar(Error::Limit(e.to_string()))),
         Language::Grammar(sg) => {
             let g = schema_grammar(&sg).map_err(SchemaIndexError::Grammar)?;
-            pushdown_index(&g, vocab, opts, item_budget).map_err(SchemaIndexError::Grammar)
+            pushdown_index_with(&g, vocab, opts, item_budget, false)
+                .map_err(SchemaIndexError::Grammar)
         }
     }
 }

@@ -223,12 +223,10 @@ impl LazyDfa {
     }
 
     /// Strings the state at `row` surely survives ([`crate::walk::survival`]): a
-    /// recognizer's word, none for a regex.
-    pub fn survivals(&mut self, row: u32) -> Vec<Survival> {
+    /// recognizer's word; None for a regex, or where the recognizer wants no skips.
+    pub fn survivals(&mut self, row: u32) -> Option<Vec<Survival>> {
         let state = self.table.state(row);
-        self.det
-            .as_mut()
-            .map_or_else(Vec::new, |d| d.survivals(state))
+        self.det.as_mut().and_then(|d| d.survivals(state))
     }
 
     /// The NFA's states, or a recognizer's.

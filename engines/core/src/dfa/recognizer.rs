@@ -40,11 +40,12 @@ pub trait Recognizer: Send + Sync {
     fn boxed_clone(&self) -> Box<dyn Recognizer>;
 
     /// Strings `state` surely survives ([`crate::walk::survival`]), for mask walks to
-    /// take whole; none by default. Each must be exact: a string it covers never leads
-    /// `state` to [`DEAD`].
-    fn survivals(&mut self, state: u32) -> Vec<Survival> {
+    /// take whole, or None where the automaton wants no survival skips at all (not even
+    /// a search of the table); None by default. Each must be exact: a string it covers
+    /// never leads `state` to [`DEAD`].
+    fn survivals(&mut self, state: u32) -> Option<Vec<Survival>> {
         let _ = state;
-        Vec::new()
+        None
     }
 }
 
@@ -112,9 +113,9 @@ impl Source {
     }
 
     /// What `state` surely survives (a recognizer's word; none for an NFA's).
-    pub(crate) fn survivals(&mut self, state: u32) -> Vec<Survival> {
+    pub(crate) fn survivals(&mut self, state: u32) -> Option<Vec<Survival>> {
         match self {
-            Source::Nfa(_) => Vec::new(),
+            Source::Nfa(_) => None,
             Source::Other(r) => r.survivals(state),
         }
     }

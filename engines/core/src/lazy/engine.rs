@@ -10,7 +10,7 @@ use crate::dfa::lazy::LazyDfa;
 use crate::util::table::Stepper;
 use crate::walk::masks::{joint_classes, prune, walk, walk_skipping, MaskSink, ProductScratch};
 use crate::walk::slices::Prepared;
-use crate::walk::survival::{searched_survival, take_whole};
+use crate::walk::survival::{searched_survival, take_whole, Survival};
 use crate::walk::walktrie::WalkTrie;
 
 use super::LAZY_MAX_PAIRS;
@@ -19,6 +19,9 @@ use super::LAZY_MAX_PAIRS;
 /// ([`searched_survival`]): a loop one byte away needs a few dozen; a state
 /// where strings die soon gives up within this many.
 const SEARCH_BUDGET: usize = 64;
+
+/// ASCII bytes a survival covers for a mask walk to test it (half of them).
+const BROAD_ASCII: u32 = 64;
 
 /// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
 pub(super) struct Engine {
@@ -92,10 +95,17 @@ impl Engine {
     /// automaton vouches for nothing).
     pub(super) fn walk_surviving(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
         let t0 = Instant::now();
-        // the automaton's word, else a search of the table (a loop of single bytes)
-        let mut survivals = self.dfa.survivals(row);
+        // the automaton's word, else a search of the table (a loop of single bytes);
+        // only broad ones (text, a comment's inside): a narrow one (digits, a name's
+        // letters) takes few subtrees, and its test costs the walk at every node
+        let broad = |s: &Survival| s.ascii.count_ones() >= BROAD_ASCII;
+        let Some(mut survivals) = self.dfa.survivals(row) else {
+            self.walk_ns += t0.elapsed().as_nanos() as u64;
+            return self.walk(&p.full, row, mask);
+        };
+        survivals.retain(broad);
         if survivals.is_empty() {
-            survivals.extend(searched_survival(&mut self.dfa, row, SEARCH_BUDGET));
+            survivals.extend(searched_survival(&mut self.dfa, row, SEARCH_BUDGET).filter(broad));
         }
         self.walk_ns += t0.elapsed().as_nanos() as u64;
         if survivals.is_empty() {

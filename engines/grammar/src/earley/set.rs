@@ -168,8 +168,8 @@ impl<'a> Chart<'a> {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Scratch {
     seen: FxHashSet<Item>,
-    /// Per dotted position: (stamp, origin, terminal state) of its first item here.
-    first: Vec<(u32, u32, u32)>,
+    /// Per dotted position: [stamp, origin, terminal state] of its first item here.
+    first: Vec<[u32; 3]>,
     /// Per rule, the stamp of the last set it was predicted in.
     predicted: Vec<u32>,
     stamp: u32,
@@ -179,12 +179,15 @@ impl Scratch {
     /// Start deduplicating a new set's items.
     fn begin(&mut self, positions: usize) {
         self.seen.clear();
-        if self.first.len() < positions {
-            self.first.resize(positions, (0, 0, 0));
+        if self.first.is_empty() {
+            // zeroed pages: a grammar's positions run to tens of thousands, few touched
+            self.first = vec![[0; 3]; positions];
+        } else if self.first.len() < positions {
+            self.first.resize(positions, [0; 3]);
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
-            self.first.fill((0, 0, 0));
+            self.first.fill([0; 3]);
             self.predicted.fill(0);
             self.stamp = 1;
         }
@@ -207,11 +210,11 @@ impl Scratch {
     #[inline]
     fn insert(&mut self, item: Item) -> bool {
         let slot = &mut self.first[item.pos as usize];
-        if slot.0 != self.stamp {
-            *slot = (self.stamp, item.origin, item.dfa);
+        if slot[0] != self.stamp {
+            *slot = [self.stamp, item.origin, item.dfa];
             return true;
         }
-        if (slot.1, slot.2) == (item.origin, item.dfa) {
+        if [slot[1], slot[2]] == [item.origin, item.dfa] {
             return false;
         }
         self.seen.insert(item)
