@@ -134,6 +134,16 @@ impl Engine {
         self.walk_ns += t0.elapsed().as_nanos() as u64;
     }
 
+    /// Whether the automaton vouches that `row` survives every string of the slices'
+    /// class (their tokens are such strings; a recognizer's survivals, never searched).
+    pub(super) fn survives_slices(&mut self, p: &Prepared, row: u32) -> bool {
+        let Some(tiers) = &p.family.tiers else {
+            return false;
+        };
+        let survivals = self.dfa.survivals(row).unwrap_or_default();
+        survivals.iter().any(|s| s.covers(&tiers.class))
+    }
+
     /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::masks::prune`]): a subtree is kept
     /// whole where the NFA's run bounds show that every run of the slices' class as long
     /// as their longest token keeps the state alive (the tokens below a node whose bytes

@@ -284,7 +284,10 @@ impl LazyIndex {
         let t0 = Instant::now();
         let mut mask = vec![0u32; self.words];
         let p = &*self.prepared;
-        let verdict = if self.opts.slices && !p.slices.is_empty() {
+        // Every string of the slices' class survives (inside a comment, free text): a
+        // walk taking whole what survives sets them and more, with no slice decided.
+        let survives = e.dfa.is_recognizer() && e.survives_slices(p, row);
+        let verdict = if self.opts.slices && !p.slices.is_empty() && !survives {
             self.slice_verdict(e, row)
         } else {
             Verdict::default()

@@ -102,6 +102,16 @@ impl Survival {
             && (self.chars || flags & HIGH == 0)
     }
 
+    /// Whether every string of characters in `class` (inclusive ranges of scalar
+    /// values) is one this survival covers.
+    pub fn covers(&self, class: &[(u32, u32)]) -> bool {
+        class.iter().all(|&(lo, hi)| {
+            let ascii =
+                (lo.min(128)..hi.saturating_add(1).min(128)).all(|c| self.ascii >> c & 1 == 1);
+            ascii && (hi < 128 || self.chars)
+        })
+    }
+
     /// Whether `other` covers every string this one does.
     pub fn within(&self, other: &Survival) -> bool {
         self.ascii & !other.ascii == 0 && (other.chars || !self.chars)
@@ -406,6 +416,14 @@ mod tests {
         };
         assert!(!ascii_only.fits(&tb, node(b"\xC3")));
         assert!(ascii_only.within(&no_newline) && !no_newline.within(&ascii_only));
+        // JSON string content (the default slices' class) without a quote or backslash
+        let class = [(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x7E), (0xA0, 0x10FFFF)];
+        assert!(no_newline.covers(&class) && !ascii_only.covers(&class));
+        let no_quote = Survival {
+            ascii: !(1u128 << b'"'),
+            chars: true,
+        };
+        assert!(no_quote.covers(&class) && !no_quote.covers(&[(0x21, 0x23)]));
         let mut mask = vec![0u32; 1];
         assert!(take_whole(
             &[ascii_only, no_newline],
