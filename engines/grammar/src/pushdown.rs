@@ -84,9 +84,6 @@ const LIMIT_UNIT_BYTES: usize = 256;
 /// DFA needs a handful; an identifier's dies at its first round).
 const SURVIVAL_PAIRS: usize = 128;
 
-/// Survivals a set keeps for a mask walk to test (each is a test per trie node).
-const MAX_SURVIVALS: usize = 4;
-
 /// The sets made so far, by number (0: the initial set).
 struct Sets<'a>(&'a [Arc<Set>]);
 
@@ -274,8 +271,8 @@ impl EarleySets {
 
     /// What set `state` surely survives: the widest survivals of its items' terminals at
     /// their DFA states (each item is viable, so a string its terminal survives keeps the
-    /// set alive: the terminal then matches on, and the grammar is trimmed), at most
-    /// [`MAX_SURVIVALS`], none covering another. None under greedy lexing, where an item
+    /// set alive: the terminal then matches on, and the grammar is trimmed), none
+    /// covering another. None under greedy lexing, where an item
     /// after a lexeme's end may not scan while the lexeme goes on.
     fn survivals_of(&mut self, state: u32) -> Vec<Survival> {
         let mut out: Vec<Survival> = Vec::new();
@@ -295,9 +292,7 @@ impl EarleySets {
                 continue;
             }
             out.retain(|o| !o.within(&s));
-            if out.len() < MAX_SURVIVALS {
-                out.push(s);
-            }
+            out.push(s);
         }
         out
     }

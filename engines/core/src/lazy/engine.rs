@@ -23,6 +23,9 @@ const SEARCH_BUDGET: usize = 64;
 /// ASCII bytes a survival covers for a mask walk to test it (half of them).
 const BROAD_ASCII: u32 = 64;
 
+/// Survivals a mask walk tests (each is a test per trie node).
+const MAX_SURVIVALS: usize = 4;
+
 /// What first visits mutate: the DFA, the numbering, scratch buffers and counters.
 pub(super) struct Engine {
     pub(super) dfa: LazyDfa,
@@ -90,22 +93,35 @@ impl Engine {
         self.walk_ns += t0.elapsed().as_nanos() as u64;
     }
 
+    /// The broad survivals the automaton vouches for at `row` (text, a comment's
+    /// inside: at least [`BROAD_ASCII`] ASCII bytes; a narrow one, digits or a name's
+    /// letters, takes few subtrees and its test costs a walk at every node), at most
+    /// [`MAX_SURVIVALS`]; None where it wants no survival skips.
+    pub(super) fn broad_survivals(&mut self, row: u32) -> Option<Vec<Survival>> {
+        let mut survivals = self.dfa.survivals(row)?;
+        survivals.retain(|s| s.ascii.count_ones() >= BROAD_ASCII);
+        survivals.truncate(MAX_SURVIVALS);
+        Some(survivals)
+    }
+
     /// Walk the full trie from `row` into `mask`, taking whole the subtrees whose tokens
-    /// the state surely survives ([`crate::walk::survival`]; a plain walk where its
-    /// automaton vouches for nothing).
-    pub(super) fn walk_surviving(&mut self, p: &Prepared, row: u32, mask: &mut [u32]) {
+    /// the state surely survives ([`crate::walk::survival`]): `survivals` (from
+    /// [`Engine::broad_survivals`]), else a search of the table (a loop of single
+    /// bytes); a plain walk where nothing vouches.
+    pub(super) fn walk_surviving(
+        &mut self,
+        p: &Prepared,
+        row: u32,
+        survivals: Option<Vec<Survival>>,
+        mask: &mut [u32],
+    ) {
         let t0 = Instant::now();
-        // the automaton's word, else a search of the table (a loop of single bytes);
-        // only broad ones (text, a comment's inside): a narrow one (digits, a name's
-        // letters) takes few subtrees, and its test costs the walk at every node
-        let broad = |s: &Survival| s.ascii.count_ones() >= BROAD_ASCII;
-        let Some(mut survivals) = self.dfa.survivals(row) else {
-            self.walk_ns += t0.elapsed().as_nanos() as u64;
+        let Some(mut survivals) = survivals else {
             return self.walk(&p.full, row, mask);
         };
-        survivals.retain(broad);
         if survivals.is_empty() {
-            survivals.extend(searched_survival(&mut self.dfa, row, SEARCH_BUDGET).filter(broad));
+            let searched = searched_survival(&mut self.dfa, row, SEARCH_BUDGET);
+            survivals.extend(searched.filter(|s| s.ascii.count_ones() >= BROAD_ASCII));
         }
         self.walk_ns += t0.elapsed().as_nanos() as u64;
         if survivals.is_empty() {
@@ -132,16 +148,6 @@ impl Engine {
         self.survived_subtrees += taken;
         self.trie_walks += 1;
         self.walk_ns += t0.elapsed().as_nanos() as u64;
-    }
-
-    /// Whether the automaton vouches that `row` survives every string of the slices'
-    /// class (their tokens are such strings; a recognizer's survivals, never searched).
-    pub(super) fn survives_slices(&mut self, p: &Prepared, row: u32) -> bool {
-        let Some(tiers) = &p.family.tiers else {
-            return false;
-        };
-        let survivals = self.dfa.survivals(row).unwrap_or_default();
-        survivals.iter().any(|s| s.covers(&tiers.class))
     }
 
     /// Prune the slices' tokens from `row` in `mask` ([`crate::walk::masks::prune`]): a subtree is kept

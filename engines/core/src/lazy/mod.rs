@@ -284,9 +284,19 @@ impl LazyIndex {
         let t0 = Instant::now();
         let mut mask = vec![0u32; self.words];
         let p = &*self.prepared;
-        // Every string of the slices' class survives (inside a comment, free text): a
-        // walk taking whole what survives sets them and more, with no slice decided.
-        let survives = e.dfa.is_recognizer() && e.survives_slices(p, row);
+        // What a recognizer's state surely survives, asked once. Where every string of
+        // the slices' class survives (inside a comment, free text), a walk taking whole
+        // what survives sets them and more, with no slice decided.
+        let survivals = if e.dfa.is_recognizer() {
+            e.broad_survivals(row)
+        } else {
+            None
+        };
+        let class = p.family.tiers.as_ref().map(|t| &t.class[..]);
+        let survives = match (&survivals, class) {
+            (Some(v), Some(class)) => v.iter().any(|s| s.covers(class)),
+            _ => false,
+        };
         let verdict = if self.opts.slices && !p.slices.is_empty() && !survives {
             self.slice_verdict(e, row)
         } else {
@@ -308,7 +318,7 @@ impl LazyIndex {
         } else if verdict.all & low_bits(n) == 0 && e.dfa.is_recognizer() {
             // No slice taken whole, over a grammar: one walk of the full trie, taking
             // whole the tokens the state survives (inside a comment, free text).
-            e.walk_surviving(p, row, &mut mask);
+            e.walk_surviving(p, row, survivals, &mut mask);
         } else if verdict.all & low_bits(n) == 0 {
             // No slice taken whole: one walk of the full trie beats one per slice.
             e.walk(&p.full, row, &mut mask);
