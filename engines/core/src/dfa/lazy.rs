@@ -198,16 +198,27 @@ impl LazyDfa {
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
         match self.det.as_mut()? {
-            Source::Other(_) => Some(stepped_run_bounds(
-                self,
-                LazyDfa::nfa_states,
-                row,
-                class,
-                cap,
-                true,
-            )),
+            Source::Other(_) => {
+                let own = self.own_lower(state, class, cap);
+                if own >= cap {
+                    return Some((cap, cap)); // every run asked about lives: no bound needed
+                }
+                let (lower, upper) =
+                    stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, true);
+                let lower = lower.max(own);
+                Some((lower, upper.max(lower)))
+            }
             det => det.run_bounds(state, class, cap),
         }
+    }
+
+    /// A recognizer's own lower bound ([`Recognizer::run_lower`]), 0 where it gives none.
+    fn own_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
+        self.det
+            .as_mut()
+            .and_then(|d| d.recognizer_lower(state, class, cap))
+            .unwrap_or(0)
+            .min(cap)
     }
 
     /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
@@ -216,7 +227,12 @@ impl LazyDfa {
         let state = self.table.state(row);
         match self.det.as_mut()? {
             Source::Other(_) => {
-                Some(stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, false).0)
+                let own = self.own_lower(state, class, cap);
+                if own >= cap {
+                    return Some(cap);
+                }
+                let stepped = stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, false);
+                Some(stepped.0.max(own))
             }
             det => det.run_lower(state, class, cap),
         }

@@ -114,16 +114,39 @@ impl OnDemandDfa {
             Built::Ready(d) => d.step(state, class),
             Built::Failed => DEAD,
             Built::Pending => {
-                // pending always has a tree (only look-around, built whole, has none)
-                let compiled = (self.tree.as_ref())
-                    .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
-                self.dfa = match compiled {
-                    Some(Ok(d)) => Built::Ready(Box::new(d)),
-                    _ => Built::Failed,
-                };
+                self.compile();
                 self.next(state, byte)
             }
         }
+    }
+
+    /// A lower bound, at most `cap`, on the runs of characters of `class` (ranges of
+    /// scalar values) `state` survives: every string of at most that many keeps it live.
+    /// Read off the NFA as the lazy index reads its own (`Determinizer::run_lower`:
+    /// budgeted, in time independent of the DFA, so a bounded string's remaining length
+    /// costs no determinizing); 0 once compiling failed.
+    pub fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
+        if state == DEAD {
+            return 0;
+        }
+        if let Built::Pending = self.dfa {
+            self.compile();
+        }
+        match &mut self.dfa {
+            Built::Ready(d) => d.run_lower(state, class, cap).unwrap_or(0),
+            Built::Pending | Built::Failed => 0,
+        }
+    }
+
+    /// Compile a pending tree (at the first step, or the first question).
+    fn compile(&mut self) {
+        // pending always has a tree (only look-around, built whole, has none)
+        let compiled = (self.tree.as_ref())
+            .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
+        self.dfa = match compiled {
+            Some(Ok(d)) => Built::Ready(Box::new(d)),
+            _ => Built::Failed,
+        };
     }
 
     #[inline]

@@ -14,8 +14,10 @@
 //! which is what makes every mask walk exact.
 //!
 //! `Source` is what the lazy DFA fills its missing transitions from: the NFA's subset
-//! construction, or a recognizer (which gives no run bounds, so slices are decided by
-//! the product search or a pruning walk).
+//! construction, or a recognizer. A recognizer has no NFA to read run bounds off: it
+//! may give a lower bound of its own ([`Recognizer::run_lower`]; the Earley sets read
+//! theirs off their items' terminals), and the rest is found by stepping its table
+//! (`crate::dfa::runs`), or left to the product search.
 
 use crate::nfa::Determinizer;
 use crate::util::table::{DfaTable, DEAD};
@@ -45,6 +47,16 @@ pub trait Recognizer: Send + Sync {
     /// never leads `state` to [`DEAD`].
     fn survivals(&mut self, state: u32) -> Option<Vec<Survival>> {
         let _ = state;
+        None
+    }
+
+    /// A lower bound, at most `cap`, on the runs of characters of `class` (ranges of
+    /// scalar values) `state` survives: every string of at most that many such characters
+    /// keeps it live. None where the automaton gives none (the table is then stepped,
+    /// `crate::dfa::runs`); None by default. It must hold: the vocabulary's slices are
+    /// taken whole on its word.
+    fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
+        let _ = (state, class, cap);
         None
     }
 }
@@ -109,6 +121,20 @@ impl Source {
         match self {
             Source::Nfa(d) => Some(d.run_lower(state, class, cap)),
             Source::Other(_) => None,
+        }
+    }
+
+    /// A recognizer's own lower run bound ([`Recognizer::run_lower`]; none for an NFA's,
+    /// whose bounds are `run_bounds`).
+    pub(crate) fn recognizer_lower(
+        &mut self,
+        state: u32,
+        class: &[(u32, u32)],
+        cap: u32,
+    ) -> Option<u32> {
+        match self {
+            Source::Nfa(_) => None,
+            Source::Other(r) => r.run_lower(state, class, cap),
         }
     }
 

@@ -23,8 +23,9 @@
 //!    ([`crate::walk::masks::classify`]). A slice allowed whole contributes its precomputed mask,
 //!    a slice allowed not at all is skipped;
 //! 2. the remaining tries are walked from the state with the lazy DFA, computing the
-//!    transitions they meet ([`crate::walk::masks::walk`]); with no slice taken whole, the full
-//!    trie is walked once instead;
+//!    transitions they meet ([`crate::walk::masks::walk`]); with no slice taken whole, or
+//!    where the undecided slices and the rest hold more trie nodes than the full trie,
+//!    the full trie is walked once instead;
 //! 3. except where the product search gives up ([`LAZY_MAX_PAIRS`]: a large region where
 //!    strings of the slices' class stay alive, like a key position beside any other key,
 //!    whose proof would determinize every declared key's prefixes): there the mask starts
@@ -304,6 +305,16 @@ impl LazyIndex {
         };
         let n = p.slices.len();
         let decided = (verdict.all | verdict.none) & low_bits(n);
+        // Slices are taken whole only where that saves walking: the undecided slices'
+        // tries and the rest, walked one by one, can hold more nodes than the full trie
+        // (a key under a pattern whose single characters live: only the one-character
+        // slice decided, and 409,000 nodes walked where the full trie has 268,000).
+        let undecided: usize = (p.slices.iter().enumerate())
+            .filter(|(k, _)| decided >> k & 1 == 0)
+            .map(|(_, s)| s.trie.nodes.len())
+            .sum();
+        let take =
+            verdict.all & low_bits(n) != 0 && undecided + p.rest.nodes.len() <= p.full.nodes.len();
         if verdict.gave_up && n > 0 && p.family.tiers.is_some() && !e.dfa.is_recognizer() {
             // A large live region of the slices' class (keys beside any other key, say):
             // start from every slice token and clear the ones that die. Not for a
@@ -315,11 +326,11 @@ impl LazyIndex {
             e.prune(p, row, &mut mask);
             e.pruned_masks += 1;
             e.walk(&p.rest, row, &mut mask);
-        } else if verdict.all & low_bits(n) == 0 && e.dfa.is_recognizer() {
+        } else if !take && e.dfa.is_recognizer() {
             // No slice taken whole, over a grammar: one walk of the full trie, taking
             // whole the tokens the state survives (inside a comment, free text).
             e.walk_surviving(p, row, survivals, &mut mask);
-        } else if verdict.all & low_bits(n) == 0 {
+        } else if !take {
             // No slice taken whole: one walk of the full trie beats one per slice.
             e.walk(&p.full, row, &mut mask);
         } else {

@@ -59,6 +59,16 @@ impl Terms {
             }
     }
 
+    /// A lower bound on the runs of characters of `class` terminal `t`'s DFA survives
+    /// from `state` ([`OnDemandDfa::run_lower`]); None for a whole DFA (the reference's,
+    /// which no lazy index reads).
+    pub fn run_lower(&self, t: u32, state: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
+        match self {
+            Terms::Whole(_) => None,
+            Terms::OnDemand(v, _) => Some(lock(&v[t as usize]).run_lower(state, class, cap)),
+        }
+    }
+
     /// Terminal `t`'s byte classes (per byte, its class).
     pub fn classes(&self, t: u32) -> [u8; 256] {
         match self {
