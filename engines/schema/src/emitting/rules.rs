@@ -122,6 +122,7 @@ pub fn lower(
         parents,
         dialect,
         trees: (leaves == Leaves::Trees).then(TreeBuilder::default),
+        groups: Vec::new(),
     };
     // a right-hand side met inside the tree is its rule (a recursive `$ref`'s target
     // is read once, where it is entered first, and stands for the rule there too)
@@ -209,6 +210,8 @@ struct Lowerer<'d> {
     dialect: &'d Dialect,
     /// The terminals' tree, with [`Leaves::Trees`].
     trees: Option<TreeBuilder>,
+    /// The string contents grouped into one node each (`sequence`), kept alive.
+    groups: Vec<Rx>,
 }
 
 impl Lowerer<'_> {
@@ -265,6 +268,9 @@ impl Lowerer<'_> {
             match group {
                 Some((j, g)) => {
                     out.push(self.leaf(&g)?);
+                    // the trees' builder knows nodes by address: a group dropped here
+                    // could lend its address to the next one, which would read as it
+                    self.groups.push(g);
                     i = j;
                 }
                 None => {
