@@ -77,6 +77,25 @@ fn run_bounds_decide_tier_slices_without_a_product() {
     }
 }
 
+/// Where no state of the start reads every character but they do between them (a key
+/// that is any string but a few declared ones, as a schema's other keys are read), the
+/// joint run bound decides the tiers at once: no product search, no pruning walk.
+#[test]
+fn joint_coverage_decides_tier_slices() {
+    let v = wordy_vocab(&WORDS);
+    let c = r#"[^"\\\x00-\x1F\x7F-\x9F"#;
+    let but = |x: &str| format!(r#"[^{x}"\\\x00-\x1F\x7F-\x9F]"#);
+    let (not_l, not_a) = (but("l"), but("a"));
+    let pattern = format!("(al{c}]*|a{not_l}{c}]*|a|{not_a}{c}]*)x");
+    let lazy = LazyIndex::with_options(&pattern, &v, Mode::Exact, options(true)).unwrap();
+    assert_same(&pattern, &v, &lazy);
+    let s = lazy.stats();
+    assert!(
+        s.run_verdicts >= 1 && s.pruned_masks == 0 && s.product_pairs == 0,
+        "{pattern} {s:?}"
+    );
+}
+
 /// Syntax at the edges of the fast parser's subset: it either gives up (the full parser
 /// reads it) or reads it the same way.
 #[test]
@@ -235,16 +254,22 @@ proptest! {
 #[test]
 fn pruned_masks_clear_what_dies() {
     let v = wordy_vocab(&WORDS);
-    // No one state reads every character at the start (`m` is apart): run bounds are
-    // (0, unbounded) there and a product search has to go deep to find a death.
+    // No one state reads every character at the start (`m` and `é` are apart), and
+    // the states that read them together leave `é` to a literal's bytes, which joint
+    // coverage does not count (`nfa::joint`): run bounds are (0, unbounded) there and a
+    // product search has to go deep to find a death.
     let c = r#"[^"\\\x00-\x1F\x7F-\x9F"#;
     let pattern = format!(
-        "({}|{c}m]{c}]{{0,2}}[0-9]|m[0-9]|(ab|ba)+)x",
+        "({}|{c}mé]{c}]{{0,2}}[0-9]|m[0-9]|é{c}]{{0,2}}[0-9]|(ab|ba)+)x",
         WORDS.join("|")
     );
     let lazy = LazyIndex::with_options(&pattern, &v, Mode::Exact, options(true)).unwrap();
     assert_same(&pattern, &v, &lazy);
-    assert!(lazy.stats().pruned_masks >= 1, "{:?}", lazy.stats());
+    assert!(
+        lazy.stats().pruned_masks >= 1,
+        "{pattern} {:?}",
+        lazy.stats()
+    );
 }
 
 /// A tree whose start state alone needs more NFA states compiled on demand than

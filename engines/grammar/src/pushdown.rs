@@ -54,8 +54,8 @@
 //! state keeps the set alive. Two questions of the lazy index are answered so, per
 //! (terminal, DFA state) and memoized: which byte strings it survives (survival skips,
 //! `survivals_of`), and how many characters of the slices' class (run bounds,
-//! `run_lower_of`, read off the terminal's NFA or searched on its DFA by
-//! [`CharRuns`]). The set's answer is its best item's, a bound that holds.
+//! `run_lower_of`, read off the terminal's NFA). The set's answer is its best item's, a
+//! bound that holds.
 //!
 //! ## Bounds
 //!
@@ -69,7 +69,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use tokensdfa_core::dfa::recognizer::Recognizer;
-use tokensdfa_core::dfa::{CharRuns, DEAD};
+use tokensdfa_core::dfa::DEAD;
 use tokensdfa_core::{LazyIndex, LazyOptions, Survival, Vocabulary};
 
 use crate::earley::{Compiled, Earley, Item, Next, Origins, Scratch, Set};
@@ -92,12 +92,6 @@ const LIMIT_UNIT_BYTES: usize = 256;
 /// (UTF-8 state, DFA state) pairs a terminal's survival search explores (a comment's
 /// DFA needs a handful; an identifier's dies at its first round).
 const SURVIVAL_PAIRS: usize = 128;
-
-/// DFA steps one terminal's run search may take (`terminal_lower`), and the items of one
-/// set together: a key beside declared ones takes one per byte class per key prefix the
-/// runs reach.
-const RUN_STEPS: usize = 1 << 14;
-const SET_RUN_STEPS: usize = 1 << 15;
 
 /// The sets made so far, by number (0: the initial set).
 struct Sets<'a>(&'a [Arc<Set>]);
@@ -243,8 +237,6 @@ pub struct EarleySets {
     /// Per (terminal, DFA state), the lower run bound of the slices' class and the cap
     /// it was found under (`run_lower_of`).
     runs: FxHashMap<(u32, u32), (u32, u32)>,
-    /// Per terminal, the character runs its DFA was searched for (`terminal_lower`).
-    char_runs: FxHashMap<u32, CharRuns>,
 }
 
 impl EarleySets {
@@ -276,7 +268,6 @@ impl EarleySets {
             survive: FxHashMap::default(),
             skips: true,
             runs: FxHashMap::default(),
-            char_runs: FxHashMap::default(),
         })
     }
 
@@ -320,70 +311,36 @@ impl EarleySets {
     }
 
     /// A lower bound on the runs of `class` set `state` survives: the largest of its
-    /// items' terminals' at the items' DFA states, memoized per terminal and state. Each
-    /// item is viable, so a string its terminal survives keeps the set alive, as in
-    /// `survivals_of`; None under greedy lexing, for the reason given there.
+    /// items' terminals' at the items' DFA states, read off each terminal's NFA
+    /// ([`tokensdfa_core::OnDemandDfa::run_lower`]: no determinizing, so a bounded
+    /// string's remaining length and a key beside declared ones are cheap), memoized
+    /// per terminal and state. Each item is viable, so a string its terminal survives
+    /// keeps the set alive, as in `survivals_of`; None under greedy lexing, for the
+    /// reason given there.
     fn run_lower_of(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         if self.g.greedy {
             return None;
         }
-        let set = Arc::clone(&self.sets[state as usize]);
+        let (g, set) = (&self.g, &self.sets[state as usize]);
         let mut best = 0;
-        let mut steps = SET_RUN_STEPS;
         for it in set.scanning() {
-            let Next::Terminal(t) = self.g.next[it.pos as usize] else {
+            let Next::Terminal(t) = g.next[it.pos as usize] else {
                 continue;
             };
             let lower = match self.runs.get(&(t, it.dfa)) {
                 Some(&(lower, at)) if at == cap => lower,
                 _ => {
-                    let (lower, cut) = self.terminal_lower(t, it.dfa, class, cap, &mut steps)?;
-                    if !cut {
-                        self.runs.insert((t, it.dfa), (lower, cap)); // else asked again
-                    }
+                    let lower = g.dfas.run_lower(t, it.dfa, class, cap)?;
+                    self.runs.insert((t, it.dfa), (lower, cap));
                     lower
                 }
             };
             best = best.max(lower);
-            if best >= cap || steps == 0 {
+            if best >= cap {
                 break;
             }
         }
         Some(best)
-    }
-
-    /// The lower run bound of terminal `t` at DFA state `q`: read off its NFA first
-    /// ([`tokensdfa_core::OnDemandDfa::run_lower`]: no determinizing, so a bounded
-    /// string's remaining length is cheap), and where that falls short (a key beside
-    /// declared ones, whose NFA the bounded search does not clear) searched on its DFA
-    /// ([`CharRuns`]), taking up to `steps` of them; and whether a budget cut it short.
-    fn terminal_lower(
-        &mut self,
-        t: u32,
-        q: u32,
-        class: &[(u32, u32)],
-        cap: u32,
-        steps: &mut usize,
-    ) -> Option<(u32, bool)> {
-        let g = &self.g;
-        let read = g.dfas.run_lower(t, q, class, cap)?;
-        if read >= cap || *steps == 0 {
-            return Some((read, read < cap));
-        }
-        let runs = self
-            .char_runs
-            .entry(t)
-            .or_insert_with(|| CharRuns::new(class, &g.dfas.classes(t)));
-        if runs.class() != class {
-            *runs = CharRuns::new(class, &g.dfas.classes(t));
-        }
-        let mut taken = 0;
-        let (searched, cut) = runs.lower(q, cap, RUN_STEPS.min(*steps), |s, b| {
-            taken += 1;
-            g.dfas.next(t, s, b)
-        });
-        *steps = steps.saturating_sub(taken);
-        Some((read.max(searched), cut))
     }
 
     fn scan_with(
@@ -462,11 +419,6 @@ impl Recognizer for EarleySets {
             + self.canon.memory_bytes()
             + self.g.memory_bytes()
             + self.runs.capacity() * 16
-            + self
-                .char_runs
-                .values()
-                .map(CharRuns::memory_bytes)
-                .sum::<usize>()
     }
 
     fn boxed_clone(&self) -> Box<dyn Recognizer> {

@@ -163,8 +163,13 @@ fn each_object_keeps_its_own_key_terminal() {
     let objects: Vec<String> = (0..6)
         .map(|i| object(r#"{"type":"boolean"}"#).replace("declared_", &format!("o{i}_")))
         .collect();
-    let props: Vec<String> = (0..6).map(|i| format!(r#""p{i}":{}"#, objects[i])).collect();
-    let schema = format!(r#"{{"type":"object","properties":{{{}}}}}"#, props.join(","));
+    let props: Vec<String> = (0..6)
+        .map(|i| format!(r#""p{i}":{}"#, objects[i]))
+        .collect();
+    let schema = format!(
+        r#"{{"type":"object","properties":{{{}}}}}"#,
+        props.join(",")
+    );
     let members: Vec<String> = (0..6)
         .map(|i| format!(r#""p{i}":{{"other_ab":1,"o{i}_xy":true}}"#))
         .collect();

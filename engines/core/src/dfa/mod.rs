@@ -17,15 +17,12 @@
 //!
 //! - `runs`: run bounds of a class read off a DFA by stepping it (a recognizer's, which
 //!   has no NFA to read them from), for the vocabulary's slices;
-//! - [`char_runs`]: [`CharRuns`], how many characters of a class one state of a byte DFA
-//!   surely survives (the run bounds a recognizer gives from its items' DFAs);
 //! - [`on_demand`]: [`OnDemandDfa`], `LazyDfa` for a front end outside the crate (the
 //!   pushdown mode's terminals).
 //!
 //! Public here: [`ByteDfa`], [`OnDemandDfa`], [`parse`] (the regex syntax every index
 //! reads), [`DEAD`] and the [`recognizer::Recognizer`] trait.
 
-pub mod char_runs;
 pub mod dense;
 mod hopcroft;
 pub(crate) mod lazy;
@@ -35,6 +32,5 @@ mod runs;
 
 pub use crate::util::syntax::parse;
 pub use crate::util::table::DEAD;
-pub use char_runs::CharRuns;
 pub use dense::ByteDfa;
 pub use on_demand::OnDemandDfa;

@@ -154,19 +154,19 @@ pub struct RunScratch {
     lower: FxHashMap<u32, u32>,
     upper: FxHashMap<u32, u32>,
     /// Closures under exploration, end to end.
-    buf: Vec<u32>,
+    pub(super) buf: Vec<u32>,
     stack: Vec<u32>,
 }
 
 /// One run-bounds computation: the NFA, memoized bounds per NFA state and a budget.
-struct Runs<'a> {
-    nfa: &'a mut Nfa,
+pub(super) struct Runs<'a> {
+    pub(super) nfa: &'a mut Nfa,
     mark: &'a mut Vec<u32>,
     epoch: &'a mut u32,
-    s: &'a mut RunScratch,
-    class: &'a [(u32, u32)],
-    cap: u32,
-    budget: u32,
+    pub(super) s: &'a mut RunScratch,
+    pub(super) class: &'a [(u32, u32)],
+    pub(super) cap: u32,
+    pub(super) budget: u32,
 }
 
 /// Memo mark of a state whose bound is being computed (a cycle when met again).
@@ -178,15 +178,19 @@ impl Runs<'_> {
         let n = self.s.buf.len();
         let lower = self.lower(0, n, 0).min(self.cap);
         if self.budget == 0 {
-            0
-        } else {
-            lower
+            return 0;
         }
+        if lower >= self.cap {
+            return lower;
+        }
+        // no chain of states reading the whole class goes far enough: the states of a
+        // closure may read it between them (`joint`)
+        lower.max(self.joint_lower(0, n))
     }
 
     /// Push the reading states of the closure of `p` (start of a character) on `s.buf`
     /// and return where they start, or `None` once the budget is spent.
-    fn closure(&mut self, p: u32) -> Option<usize> {
+    pub(super) fn closure(&mut self, p: u32) -> Option<usize> {
         *self.epoch = self.epoch.wrapping_add(1).max(1);
         let start = self.s.buf.len();
         self.s.stack.push(p);

@@ -9,7 +9,8 @@
 //! - this module: [`Forest`], many trees as the roots of one (a grammar's terminals);
 //!   [`Nfa`], the hash-consed Thompson automaton of a tree or of a forest's root; `compile`, its
 //!   compiler, back to front and partly on demand; `determinize`, [`Determinizer`], the
-//!   subset construction one transition at a time, and run bounds.
+//!   subset construction one transition at a time, and run bounds; `joint`, run bounds
+//!   where a closure's states read the class between them.
 //!
 //! The lazy index's NFA and its subset construction, one transition at a time.
 //!
@@ -47,6 +48,7 @@ pub mod classauto;
 mod compile;
 pub mod counted;
 mod determinize;
+mod joint;
 
 use compile::{matchable, Compiler};
 pub use determinize::Determinizer;
