@@ -96,6 +96,32 @@ fn joint_coverage_decides_tier_slices() {
     );
 }
 
+/// A class that leaves out characters no token holds (ECMA's `.` refuses U+2028 and
+/// U+2029) still has its slices decided by run bounds, the tiers leaving out what no
+/// slice token holds; with a token that holds U+2028 in a slice, the same state's
+/// slices are not all allowed, and the masks are the naive index's either way.
+#[test]
+fn tiers_leave_out_spaces_no_token_holds() {
+    let pattern = r#"[^"\\\x00-\x1F\x7F-\x9F\x{2028}\x{2029}]*x"#;
+    let v = wordy_vocab(&WORDS);
+    let lazy = LazyIndex::with_options(pattern, &v, Mode::Exact, options(true)).unwrap();
+    assert_same(pattern, &v, &lazy);
+    let s = lazy.stats();
+    assert!(
+        s.run_verdicts >= 1 && s.pruned_masks == 0 && s.product_pairs == 0,
+        "{s:?}"
+    );
+    let mut held: Vec<Vec<u8>> = vec![
+        b"x".to_vec(),
+        b"ab".to_vec(),
+        "a\u{2028}b".as_bytes().to_vec(),
+    ];
+    held.push("\u{2028}".as_bytes().to_vec());
+    let v = vocab(&held);
+    let lazy = LazyIndex::with_options(pattern, &v, Mode::Exact, options(true)).unwrap();
+    assert_same(pattern, &v, &lazy);
+}
+
 /// Syntax at the edges of the fast parser's subset: it either gives up (the full parser
 /// reads it) or reads it the same way.
 #[test]

@@ -71,6 +71,33 @@ impl Tiers {
         })
     }
 
+    /// Leave out of the class the characters of [`SPACES`] no slice token holds
+    /// (`held[i]`: some does hold `SPACES[i]`). The tiers stand for the slices' tokens,
+    /// so a run bound over the narrower class decides them as well: every token of a
+    /// slice is a run of characters it keeps. Patterns single these characters out (an
+    /// ECMA `.` refuses U+2028 and U+2029, which llama3's tokens never hold), and over
+    /// the wider class a key under `^.*$` had a bound of 0 and walked every token.
+    pub(super) fn narrow(&mut self, held: &[bool]) {
+        let mut out: Vec<(u32, u32)> = Vec::with_capacity(self.class.len());
+        for &(lo, hi) in &self.class {
+            let mut from = lo;
+            for (&c, _) in SPACES
+                .iter()
+                .zip(held)
+                .filter(|(&c, &h)| !h && lo <= c && c <= hi)
+            {
+                if from < c {
+                    out.push((from, c - 1));
+                }
+                from = c + 1;
+            }
+            if from <= hi {
+                out.push((from, hi));
+            }
+        }
+        self.class = out;
+    }
+
     /// Bound each unbounded slice by its longest token (`longest[k]`, in characters).
     pub(super) fn bound(&mut self, longest: &[u32]) {
         for (b, &l) in self.bounds.iter_mut().zip(longest) {
@@ -105,6 +132,14 @@ impl Tiers {
 }
 
 pub const NO_SLICE: u8 = u8::MAX;
+
+/// Line terminators and spaces past ASCII, sorted: what character classes single out
+/// beyond ASCII (ECMA `.` and `\s`, Unicode `White_Space`), and what a vocabulary's
+/// tokens may never hold ([`Tiers::narrow`]).
+pub const SPACES: [u32; 20] = [
+    0x85, 0xA0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008,
+    0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF,
+];
 
 /// The set of the first `n` slices.
 pub fn low_bits(n: usize) -> u64 {

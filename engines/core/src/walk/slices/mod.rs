@@ -33,7 +33,7 @@ use crate::walk::trie::TokenTrie;
 use crate::walk::walktrie::{TokenRanges, WalkTrie};
 
 mod family;
-pub use family::{low_bits, Family, NO_SLICE};
+pub use family::{low_bits, Family, NO_SLICE, SPACES};
 
 /// The default slice patterns (see the module doc).
 pub const JSON_SLICES: [&str; 15] = [
@@ -101,6 +101,7 @@ impl Prepared {
         let mut never_text = vec![true; vocab_len];
         let mut bytes = Vec::new();
         let mut longest = vec![0u32; patterns.len()];
+        let mut held = [false; SPACES.len()];
         let mut single_bytes = 0;
         // Token bytes are recovered along the depth-first order of the byte trie.
         for (i, node) in trie.nodes.iter().enumerate().skip(1) {
@@ -123,6 +124,7 @@ impl Prepared {
                     .filter(|&&b| !(0x80..0xC0).contains(&b))
                     .count();
                 longest[k as usize] = longest[k as usize].max(chars as u32);
+                mark_spaces(&bytes, &mut held);
             }
             for &t in trie.tokens_at(i) {
                 slice_of[t as usize] = k;
@@ -131,6 +133,7 @@ impl Prepared {
         }
         if let Some(t) = &mut family.tiers {
             t.bound(&longest);
+            t.narrow(&held);
         }
         let words = vocab_len.div_ceil(32);
         let mut prefix = vec![0u32; words];
@@ -187,6 +190,18 @@ impl Prepared {
     }
 }
 
+/// Mark in `held` the characters of [`SPACES`] a slice token's bytes hold.
+fn mark_spaces(bytes: &[u8], held: &mut [bool]) {
+    if bytes.is_ascii() {
+        return;
+    }
+    for c in std::str::from_utf8(bytes).unwrap_or_default().chars() {
+        if let Ok(i) = SPACES.binary_search(&(c as u32)) {
+            held[i] = true;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::util::bitmask::ones;
@@ -221,5 +236,18 @@ mod tests {
             tiers.verdict(9, 9),
             (0b1_1111_1111, !0b1_1111_1111 & 0x7FFF)
         );
+        // no token holds a space past ASCII: the tiers' class leaves them out
+        let holds = |c: u32| tiers.class.iter().any(|&(a, b)| a <= c && c <= b);
+        assert!(holds('é' as u32) && holds(0x2027) && holds(0x202A));
+        assert!(!holds(0x2028) && !holds(0x2029) && !holds(0xA0));
+    }
+
+    #[test]
+    fn the_tiers_keep_the_spaces_a_slice_token_holds() {
+        let toks: Vec<&[u8]> = vec![b"<eos>", "a\u{2028}".as_bytes(), b"ab"];
+        let p = Vocabulary::new(&toks, 0, &[]).unwrap().prepared();
+        let tiers = p.family.tiers.as_ref().unwrap();
+        let holds = |c: u32| tiers.class.iter().any(|&(a, b)| a <= c && c <= b);
+        assert!(holds(0x2028) && !holds(0x2029));
     }
 }
