@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use tokensdfa_core::dfa::{OnDemandDfa, DEAD};
 use tokensdfa_core::{LazyIndex, LazyOptions, Mode, NaiveIndex, TokenAutomaton, Vocabulary};
 
 mod common;
@@ -79,21 +80,52 @@ fn run_bounds_decide_tier_slices_without_a_product() {
 
 /// Where no state of the start reads every character but they do between them (a key
 /// that is any string but a few declared ones, as a schema's other keys are read), the
-/// joint run bound decides the tiers at once: no product search, no pruning walk.
+/// joint run bound a terminal's DFA reads (`OnDemandDfa::run_lower`) finds that every
+/// run lives, where the chains of the lazy index's own bounds find none.
 #[test]
-fn joint_coverage_decides_tier_slices() {
-    let v = wordy_vocab(&WORDS);
+fn joint_coverage_bounds_a_key_beside_declared_ones() {
     let c = r#"[^"\\\x00-\x1F\x7F-\x9F"#;
     let but = |x: &str| format!(r#"[^{x}"\\\x00-\x1F\x7F-\x9F]"#);
     let (not_l, not_a) = (but("l"), but("a"));
     let pattern = format!("(al{c}]*|a{not_l}{c}]*|a|{not_a}{c}]*)x");
+    let class = [(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x7E), (0xA0, 0x10FFFF)];
+    let mut d = OnDemandDfa::new(&pattern).unwrap();
+    assert_eq!(d.run_lower(0, &class, 40), 40);
+    let v = wordy_vocab(&WORDS);
     let lazy = LazyIndex::with_options(&pattern, &v, Mode::Exact, options(true)).unwrap();
     assert_same(&pattern, &v, &lazy);
-    let s = lazy.stats();
-    assert!(
-        s.run_verdicts >= 1 && s.pruned_masks == 0 && s.product_pairs == 0,
-        "{pattern} {s:?}"
-    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Joint run bounds hold: from states a few strings reach, every string of at most
+    /// the bound's characters of the class (here `a` to `c`, up to four) stays live.
+    #[test]
+    fn joint_run_bounds_hold(pattern in regex_strategy()) {
+        let Ok(mut d) = OnDemandDfa::new(&pattern) else { return Ok(()) };
+        for pre in ["", "a", "b", "c", "ab", "ca", "é", "1"] {
+            let s = pre.bytes().fold(0, |s, b| d.next(s, b));
+            if s == DEAD {
+                continue;
+            }
+            let lower = d.run_lower(s, &[(0x61, 0x63)], 8).min(4);
+            let mut layer = vec![s];
+            for _ in 0..lower {
+                let mut next = Vec::new();
+                for &q in &layer {
+                    for b in b'a'..=b'c' {
+                        let n = d.next(q, b);
+                        prop_assert!(n != DEAD, "{pattern} after {pre:?}: bound {lower}");
+                        next.push(n);
+                    }
+                }
+                next.sort_unstable();
+                next.dedup();
+                layer = next;
+            }
+        }
+    }
 }
 
 /// A class that leaves out characters no token holds (ECMA's `.` refuses U+2028 and
@@ -280,13 +312,11 @@ proptest! {
 #[test]
 fn pruned_masks_clear_what_dies() {
     let v = wordy_vocab(&WORDS);
-    // No one state reads every character at the start (`m` and `é` are apart), and
-    // the states that read them together leave `é` to a literal's bytes, which joint
-    // coverage does not count (`nfa::joint`): run bounds are (0, unbounded) there and a
-    // product search has to go deep to find a death.
+    // No one state reads every character at the start (`m` is apart): run bounds are
+    // (0, unbounded) there and a product search has to go deep to find a death.
     let c = r#"[^"\\\x00-\x1F\x7F-\x9F"#;
     let pattern = format!(
-        "({}|{c}mé]{c}]{{0,2}}[0-9]|m[0-9]|é{c}]{{0,2}}[0-9]|(ab|ba)+)x",
+        "({}|{c}m]{c}]{{0,2}}[0-9]|m[0-9]|(ab|ba)+)x",
         WORDS.join("|")
     );
     let lazy = LazyIndex::with_options(&pattern, &v, Mode::Exact, options(true)).unwrap();

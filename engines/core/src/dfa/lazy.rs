@@ -182,6 +182,14 @@ impl LazyDfa {
         }
     }
 
+    /// Let the NFA's lower run bounds read joint coverage
+    /// ([`crate::nfa::Determinizer::joint_runs`]).
+    pub fn joint_runs(&mut self) {
+        if let Some(Source::Nfa(d)) = self.det.as_mut() {
+            d.joint_runs();
+        }
+    }
+
     /// Whether states are computed on demand (false: determinized up front).
     pub fn is_lazy(&self) -> bool {
         self.det.is_some()

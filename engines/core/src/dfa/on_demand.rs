@@ -65,7 +65,8 @@ impl OnDemandDfa {
             let whole = ByteDfa::from_hir(&hir, false)?;
             (0..whole.num_states()).any(|s| whole.is_accepting(s as u32))
         };
-        let dfa = LazyDfa::from_hir(&hir)?;
+        let mut dfa = LazyDfa::from_hir(&hir)?;
+        dfa.joint_runs();
         let d = OnDemandDfa {
             classes: (dfa.dfa().classes, dfa.dfa().n_classes),
             start_accepts: dfa.dfa().is_accepting(0),
@@ -83,7 +84,8 @@ impl OnDemandDfa {
         let (start_accepts, dfa) = match forest.matches_empty(root) {
             Some(empty) => (empty, Built::Pending),
             None => {
-                let dfa = LazyDfa::from_forest(&forest, root, classes)?;
+                let mut dfa = LazyDfa::from_forest(&forest, root, classes)?;
+                dfa.joint_runs();
                 (dfa.dfa().is_accepting(0), Built::Ready(Box::new(dfa)))
             }
         };
@@ -124,7 +126,8 @@ impl OnDemandDfa {
     /// scalar values) `state` survives: every string of at most that many keeps it live.
     /// Read off the NFA as the lazy index reads its own (`Determinizer::run_lower`:
     /// budgeted, in time independent of the DFA, so a bounded string's remaining length
-    /// costs no determinizing); 0 once compiling failed.
+    /// costs no determinizing), and with joint coverage (`Determinizer::joint_runs`: a
+    /// key beside declared keys); 0 once compiling failed.
     pub fn run_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
         if state == DEAD {
             return 0;
@@ -144,7 +147,10 @@ impl OnDemandDfa {
         let compiled = (self.tree.as_ref())
             .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
         self.dfa = match compiled {
-            Some(Ok(d)) => Built::Ready(Box::new(d)),
+            Some(Ok(mut d)) => {
+                d.joint_runs();
+                Built::Ready(Box::new(d))
+            }
             _ => Built::Failed,
         };
     }

@@ -27,12 +27,12 @@
 //!    where the undecided slices and the rest hold more trie nodes than the full trie,
 //!    the full trie is walked once instead;
 //! 3. except where the product search gives up ([`LAZY_MAX_PAIRS`]: a large region where
-//!    strings of the slices' class stay alive that the run bounds do not vouch for; a key
-//!    position beside any other key was one until the bounds read joint coverage,
-//!    `crate::nfa`'s `joint`): there the mask starts from every slice token and a
-//!    *pruning* walk ([`crate::walk::masks::prune`]) clears the tokens that die, skipping
-//!    each subtree below a state whose run bounds show that it keeps every such token
-//!    alive; the rest trie is walked as in 2.
+//!    strings of the slices' class stay alive, like a key position beside any other key,
+//!    whose proof would determinize every declared key's prefixes): there the mask starts
+//!    from every slice token and a *pruning* walk ([`crate::walk::masks::prune`]) clears the
+//!    tokens that die, skipping each subtree below a state whose run bounds show that it
+//!    keeps every such token alive; the rest trie is walked as in 2. A key position then
+//!    costs the tokens that follow declared keys, not every string of the key trie.
 //!
 //! `next_state` follows the token's bytes in the DFA. Masks equal the naive index's on
 //! every state, slices on or off (each decision is exact, see the modules above).

@@ -41,9 +41,9 @@ use rustc_hash::FxHashMap;
 use super::determinize::Runs;
 use super::{BYTE, CLASS};
 
-/// Work one joint bound may take: closures' states, and per block of a position one
-/// unit per state reading there. An object's other keys beside 16 declared ones (a
-/// Kubernetes `metadata`) take about 10,000; a chain bound takes at most 4,096.
+/// Work one joint bound may take: closures' states, and per position one unit per state
+/// reading there and per cut of the class. An object's other keys beside 16 declared
+/// ones (a Kubernetes `metadata`) take a few thousand; a chain bound takes at most 4,096.
 const JOINT_BUDGET: u32 = 1 << 15;
 
 /// Per block of a position, the successor states of the states reading it (sorted),
@@ -152,6 +152,11 @@ impl Runs<'_> {
         }
         cuts.sort_unstable();
         cuts.dedup();
+        // a unit per reader and per cut: what sorting them costs, the checks below being
+        // lookups (a budget per check ran out on a whole schema's key positions, whose
+        // closures hold every declared key's next letter)
+        let units = u32::try_from(readers.len() + cuts.len()).unwrap_or(u32::MAX);
+        self.budget = self.budget.checked_sub(units)?;
         let within = |ranges: &[(u32, u32)], c: u32| {
             let i = ranges.partition_point(|r| r.1 < c);
             ranges.get(i).is_some_and(|r| r.0 <= c)
@@ -163,7 +168,6 @@ impl Runs<'_> {
             if !within(self.class, w[0]) {
                 continue;
             }
-            self.budget = self.budget.checked_sub(readers.len() as u32 + 1)?;
             let mut next: Vec<u32> = (readers.iter())
                 .filter(|(ranges, _)| within(ranges, w[0]))
                 .map(|r| r.1)
