@@ -310,13 +310,11 @@ impl EarleySets {
         out
     }
 
-    /// A lower bound on the runs of `class` set `state` survives: the largest of its
-    /// items' terminals' at the items' DFA states, read off each terminal's NFA
-    /// ([`tokensdfa_core::OnDemandDfa::run_lower`]: no determinizing, so a bounded
-    /// string's remaining length and a key beside declared ones are cheap), memoized
-    /// per terminal and state. Each item is viable, so a string its terminal survives
-    /// keeps the set alive, as in `survivals_of`; None under greedy lexing, for the
-    /// reason given there.
+    /// A lower bound on the runs of `class` set `state` survives: its best item's, read
+    /// off the terminal's NFA at the item's state ([`tokensdfa_core::OnDemandDfa::run_lower`]:
+    /// no determinizing), memoized per terminal and state. An item is viable, so a
+    /// string its terminal survives keeps the set alive (`survivals_of`, which also
+    /// says why there is none under greedy lexing).
     fn run_lower_of(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         if self.g.greedy {
             return None;

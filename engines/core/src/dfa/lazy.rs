@@ -51,7 +51,7 @@ pub const FALLBACK_DFA_BYTES: usize = 32 << 20;
 #[derive(Clone)]
 pub struct LazyDfa {
     table: DfaTable,
-    det: Option<Source>,
+    pub(crate) det: Option<Source>,
     /// Per class: how many bytes it holds, and its smallest byte.
     class_size: Vec<u16>,
     class_rep: Vec<u8>,
@@ -182,14 +182,6 @@ impl LazyDfa {
         }
     }
 
-    /// Let the NFA's lower run bounds read joint coverage
-    /// ([`crate::nfa::Determinizer::joint_runs`]).
-    pub fn joint_runs(&mut self) {
-        if let Some(Source::Nfa(d)) = self.det.as_mut() {
-            d.joint_runs();
-        }
-    }
-
     /// Whether states are computed on demand (false: determinized up front).
     pub fn is_lazy(&self) -> bool {
         self.det.is_some()
@@ -206,27 +198,30 @@ impl LazyDfa {
     pub fn run_bounds(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<(u32, u32)> {
         let state = self.table.state(row);
         match self.det.as_mut()? {
-            Source::Other(_) => {
-                let own = self.own_lower(state, class, cap);
-                if own >= cap {
-                    return Some((cap, cap)); // every run asked about lives: no bound needed
-                }
-                let (lower, upper) =
-                    stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, true);
-                let lower = lower.max(own);
-                Some((lower, upper.max(lower)))
-            }
+            Source::Other(_) => Some(self.recognizer_bounds(row, class, cap, true)),
             det => det.run_bounds(state, class, cap),
         }
     }
 
-    /// A recognizer's own lower bound ([`Recognizer::run_lower`]), 0 where it gives none.
-    fn own_lower(&mut self, state: u32, class: &[(u32, u32)], cap: u32) -> u32 {
-        self.det
-            .as_mut()
+    /// A recognizer's run bounds: its own lower bound ([`Recognizer::run_lower`]), and
+    /// where that falls short of `cap`, the table stepped (`crate::dfa::runs`, making
+    /// states only when `fresh`).
+    fn recognizer_bounds(
+        &mut self,
+        row: u32,
+        class: &[(u32, u32)],
+        cap: u32,
+        fresh: bool,
+    ) -> (u32, u32) {
+        let state = self.table.state(row);
+        let own = (self.det.as_mut())
             .and_then(|d| d.recognizer_lower(state, class, cap))
-            .unwrap_or(0)
-            .min(cap)
+            .map_or(0, |l| l.min(cap));
+        if own >= cap {
+            return (cap, cap); // every run asked about lives: no bound needed
+        }
+        let (lower, upper) = stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, fresh);
+        (lower.max(own), upper.max(lower.max(own)))
     }
 
     /// The lower run bound alone ([`Determinizer::run_lower`]); `None` for a table
@@ -234,14 +229,7 @@ impl LazyDfa {
     pub fn run_lower(&mut self, row: u32, class: &[(u32, u32)], cap: u32) -> Option<u32> {
         let state = self.table.state(row);
         match self.det.as_mut()? {
-            Source::Other(_) => {
-                let own = self.own_lower(state, class, cap);
-                if own >= cap {
-                    return Some(cap);
-                }
-                let stepped = stepped_run_bounds(self, LazyDfa::nfa_states, row, class, cap, false);
-                Some(stepped.0.max(own))
-            }
+            Source::Other(_) => Some(self.recognizer_bounds(row, class, cap, false).0),
             det => det.run_lower(state, class, cap),
         }
     }

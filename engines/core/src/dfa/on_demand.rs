@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use crate::dfa::lazy::LazyDfa;
+use crate::dfa::recognizer::Source;
 use crate::dfa::{parse, ByteDfa};
 use crate::error::Error;
 use crate::nfa::ast::fast_parse;
@@ -65,8 +66,7 @@ impl OnDemandDfa {
             let whole = ByteDfa::from_hir(&hir, false)?;
             (0..whole.num_states()).any(|s| whole.is_accepting(s as u32))
         };
-        let mut dfa = LazyDfa::from_hir(&hir)?;
-        dfa.joint_runs();
+        let dfa = joint(LazyDfa::from_hir(&hir)?);
         let d = OnDemandDfa {
             classes: (dfa.dfa().classes, dfa.dfa().n_classes),
             start_accepts: dfa.dfa().is_accepting(0),
@@ -84,8 +84,7 @@ impl OnDemandDfa {
         let (start_accepts, dfa) = match forest.matches_empty(root) {
             Some(empty) => (empty, Built::Pending),
             None => {
-                let mut dfa = LazyDfa::from_forest(&forest, root, classes)?;
-                dfa.joint_runs();
+                let dfa = joint(LazyDfa::from_forest(&forest, root, classes)?);
                 (dfa.dfa().is_accepting(0), Built::Ready(Box::new(dfa)))
             }
         };
@@ -147,10 +146,7 @@ impl OnDemandDfa {
         let compiled = (self.tree.as_ref())
             .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
         self.dfa = match compiled {
-            Some(Ok(mut d)) => {
-                d.joint_runs();
-                Built::Ready(Box::new(d))
-            }
+            Some(Ok(d)) => Built::Ready(Box::new(joint(d))),
             _ => Built::Failed,
         };
     }
@@ -286,4 +282,13 @@ mod tests {
         let (both, _) = forest.byte_classes(ab_digits);
         assert_ne!(both[b'a' as usize], both[b'z' as usize]);
     }
+}
+
+/// `dfa` with its NFA's lower run bounds reading joint coverage
+/// ([`crate::nfa::Determinizer::joint_runs`]): a terminal's NFA is small enough.
+fn joint(mut dfa: LazyDfa) -> LazyDfa {
+    if let Some(Source::Nfa(d)) = dfa.det.as_mut() {
+        d.joint_runs();
+    }
+    dfa
 }
