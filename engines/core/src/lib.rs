@@ -66,7 +66,7 @@ pub use dfa::ByteDfa;
 pub use eager::{Index, Limits, NaiveIndex, Stats};
 pub use error::Error;
 pub use lazy::{LazyIndex, LazyOptions, LazyStats, DEFAULT_CACHE_LIMIT};
-pub use nfa::ast::{fast_parse, Ast};
+pub use nfa::ast::{classes_of_cuts, fast_parse, mark_class_cuts, Ast};
 pub use nfa::counted::{self, Counted, UNBOUNDED};
 pub use nfa::Forest;
 pub use util::bitmask::{copy_mask, get_bit, ones, set_bit, Mask};

@@ -251,7 +251,7 @@ impl EarleySets {
         let mut earley = Earley::new(&g, item_budget);
         let initial = earley.initial_at(&Sets(&[]), SELF)?;
         let scratch = earley.into_scratch();
-        let (classes, n_classes) = joint_classes(&g);
+        let (classes, n_classes) = g.dfas.joint_classes();
         let items = initial.len();
         Ok(EarleySets {
             g: Arc::new(g),
@@ -453,22 +453,6 @@ fn left_stars(mut grammar: Grammar) -> Grammar {
         }
     }
     grammar
-}
-
-/// The bytes no terminal DFA tells apart: two bytes share a class iff they share one in
-/// every terminal's DFA.
-fn joint_classes(g: &Compiled) -> ([u8; 256], usize) {
-    let each: Vec<[u8; 256]> = (0..g.dfas.len() as u32)
-        .map(|t| g.dfas.classes(t))
-        .collect();
-    let mut classes = [0u8; 256];
-    let mut seen: FxHashMap<Vec<u8>, u8> = FxHashMap::default();
-    for b in 0..=255u8 {
-        let signature: Vec<u8> = each.iter().map(|c| c[b as usize]).collect();
-        let next = seen.len() as u8;
-        classes[b as usize] = *seen.entry(signature).or_insert(next);
-    }
-    (classes, seen.len())
 }
 
 /// The pushdown-mode index of `grammar` over `vocab` (see the module doc).

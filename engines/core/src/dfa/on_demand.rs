@@ -22,13 +22,12 @@ use crate::dfa::lazy::LazyDfa;
 use crate::dfa::recognizer::Source;
 use crate::dfa::{parse, ByteDfa};
 use crate::error::Error;
-use crate::nfa::ast::fast_parse;
+use crate::nfa::ast::{classes_of_cuts, fast_parse, mark_class_cuts};
 use crate::nfa::{ByteClasses, Forest};
 use crate::util::table::{Stepper, DEAD};
 
 /// A regex's byte DFA, built on demand (see the module doc). States are row numbers.
 pub struct OnDemandDfa {
-    classes: ByteClasses,
     /// Whether the start state accepts (read off the tree while the DFA is pending).
     start_accepts: bool,
     /// The forest and root the DFA is compiled from (None for a pattern with
@@ -68,7 +67,6 @@ impl OnDemandDfa {
         };
         let dfa = joint(LazyDfa::from_hir(&hir)?);
         let d = OnDemandDfa {
-            classes: (dfa.dfa().classes, dfa.dfa().n_classes),
             start_accepts: dfa.dfa().is_accepting(0),
             tree: None,
             dfa: Built::Ready(Box::new(dfa)),
@@ -80,16 +78,15 @@ impl OnDemandDfa {
     /// compiler's hold counted automata), and whether it matches some string (exact).
     pub fn from_forest(forest: Arc<Forest>, root: u32) -> Result<(Self, bool), Error> {
         let some = forest.matches_some(root);
-        let classes = forest.byte_classes(root);
         let (start_accepts, dfa) = match forest.matches_empty(root) {
             Some(empty) => (empty, Built::Pending),
             None => {
+                let classes = forest.byte_classes(root);
                 let dfa = joint(LazyDfa::from_forest(&forest, root, classes)?);
                 (dfa.dfa().is_accepting(0), Built::Ready(Box::new(dfa)))
             }
         };
         let d = OnDemandDfa {
-            classes,
             start_accepts,
             tree: Some((forest, root)),
             dfa,
@@ -110,14 +107,15 @@ impl OnDemandDfa {
         if state == DEAD {
             return DEAD;
         }
-        let class = self.classes.0[byte as usize];
+        if let Built::Pending = self.dfa {
+            self.compile();
+        }
         match &mut self.dfa {
-            Built::Ready(d) => d.step(state, class),
-            Built::Failed => DEAD,
-            Built::Pending => {
-                self.compile();
-                self.next(state, byte)
+            Built::Ready(d) => {
+                let class = d.dfa().classes[byte as usize];
+                d.step(state, class)
             }
+            Built::Pending | Built::Failed => DEAD,
         }
     }
 
@@ -144,7 +142,7 @@ impl OnDemandDfa {
     fn compile(&mut self) {
         // pending always has a tree (only look-around, built whole, has none)
         let compiled = (self.tree.as_ref())
-            .map(|(forest, root)| LazyDfa::from_forest(forest, *root, self.classes));
+            .map(|(forest, root)| LazyDfa::from_forest(forest, *root, forest.byte_classes(*root)));
         self.dfa = match compiled {
             Some(Ok(d)) => Built::Ready(Box::new(joint(d))),
             _ => Built::Failed,
@@ -159,11 +157,6 @@ impl OnDemandDfa {
             Built::Pending => state == 0 && self.start_accepts,
             Built::Failed => false,
         }
-    }
-
-    /// The byte classes: two bytes of one class lead every state to the same state.
-    pub fn classes(&self) -> &[u8; 256] {
-        &self.classes.0
     }
 
     /// Whether determinizing passed the NFA's walk limit, or compiling its limits
@@ -183,6 +176,41 @@ impl OnDemandDfa {
             Built::Pending | Built::Failed => 0,
         }
     }
+}
+
+/// The byte classes of many DFAs together: two bytes share one iff they share one in
+/// every DFA (a grammar's terminals, read by one recognizer). The roots of one forest
+/// are read in one walk of it ([`Forest::mark_cuts`]), so no DFA is compiled and no
+/// shared node read twice.
+pub fn joint_classes<'a>(dfas: impl IntoIterator<Item = &'a OnDemandDfa>) -> ByteClasses {
+    let mut cuts = [false; 256];
+    let mut roots: Vec<(&Arc<Forest>, Vec<u32>)> = Vec::new();
+    for d in dfas {
+        match (&d.tree, &d.dfa) {
+            (Some((forest, root)), _) => {
+                match roots.iter_mut().find(|(f, _)| Arc::ptr_eq(f, forest)) {
+                    Some((_, rs)) => rs.push(*root),
+                    None => roots.push((forest, vec![*root])),
+                }
+            }
+            (None, Built::Ready(whole)) => mark_class_cuts(&whole.dfa().classes, &mut cuts),
+            // a DFA without a tree is built whole at once
+            (None, Built::Pending | Built::Failed) => {}
+        }
+    }
+    for (forest, rs) in roots {
+        forest.mark_cuts(rs, &mut cuts);
+    }
+    classes_of_cuts(&cuts)
+}
+
+/// `dfa` with its NFA's lower run bounds reading joint coverage
+/// ([`crate::nfa::Determinizer::joint_runs`]): a terminal's NFA is small enough.
+fn joint(mut dfa: LazyDfa) -> LazyDfa {
+    if let Some(Source::Nfa(d)) = dfa.det.as_mut() {
+        d.joint_runs();
+    }
+    dfa
 }
 
 #[cfg(test)]
@@ -282,13 +310,45 @@ mod tests {
         let (both, _) = forest.byte_classes(ab_digits);
         assert_ne!(both[b'a' as usize], both[b'z' as usize]);
     }
-}
 
-/// `dfa` with its NFA's lower run bounds reading joint coverage
-/// ([`crate::nfa::Determinizer::joint_runs`]): a terminal's NFA is small enough.
-fn joint(mut dfa: LazyDfa) -> LazyDfa {
-    if let Some(Source::Nfa(d)) = dfa.det.as_mut() {
-        d.joint_runs();
+    /// Joint classes are the common refinement of the DFAs' own classes: two bytes
+    /// share a joint class iff they share a class in every DFA, where each DFA's classes
+    /// are runs of bytes (a forest's roots), and only if where one's are not (a whole
+    /// DFA's word-boundary classes). No DFA is compiled to find them.
+    #[test]
+    fn joint_classes_refine_every_dfas_classes() {
+        let mut ast = Ast::default();
+        let quote = ast.bytes_node(b"\"k\"");
+        let digit = ast.class_node(vec![(u32::from(b'0'), u32::from(b'9'))]);
+        let greek = ast.class_node(vec![(0x3B1, 0x3C9)]);
+        let digits = ast.repeat_node(digit, 1, None);
+        let key_digits = ast.list_node(&[quote, digits], false);
+        let forest = Arc::new(Forest::new(ast));
+        let mut dfas = vec![
+            OnDemandDfa::from_forest(forest.clone(), key_digits).unwrap().0,
+            OnDemandDfa::from_forest(forest.clone(), greek).unwrap().0,
+            OnDemandDfa::new("(?-u:\\b)x").unwrap(),
+        ];
+        let (of_roots, _) = joint_classes(&dfas[..2]);
+        let (of_all, n) = joint_classes(&dfas);
+        assert!(dfas[..2].iter().all(|d| d.memory_bytes() == 0), "compiled");
+        let own: Vec<[u8; 256]> = dfas
+            .iter_mut()
+            .map(|d| {
+                d.next(0, b'x'); // compiles a pending DFA
+                match &d.dfa {
+                    Built::Ready(l) => l.dfa().classes,
+                    _ => unreachable!("compiled"),
+                }
+            })
+            .collect();
+        for a in 0..=255usize {
+            for b in 0..=255usize {
+                let apart = |dfas: &[[u8; 256]]| dfas.iter().any(|c| c[a] != c[b]);
+                assert_eq!(of_roots[a] != of_roots[b], apart(&own[..2]), "{a} {b}");
+                assert!(of_all[a] != of_all[b] || !apart(&own), "{a} {b}");
+            }
+        }
+        assert!(of_all.iter().all(|&c| (c as usize) < n));
     }
-    dfa
 }

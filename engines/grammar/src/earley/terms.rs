@@ -13,8 +13,10 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
 
+use tokensdfa_core::dfa::on_demand::joint_classes;
 use tokensdfa_core::dfa::{OnDemandDfa, DEAD};
 use tokensdfa_core::ByteDfa;
+use tokensdfa_core::{classes_of_cuts, mark_class_cuts};
 
 use crate::error::Error;
 use crate::ir::Grammar;
@@ -27,13 +29,6 @@ pub(crate) enum Terms {
 }
 
 impl Terms {
-    pub fn len(&self) -> usize {
-        match self {
-            Terms::Whole(v) => v.len(),
-            Terms::OnDemand(v, _) => v.len(),
-        }
-    }
-
     /// The state of terminal `t`'s DFA after `byte` from `state` ([`DEAD`] past a match).
     #[inline]
     pub fn next(&self, t: u32, state: u32, byte: u8) -> u32 {
@@ -69,11 +64,21 @@ impl Terms {
         }
     }
 
-    /// Terminal `t`'s byte classes (per byte, its class).
-    pub fn classes(&self, t: u32) -> [u8; 256] {
+    /// The byte classes of all the terminals together: two bytes share one iff they
+    /// share one in every terminal's DFA (what the recognizer reads a byte as).
+    pub fn joint_classes(&self) -> ([u8; 256], usize) {
         match self {
-            Terms::Whole(v) => std::array::from_fn(|b| v[t as usize].class_of(b as u8)),
-            Terms::OnDemand(v, _) => *lock(&v[t as usize]).classes(),
+            Terms::Whole(v) => {
+                let mut cuts = [false; 256];
+                for d in v {
+                    mark_class_cuts(&std::array::from_fn(|b| d.class_of(b as u8)), &mut cuts);
+                }
+                classes_of_cuts(&cuts)
+            }
+            Terms::OnDemand(v, _) => {
+                let held: Vec<_> = v.iter().map(lock).collect();
+                joint_classes(held.iter().map(|d| &**d))
+            }
         }
     }
 

@@ -35,7 +35,8 @@ mod fast_parse;
 mod properties;
 
 pub use fast_parse::fast_parse;
-pub(crate) use properties::classes_of;
+pub(crate) use properties::mark_cuts;
+pub use properties::{classes_of_cuts, mark_class_cuts};
 
 /// The parser's nesting limit (`regex-syntax`'s default).
 const NEST_LIMIT: u32 = 250;

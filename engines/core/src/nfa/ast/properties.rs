@@ -60,23 +60,50 @@ pub(crate) fn classes_of<'a>(
     bytes: &[u8],
     classes: impl Iterator<Item = &'a ClassAuto>,
 ) -> ([u8; 256], usize) {
-    let mut boundary = [false; 256];
+    let mut cuts = [false; 256];
+    mark_cuts(bytes, classes, &mut cuts);
+    classes_of_cuts(&cuts)
+}
+
+/// Mark in `cuts` where `bytes` (as literals) and what `classes` read separate a byte
+/// from the one below it (`cuts[b]`: `b - 1` and `b` may differ).
+pub(crate) fn mark_cuts<'a>(
+    bytes: &[u8],
+    classes: impl Iterator<Item = &'a ClassAuto>,
+    cuts: &mut [bool; 256],
+) {
     for &byte in bytes {
-        boundary[byte as usize] = true;
+        cuts[byte as usize] = true;
         if byte < 255 {
-            boundary[byte as usize + 1] = true;
+            cuts[byte as usize + 1] = true;
         }
     }
     for c in classes {
-        c.mark_boundaries(&mut boundary);
+        c.mark_boundaries(cuts);
     }
+}
+
+/// The byte classes cut at `cuts`: runs of bytes with no cut between them share one.
+/// (Every class map this crate builds is such runs, so the classes of many automata
+/// together are the runs cut where any of theirs is, [`mark_class_cuts`].)
+pub fn classes_of_cuts(cuts: &[bool; 256]) -> ([u8; 256], usize) {
     let mut out = [0u8; 256];
     let mut k = 0usize;
     for b in 1..256 {
-        if boundary[b] {
+        if cuts[b] {
             k += 1;
         }
         out[b] = k as u8;
     }
     (out, k + 1)
+}
+
+/// Mark in `cuts` where the class map `classes` changes from one byte to the next
+/// (for a map not of runs this cuts finer than it, which only adds classes).
+pub fn mark_class_cuts(classes: &[u8; 256], cuts: &mut [bool; 256]) {
+    for b in 1..256 {
+        if classes[b] != classes[b - 1] {
+            cuts[b] = true;
+        }
+    }
 }
