@@ -36,7 +36,7 @@ pub fn schema_grammar(sg: &SchemaGrammar) -> Result<Grammar, Error> {
         .map(|n| b.declare(&format!("r{n}")))
         .collect();
     for (part, &id) in sg.rules.iter().zip(&ids) {
-        b.define(id, &expr(part, sg.forest.as_ref())?)?;
+        b.define(id, &expr(part, sg.forest.as_ref(), &ids)?)?;
     }
     Ok(b.finish(ids[tokensdfa_schema::START as usize], Vec::new()))
 }
@@ -77,30 +77,31 @@ pub fn schema_pushdown_index(
     }
 }
 
-fn expr(p: &Part, forest: Option<&Arc<Forest>>) -> Result<Expr, Error> {
-    let all = |v: &[Part]| v.iter().map(|x| expr(x, forest)).collect::<Result<_, _>>();
+/// `p` as the builder's expression, rule `n` being `ids[n]`.
+fn expr(p: &Part, forest: Option<&Arc<Forest>>, ids: &[u32]) -> Result<Expr, Error> {
+    let all = |v: &[Part]| {
+        v.iter()
+            .map(|x| expr(x, forest, ids))
+            .collect::<Result<_, _>>()
+    };
     Ok(match p {
         Part::Regex(regex) => Expr::Term {
             regex: regex.clone(),
             name: terminal_name(regex),
         },
-        Part::Tree(n) => Expr::Tree {
-            tree: TerminalTree {
-                forest: forest
-                    .ok_or_else(|| Error::Invalid("a tree terminal without its forest".into()))?
-                    .clone(),
-                root: *n,
-            },
-            name: format!("t{n}"),
-        },
-        Part::Rule(n) => Expr::Ref {
-            name: format!("r{n}"),
-            line: 0,
-        },
+        Part::Tree(n) => Expr::Tree(TerminalTree {
+            forest: forest
+                .ok_or_else(|| Error::Invalid("a tree terminal without its forest".into()))?
+                .clone(),
+            root: *n,
+        }),
+        Part::Rule(n) => Expr::Rule(*ids.get(*n as usize).ok_or_else(|| {
+            Error::Invalid(format!("a reference to rule {n}, not in the grammar"))
+        })?),
         Part::Seq(v) => Expr::Seq(all(v)?),
         Part::Alt(v) => Expr::Alt(all(v)?),
         Part::Repeat(inner, min, max) => Expr::Repeat {
-            inner: Box::new(expr(inner, forest)?),
+            inner: Box::new(expr(inner, forest, ids)?),
             min: *min,
             max: *max,
             line: 0,

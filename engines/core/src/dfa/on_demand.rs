@@ -179,27 +179,24 @@ impl OnDemandDfa {
 }
 
 /// The byte classes of many DFAs together: two bytes share one iff they share one in
-/// every DFA (a grammar's terminals, read by one recognizer). The roots of one forest
-/// are read in one walk of it ([`Forest::mark_cuts`]), so no DFA is compiled and no
-/// shared node read twice.
+/// every DFA (a grammar's terminals, read by one recognizer), the roots of a forest read
+/// as the whole forest ([`Forest::mark_all_cuts`]), so no DFA is compiled and no tree
+/// walked.
 pub fn joint_classes<'a>(dfas: impl IntoIterator<Item = &'a OnDemandDfa>) -> ByteClasses {
     let mut cuts = [false; 256];
-    let mut roots: Vec<(&Arc<Forest>, Vec<u32>)> = Vec::new();
+    let mut forests: Vec<&Arc<Forest>> = Vec::new();
     for d in dfas {
         match (&d.tree, &d.dfa) {
-            (Some((forest, root)), _) => {
-                match roots.iter_mut().find(|(f, _)| Arc::ptr_eq(f, forest)) {
-                    Some((_, rs)) => rs.push(*root),
-                    None => roots.push((forest, vec![*root])),
+            (Some((forest, _)), _) => {
+                if !forests.iter().any(|f| Arc::ptr_eq(f, forest)) {
+                    forest.mark_all_cuts(&mut cuts);
+                    forests.push(forest);
                 }
             }
             (None, Built::Ready(whole)) => mark_class_cuts(&whole.dfa().classes, &mut cuts),
             // a DFA without a tree is built whole at once
             (None, Built::Pending | Built::Failed) => {}
         }
-    }
-    for (forest, rs) in roots {
-        forest.mark_cuts(rs, &mut cuts);
     }
     classes_of_cuts(&cuts)
 }
@@ -312,9 +309,9 @@ mod tests {
     }
 
     /// Joint classes are the common refinement of the DFAs' own classes: two bytes
-    /// share a joint class iff they share a class in every DFA, where each DFA's classes
-    /// are runs of bytes (a forest's roots), and only if where one's are not (a whole
-    /// DFA's word-boundary classes). No DFA is compiled to find them.
+    /// share a joint class iff they share a class in every DFA, where the DFAs are roots
+    /// reaching their whole forest between them, and only if where one's classes are not
+    /// runs of bytes (a whole DFA's word-boundary classes). No DFA is compiled.
     #[test]
     fn joint_classes_refine_every_dfas_classes() {
         let mut ast = Ast::default();

@@ -29,10 +29,13 @@ use crate::ir::{Grammar, Rule, Symbol, Terminal, TerminalTree};
 pub(crate) enum Expr {
     /// A terminal: its regex in the core's syntax, and a name for messages.
     Term { regex: String, name: String },
-    /// A terminal given as the core's tree (the schema compiler's), and a name.
-    Tree { tree: TerminalTree, name: String },
+    /// A terminal given as the core's tree (the schema compiler's), named `t{root}`.
+    Tree(TerminalTree),
     /// A reference to a named rule, with the line it appears on.
     Ref { name: String, line: usize },
+    /// A reference to a rule by the id [`Builder::declare`] gave it (the schema
+    /// compiler's grammar numbers its rules itself: no name written and looked up).
+    Rule(u32),
     /// Items one after another (empty: the empty string).
     Seq(Vec<Expr>),
     /// One of several.
@@ -105,9 +108,8 @@ impl Builder {
         Ok(id)
     }
 
-    /// The id of the terminal given as `tree` (interned by identity; `name` kept from
-    /// its first use).
-    pub fn tree_terminal(&mut self, tree: &TerminalTree, name: &str) -> Result<u32, Error> {
+    /// The id of the terminal given as `tree` (interned by identity, named `t{root}`).
+    pub fn tree_terminal(&mut self, tree: &TerminalTree) -> Result<u32, Error> {
         let key = (Arc::as_ptr(&tree.forest) as usize, tree.root);
         if let Some(&id) = self.by_tree.get(&key) {
             return Ok(id);
@@ -115,7 +117,7 @@ impl Builder {
         let id = u32::try_from(self.terminals.len())
             .map_err(|_| Error::Limit("too many terminals".into()))?;
         self.terminals.push(Terminal {
-            name: name.to_string(),
+            name: format!("t{}", tree.root),
             regex: String::new(),
             tree: Some(tree.clone()),
         });
@@ -205,13 +207,15 @@ impl Builder {
     fn symbol(&mut self, expr: &Expr, parent: u32) -> Result<Symbol, Error> {
         match expr {
             Expr::Term { regex, name } => Ok(Symbol::Terminal(self.terminal(regex, name)?)),
-            Expr::Tree { tree, name } => Ok(Symbol::Terminal(self.tree_terminal(tree, name)?)),
+            Expr::Tree(tree) => Ok(Symbol::Terminal(self.tree_terminal(tree)?)),
             Expr::Ref { name, line } => match self.names.get(name) {
                 Some(&id) => Ok(Symbol::Rule(id)),
                 None => Err(Error::Invalid(format!(
                     "line {line}: undefined rule `{name}`"
                 ))),
             },
+            Expr::Rule(id) if (*id as usize) < self.rules.len() => Ok(Symbol::Rule(*id)),
+            Expr::Rule(id) => Err(Error::Invalid(format!("no rule numbered {id}"))),
             Expr::Seq(items) if items.len() == 1 => self.symbol(&items[0], parent),
             Expr::Alt(alts) if alts.len() == 1 => self.symbol(&alts[0], parent),
             _ => {
