@@ -322,7 +322,9 @@ mod tests {
         let key_digits = ast.list_node(&[quote, digits], false);
         let forest = Arc::new(Forest::new(ast));
         let mut dfas = vec![
-            OnDemandDfa::from_forest(forest.clone(), key_digits).unwrap().0,
+            OnDemandDfa::from_forest(forest.clone(), key_digits)
+                .unwrap()
+                .0,
             OnDemandDfa::from_forest(forest.clone(), greek).unwrap().0,
             OnDemandDfa::new("(?-u:\\b)x").unwrap(),
         ];

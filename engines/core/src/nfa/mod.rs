@@ -352,7 +352,11 @@ impl Forest {
                 Node::Fail | Node::Empty => {}
             }
         }
-        mark_cuts(&bytes, classes.iter().map(|&c| &*ast.classes[c as usize]), cuts);
+        mark_cuts(
+            &bytes,
+            classes.iter().map(|&c| &*ast.classes[c as usize]),
+            cuts,
+        );
     }
 
     pub fn memory_bytes(&self) -> usize {
