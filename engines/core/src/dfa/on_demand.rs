@@ -18,6 +18,8 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
+
 use crate::dfa::lazy::LazyDfa;
 use crate::dfa::recognizer::Source;
 use crate::dfa::{parse, ByteDfa};
@@ -184,13 +186,13 @@ impl OnDemandDfa {
 /// walked.
 pub fn joint_classes<'a>(dfas: impl IntoIterator<Item = &'a OnDemandDfa>) -> ByteClasses {
     let mut cuts = [false; 256];
-    let mut forests: Vec<&Arc<Forest>> = Vec::new();
+    // a schema's terminals share one forest, a grammar's regexes have one each
+    let mut forests: FxHashSet<*const Forest> = FxHashSet::default();
     for d in dfas {
         match (&d.tree, &d.dfa) {
             (Some((forest, _)), _) => {
-                if !forests.iter().any(|f| Arc::ptr_eq(f, forest)) {
+                if forests.insert(Arc::as_ptr(forest)) {
                     forest.mark_all_cuts(&mut cuts);
-                    forests.push(forest);
                 }
             }
             (None, Built::Ready(whole)) => mark_class_cuts(&whole.dfa().classes, &mut cuts),
